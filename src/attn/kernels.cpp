@@ -1,0 +1,126 @@
+#include "attn/kernels.hpp"
+
+#include <atomic>
+#include <cmath>
+
+#if ATTN_SIMD
+#include "attn/kernels_simd.hpp"
+#endif
+
+namespace attn::kernels {
+
+namespace scalar {
+
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+            float* C, int ldc, bool accumulate) {
+  for (int i = 0; i < M; ++i) {
+    float* c = C + static_cast<long>(i) * ldc;
+    if (!accumulate) {
+      for (int j = 0; j < N; ++j) c[j] = 0.0f;
+    }
+    for (int k = 0; k < K; ++k) {
+      const float a = alpha * A[static_cast<long>(i) * lda + k];
+      const float* b = B + static_cast<long>(k) * ldb;
+      for (int j = 0; j < N; ++j) c[j] += a * b[j];
+    }
+  }
+}
+
+float max(const float* x, int n) {
+  float best = x[0];
+  for (int i = 1; i < n; ++i) best = x[i] > best ? x[i] : best;
+  return best;
+}
+
+float exp_shifted_sum(float* x, int n, float shift) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - shift);
+    sum += x[i];
+  }
+  return sum;
+}
+
+void scale(float* x, int n, float factor) {
+  for (int i = 0; i < n; ++i) x[i] *= factor;
+}
+
+void tanh(float* x, int n) {
+  for (int i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+}
+
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
+                     const float* v, int hidden, int key_length, float* scores) {
+  for (int j = 0; j < key_length; ++j) scores[j] = 0.0f;
+  for (int h = 0; h < hidden; ++h) {
+    const float* k = keys_projected_t + static_cast<long>(h) * ldk;
+    for (int j = 0; j < key_length; ++j) scores[j] += v[h] * std::tanh(query_projected[h] + k[j]);
+  }
+}
+
+}  // namespace scalar
+
+#if ATTN_SIMD
+namespace simd {
+
+// The best instruction set this translation unit was compiled for (-march=native natively,
+// SSE4.1 mapped onto SIMD128 under Emscripten).
+using arch = xsimd::default_arch;
+
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+            float* C, int ldc, bool accumulate) {
+  simd_impl::matmul<arch>(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate);
+}
+float max(const float* x, int n) { return simd_impl::max<arch>(x, n); }
+float exp_shifted_sum(float* x, int n, float shift) { return simd_impl::exp_shifted_sum<arch>(x, n, shift); }
+void scale(float* x, int n, float factor) { simd_impl::scale<arch>(x, n, factor); }
+void tanh(float* x, int n) { simd_impl::tanh<arch>(x, n); }
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
+                     const float* v, int hidden, int key_length, float* scores) {
+  simd_impl::additive_scores<arch>(query_projected, keys_projected_t, ldk, v, hidden, key_length, scores);
+}
+
+}  // namespace simd
+#endif
+
+namespace {
+std::atomic<bool> use_simd{ATTN_SIMD != 0};
+}
+
+bool simd_enabled() { return use_simd.load(std::memory_order_relaxed); }
+
+void set_simd(bool enabled) {
+  if (enabled && !ATTN_SIMD) return;  // this build has no SIMD kernels to switch to
+  use_simd.store(enabled, std::memory_order_relaxed);
+}
+
+const char* instruction_set() {
+#if ATTN_SIMD
+  if (simd_enabled()) return simd::arch::name();
+#endif
+  return "scalar";
+}
+
+// Every dispatcher picks the SIMD kernel when the build has it and it is switched on.
+#if ATTN_SIMD
+#define ATTN_DISPATCH(call) return simd_enabled() ? simd::call : scalar::call
+#else
+#define ATTN_DISPATCH(call) return scalar::call
+#endif
+
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+            float* C, int ldc, bool accumulate) {
+  ATTN_DISPATCH(matmul(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate));
+}
+float max(const float* x, int n) { ATTN_DISPATCH(max(x, n)); }
+float exp_shifted_sum(float* x, int n, float shift) { ATTN_DISPATCH(exp_shifted_sum(x, n, shift)); }
+void scale(float* x, int n, float factor) { ATTN_DISPATCH(scale(x, n, factor)); }
+void tanh(float* x, int n) { ATTN_DISPATCH(tanh(x, n)); }
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
+                     const float* v, int hidden, int key_length, float* scores) {
+  ATTN_DISPATCH(additive_scores(query_projected, keys_projected_t, ldk, v, hidden, key_length, scores));
+}
+
+#undef ATTN_DISPATCH
+
+}  // namespace attn::kernels

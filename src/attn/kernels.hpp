@@ -1,0 +1,51 @@
+// The hot loops of attention, each in two versions that the tests compare:
+//   attn::kernels::scalar::*  plain C++, the reference twin;
+//   attn::kernels::simd::*    xsimd batches (kernels_simd.hpp), when ATTN_SIMD is on.
+// attn::kernels::* (no sub-namespace) is what the rest of the core calls: the SIMD version
+// when the build has it (and set_simd has not switched it off), the scalar one otherwise. All matrices are row-major float with an
+// explicit leading dimension (row stride, in elements).
+#pragma once
+
+namespace attn::kernels {
+
+// True when the SIMD kernels are in use (native xsimd, or WebAssembly SIMD128).
+bool simd_enabled();
+// Switches between the SIMD kernels and their scalar twins at run time, for comparisons and
+// benchmarks; a no-op towards SIMD in a build without it. Process-wide.
+void set_simd(bool enabled);
+// Name of the instruction set the SIMD kernels were compiled for ("avx512bw", "sse4.1", "scalar").
+const char* instruction_set();
+
+#define ATTN_KERNEL_DECLARATIONS                                                                   \
+  /* C[M][N] = alpha * A[M][K] B[K][N], plus the old C when accumulate. */                          \
+  void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,  \
+              float* C, int ldc, bool accumulate);                                                  \
+  /* Largest element of x[0..n); n >= 1. */                                                         \
+  float max(const float* x, int n);                                                                 \
+  /* x[i] = exp(x[i] - shift); returns the sum of the new values. exp(-inf) = 0. */                 \
+  float exp_shifted_sum(float* x, int n, float shift);                                              \
+  /* x[i] *= factor */                                                                              \
+  void scale(float* x, int n, float factor);                                                        \
+  /* x[i] = tanh(x[i]) */                                                                           \
+  void tanh(float* x, int n);                                                                       \
+  /* Bahdanau's score for one query against every key:                                              \
+     scores[j] = sum_h v[h] * tanh(query_projected[h] + keys_projected_t[h][j]),                   \
+     keys_projected_t: [hidden][key_length] with row stride ldk. */                                 \
+  void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,        \
+                       const float* v, int hidden, int key_length, float* scores);
+
+namespace scalar {
+ATTN_KERNEL_DECLARATIONS
+}  // namespace scalar
+
+#if ATTN_SIMD
+namespace simd {
+ATTN_KERNEL_DECLARATIONS
+}  // namespace simd
+#endif
+
+ATTN_KERNEL_DECLARATIONS
+
+#undef ATTN_KERNEL_DECLARATIONS
+
+}  // namespace attn::kernels

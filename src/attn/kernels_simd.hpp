@@ -1,0 +1,229 @@
+// SIMD kernels, written once in xsimd batch operations and instantiated per architecture.
+//
+// Under Emscripten, xsimd reaches WebAssembly SIMD128 through the SSE emulation headers, where
+// float->int conversions, rcp/rsqrt and horizontal adds become scalar loops. The loops below use
+// only operations that map 1:1 (add, mul, div, min/max, compares, selects, and/or, integer
+// add and shifts by constants, loads, stores); horizontal reductions happen once per row.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cmath>
+#include <cstdint>
+
+namespace attn::kernels::simd_impl {
+
+template <class Arch>
+using floats = xsimd::batch<float, Arch>;
+template <class Arch>
+using ints = xsimd::batch<std::int32_t, Arch>;
+
+// exp(x) with a Cephes polynomial, accurate to about 2 ulp. The power of two is built from the
+// bits of a float rounded by adding 1.5*2^23 (no float->int conversion), so it stays vector code
+// in WebAssembly. Inputs below -87.34 give exactly 0 (so exp(-inf) = 0, as masking needs).
+template <class Arch>
+inline floats<Arch> exp(floats<Arch> x) {
+  using F = floats<Arch>;
+  using I = ints<Arch>;
+  const F lowest(-87.33654f), highest(88.0f);
+  const auto underflow = x < lowest;
+  x = xsimd::min(xsimd::max(x, lowest), highest);
+  const F magic(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer held in the low bits
+  const F shifted = xsimd::fma(x, F(1.44269504088896341f), magic);
+  const F n = shifted - magic;
+  F r = xsimd::fnma(n, F(0.693359375f), x);  // x - n*ln2, ln2 split in two for precision
+  r = xsimd::fnma(n, F(-2.12194440e-4f), r);
+  F p = F(1.9875691500e-4f);
+  p = xsimd::fma(p, r, F(1.3981999507e-3f));
+  p = xsimd::fma(p, r, F(8.3334519073e-3f));
+  p = xsimd::fma(p, r, F(4.1665795894e-2f));
+  p = xsimd::fma(p, r, F(1.6666665459e-1f));
+  p = xsimd::fma(p, r, F(5.0000001201e-1f));
+  p = xsimd::fma(p * r, r, r) + F(1.0f);
+  // bits(shifted) = 0x4B400000 + n; move n + 127 into the exponent field to get 2^n.
+  const I exponent = (xsimd::bitwise_cast<I>(shifted) - I(0x4B400000 - 127)) << 23;
+  const F result = p * xsimd::bitwise_cast<F>(exponent);
+  return xsimd::select(underflow, F(0.0f), result);
+}
+
+// tanh(x): an odd polynomial near 0 (where 1 - 2/(e^2x + 1) would cancel), the exp form elsewhere.
+template <class Arch>
+inline floats<Arch> tanh(floats<Arch> x) {
+  using F = floats<Arch>;
+  const F magnitude = xsimd::abs(x);
+  const F e = exp<Arch>(magnitude + magnitude);
+  F large = F(1.0f) - F(2.0f) / (e + F(1.0f));
+  large = xsimd::select(x < F(0.0f), -large, large);
+  const F z = x * x;
+  F p = F(-5.70498872745e-3f);
+  p = xsimd::fma(p, z, F(2.06390887954e-2f));
+  p = xsimd::fma(p, z, F(-5.37397155531e-2f));
+  p = xsimd::fma(p, z, F(1.33314422036e-1f));
+  p = xsimd::fma(p, z, F(-3.33332819422e-1f));
+  const F small = xsimd::fma(p * z, x, x);
+  return xsimd::select(magnitude < F(0.625f), small, large);
+}
+
+// Rows x (2 vectors) register tile of C = alpha*A*B (+C): each B load feeds Rows FMAs.
+template <class Arch, int Rows>
+inline void matmul_rows(int N, int K, float alpha, const float* A, int lda, const float* B,
+                        int ldb, float* C, int ldc, bool accumulate) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  const F scale(alpha);
+  int j = 0;
+  for (; j + 2 * W <= N; j += 2 * W) {
+    F acc0[Rows], acc1[Rows];
+    for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = F(0.0f);
+    for (int k = 0; k < K; ++k) {
+      const F b0 = F::load_unaligned(B + static_cast<long>(k) * ldb + j);
+      const F b1 = F::load_unaligned(B + static_cast<long>(k) * ldb + j + W);
+      for (int r = 0; r < Rows; ++r) {
+        const F a(A[static_cast<long>(r) * lda + k]);
+        acc0[r] = xsimd::fma(a, b0, acc0[r]);
+        acc1[r] = xsimd::fma(a, b1, acc1[r]);
+      }
+    }
+    for (int r = 0; r < Rows; ++r) {
+      float* c = C + static_cast<long>(r) * ldc + j;
+      F c0 = acc0[r] * scale, c1 = acc1[r] * scale;
+      if (accumulate) {
+        c0 += F::load_unaligned(c);
+        c1 += F::load_unaligned(c + W);
+      }
+      c0.store_unaligned(c);
+      c1.store_unaligned(c + W);
+    }
+  }
+  for (; j + W <= N; j += W) {
+    F acc[Rows];
+    for (int r = 0; r < Rows; ++r) acc[r] = F(0.0f);
+    for (int k = 0; k < K; ++k) {
+      const F b = F::load_unaligned(B + static_cast<long>(k) * ldb + j);
+      for (int r = 0; r < Rows; ++r) acc[r] = xsimd::fma(F(A[static_cast<long>(r) * lda + k]), b, acc[r]);
+    }
+    for (int r = 0; r < Rows; ++r) {
+      float* c = C + static_cast<long>(r) * ldc + j;
+      F out = acc[r] * scale;
+      if (accumulate) out += F::load_unaligned(c);
+      out.store_unaligned(c);
+    }
+  }
+  for (; j < N; ++j) {  // fewer columns left than one vector
+    for (int r = 0; r < Rows; ++r) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; ++k) sum += A[static_cast<long>(r) * lda + k] * B[static_cast<long>(k) * ldb + j];
+      float* c = C + static_cast<long>(r) * ldc + j;
+      *c = alpha * sum + (accumulate ? *c : 0.0f);
+    }
+  }
+}
+
+template <class Arch>
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+            float* C, int ldc, bool accumulate) {
+  int i = 0;
+  for (; i + 4 <= M; i += 4) {
+    matmul_rows<Arch, 4>(N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc, accumulate);
+  }
+  for (; i < M; ++i) {
+    matmul_rows<Arch, 1>(N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc, accumulate);
+  }
+}
+
+template <class Arch>
+float max(const float* x, int n) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  float best = x[0];
+  int i = 0;
+  if (n >= W) {
+    F acc = F::load_unaligned(x);
+    for (i = W; i + W <= n; i += W) acc = xsimd::max(acc, F::load_unaligned(x + i));
+    alignas(64) float lanes[W];
+    acc.store_aligned(lanes);
+    for (float lane : lanes) best = lane > best ? lane : best;
+  }
+  for (; i < n; ++i) best = x[i] > best ? x[i] : best;
+  return best;
+}
+
+template <class Arch>
+float exp_shifted_sum(float* x, int n, float shift) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  const F offset(shift);
+  F acc(0.0f);
+  int i = 0;
+  for (; i + W <= n; i += W) {
+    const F e = exp<Arch>(F::load_unaligned(x + i) - offset);
+    e.store_unaligned(x + i);
+    acc += e;
+  }
+  float sum = xsimd::hadd(acc);
+  if (i < n) {  // the tail goes through the same vector exp, so every element is computed alike
+    alignas(64) float lanes[W] = {};
+    for (int k = 0; i + k < n; ++k) lanes[k] = x[i + k];
+    const F e = exp<Arch>(F::load_aligned(lanes) - offset);
+    e.store_aligned(lanes);
+    for (int k = 0; i + k < n; ++k) {
+      x[i + k] = lanes[k];
+      sum += lanes[k];
+    }
+  }
+  return sum;
+}
+
+template <class Arch>
+void scale(float* x, int n, float factor) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  const F f(factor);
+  int i = 0;
+  for (; i + W <= n; i += W) (F::load_unaligned(x + i) * f).store_unaligned(x + i);
+  for (; i < n; ++i) x[i] *= factor;
+}
+
+template <class Arch>
+void tanh(float* x, int n) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  int i = 0;
+  for (; i + W <= n; i += W) tanh<Arch>(F::load_unaligned(x + i)).store_unaligned(x + i);
+  if (i < n) {
+    alignas(64) float lanes[W] = {};
+    for (int k = 0; i + k < n; ++k) lanes[k] = x[i + k];
+    tanh<Arch>(F::load_aligned(lanes)).store_aligned(lanes);
+    for (int k = 0; i + k < n; ++k) x[i + k] = lanes[k];
+  }
+}
+
+// Vectorized over keys: each step adds v[h]*tanh(q[h] + K^T[h][j..j+W)), no horizontal adds.
+template <class Arch>
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
+                     const float* v, int hidden, int key_length, float* scores) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  int j = 0;
+  for (; j + W <= key_length; j += W) {
+    F acc(0.0f);
+    for (int h = 0; h < hidden; ++h) {
+      const F k = F::load_unaligned(keys_projected_t + static_cast<long>(h) * ldk + j);
+      acc = xsimd::fma(F(v[h]), tanh<Arch>(k + F(query_projected[h])), acc);
+    }
+    acc.store_unaligned(scores + j);
+  }
+  if (j < key_length) {
+    const int rest = key_length - j;
+    F acc(0.0f);
+    alignas(64) float lanes[W] = {};
+    for (int h = 0; h < hidden; ++h) {
+      for (int k = 0; k < rest; ++k) lanes[k] = keys_projected_t[static_cast<long>(h) * ldk + j + k];
+      acc = xsimd::fma(F(v[h]), tanh<Arch>(F::load_aligned(lanes) + F(query_projected[h])), acc);
+    }
+    acc.store_aligned(lanes);
+    for (int k = 0; k < rest; ++k) scores[j + k] = lanes[k];
+  }
+}
+
+}  // namespace attn::kernels::simd_impl

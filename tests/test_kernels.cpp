@@ -1,0 +1,193 @@
+// Every SIMD kernel against its scalar twin and a double-precision reference, over odd sizes.
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+using namespace attn;
+using testing::random_values;
+
+namespace {
+const int odd_sizes[] = {1, 2, 3, 7, 17, 63, 64, 65, 127};
+
+// Both versions of a kernel where the build has SIMD, the scalar one alone where it does not.
+struct Versions {
+  const char* name;
+  bool simd;
+};
+std::vector<Versions> versions() {
+  std::vector<Versions> all{{"scalar", false}};
+#if ATTN_SIMD
+  all.push_back({"simd", true});
+#endif
+  return all;
+}
+}  // namespace
+
+TEST_CASE("the build reports the kernels it runs", "[kernels]") {
+#if ATTN_SIMD
+  CHECK(kernels::simd_enabled());
+  CHECK(std::string(kernels::instruction_set()) != "scalar");
+#else
+  CHECK_FALSE(kernels::simd_enabled());
+  CHECK(std::string(kernels::instruction_set()) == "scalar");
+#endif
+}
+
+TEST_CASE("matmul matches a double reference for every odd size and both kernels", "[kernels]") {
+  std::uint64_t seed = 42;
+  for (int m : {1, 3, 4, 5, 9}) {
+    for (int n : odd_sizes) {
+      for (int k : {1, 7, 64, 65}) {
+        const auto a = random_values(static_cast<std::size_t>(m) * k, ++seed);
+        const auto b = random_values(static_cast<std::size_t>(k) * n, ++seed);
+        const auto c0 = random_values(static_cast<std::size_t>(m) * n, ++seed);
+        const testing::Matrix expected = 0.5 * testing::to_matrix(a.data(), m, k) * testing::to_matrix(b.data(), k, n);
+        for (bool accumulate : {false, true}) {
+          std::vector<double> reference(expected.data(), expected.data() + expected.size());
+          if (accumulate) for (std::size_t i = 0; i < reference.size(); ++i) reference[i] += c0[i];
+          std::vector<float> simd_out = c0, scalar_out = c0;
+          kernels::scalar::matmul(m, n, k, 0.5f, a.data(), k, b.data(), n, scalar_out.data(), n, accumulate);
+          INFO("m=" << m << " n=" << n << " k=" << k << " accumulate=" << accumulate);
+          CHECK(testing::max_abs_difference(scalar_out, reference) < 1e-5);
+#if ATTN_SIMD
+          kernels::simd::matmul(m, n, k, 0.5f, a.data(), k, b.data(), n, simd_out.data(), n, accumulate);
+          CHECK(testing::max_abs_difference(simd_out, reference) < 1e-5);
+          CHECK(testing::max_abs_difference(simd_out, scalar_out) < 1e-5);
+#endif
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("matmul honours leading dimensions wider than the rows", "[kernels]") {
+  const int m = 5, n = 9, k = 6, lda = 11, ldb = 13, ldc = 10;
+  const auto a = random_values(static_cast<std::size_t>(m) * lda, 1);
+  const auto b = random_values(static_cast<std::size_t>(k) * ldb, 2);
+  std::vector<float> c(static_cast<std::size_t>(m) * ldc, 7.0f);
+  kernels::matmul(m, n, k, 1.0f, a.data(), lda, b.data(), ldb, c.data(), ldc, false);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < ldc; ++j) {
+      if (j >= n) {
+        CHECK(c[i * ldc + j] == 7.0f);  // padding untouched
+        continue;
+      }
+      double sum = 0.0;
+      for (int x = 0; x < k; ++x) sum += double(a[i * lda + x]) * b[x * ldb + j];
+      CHECK(c[i * ldc + j] == Approx(sum).margin(1e-5));
+    }
+  }
+}
+
+TEST_CASE("exp is accurate to a few ulp over the whole float range softmax uses", "[kernels]") {
+  // x - max <= 0 in softmax, but the kernel must also be right for positive inputs.
+  std::vector<float> inputs;
+  for (float x = -87.0f; x <= 88.0f; x += 0.0137f) inputs.push_back(x);
+  for (Versions version : versions()) {
+    std::vector<float> values = inputs;
+    if (version.simd) {
+#if ATTN_SIMD
+      kernels::simd::exp_shifted_sum(values.data(), static_cast<int>(values.size()), 0.0f);
+#endif
+    } else {
+      kernels::scalar::exp_shifted_sum(values.data(), static_cast<int>(values.size()), 0.0f);
+    }
+    double worst = 0.0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const double exact = std::exp(double(inputs[i]));
+      worst = std::max(worst, std::abs(values[i] - exact) / exact);
+    }
+    INFO(version.name);
+    CHECK(worst < 4e-7);
+  }
+}
+
+TEST_CASE("exp of -inf and of very negative inputs is exactly zero", "[kernels]") {
+  for (Versions version : versions()) {
+    for (int n : odd_sizes) {
+      std::vector<float> values(n, -std::numeric_limits<float>::infinity());
+      for (int i = 0; i < n; i += 3) values[i] = -1e4f;
+      values[n / 2] = 0.0f;
+      float sum = 0.0f;
+      if (version.simd) {
+#if ATTN_SIMD
+        sum = kernels::simd::exp_shifted_sum(values.data(), n, 0.0f);
+#endif
+      } else {
+        sum = kernels::scalar::exp_shifted_sum(values.data(), n, 0.0f);
+      }
+      INFO(version.name << " n=" << n);
+      CHECK(sum == 1.0f);
+      for (int i = 0; i < n; ++i) CHECK(values[i] == (i == n / 2 ? 1.0f : 0.0f));
+    }
+  }
+}
+
+TEST_CASE("exp_shifted_sum, max and scale agree with their scalar twins on odd sizes", "[kernels]") {
+  std::uint64_t seed = 7;
+  for (int n : odd_sizes) {
+    const auto x = random_values(n, ++seed, -30.0f, 30.0f);
+    const float top = kernels::scalar::max(x.data(), n);
+    CHECK(top == *std::max_element(x.begin(), x.end()));
+    std::vector<float> scalar_values = x;
+    const float scalar_sum = kernels::scalar::exp_shifted_sum(scalar_values.data(), n, top);
+    double reference_sum = 0.0;
+    for (float v : x) reference_sum += std::exp(double(v) - top);
+    CHECK(scalar_sum == Approx(reference_sum).epsilon(1e-6));
+#if ATTN_SIMD
+    CHECK(kernels::simd::max(x.data(), n) == top);
+    std::vector<float> simd_values = x;
+    const float simd_sum = kernels::simd::exp_shifted_sum(simd_values.data(), n, top);
+    CHECK(simd_sum == Approx(reference_sum).epsilon(1e-6));
+    CHECK(testing::relative_error(simd_values, scalar_values) < 1e-6);
+    std::vector<float> scaled = x, scaled_scalar = x;
+    kernels::simd::scale(scaled.data(), n, 0.37f);
+    kernels::scalar::scale(scaled_scalar.data(), n, 0.37f);
+    CHECK(scaled == scaled_scalar);
+#endif
+  }
+}
+
+TEST_CASE("tanh is accurate near zero and saturates cleanly", "[kernels]") {
+  std::vector<float> inputs{0.0f, 1e-7f, -1e-7f, 1e-3f, 0.1f, 0.5f, 0.624f, 0.626f, 1.0f, 3.0f, 9.0f, 20.0f, 50.0f, 1e4f, -1e4f};
+  for (float x = -12.0f; x <= 12.0f; x += 0.031f) inputs.push_back(x);
+  for (Versions version : versions()) {
+    std::vector<float> values = inputs;
+    if (version.simd) {
+#if ATTN_SIMD
+      kernels::simd::tanh(values.data(), static_cast<int>(values.size()));
+#endif
+    } else {
+      kernels::scalar::tanh(values.data(), static_cast<int>(values.size()));
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const double exact = std::tanh(double(inputs[i]));
+      INFO(version.name << " x=" << inputs[i]);
+      CHECK(std::abs(values[i] - exact) <= 3e-7 * std::max(std::abs(exact), 1e-30) + 1e-37);
+    }
+  }
+}
+
+TEST_CASE("additive scores match the double reference for odd key counts", "[kernels]") {
+  std::uint64_t seed = 99;
+  for (int keys : odd_sizes) {
+    for (int hidden : {1, 5, 32}) {
+      const auto q = random_values(hidden, ++seed, -2.0f, 2.0f);
+      const auto kt = random_values(static_cast<std::size_t>(hidden) * keys, ++seed, -2.0f, 2.0f);
+      const auto v = random_values(hidden, ++seed);
+      std::vector<double> reference(keys, 0.0);
+      for (int j = 0; j < keys; ++j) {
+        for (int h = 0; h < hidden; ++h) reference[j] += double(v[h]) * std::tanh(double(q[h]) + kt[h * keys + j]);
+      }
+      std::vector<float> scalar_scores(keys);
+      kernels::scalar::additive_scores(q.data(), kt.data(), keys, v.data(), hidden, keys, scalar_scores.data());
+      INFO("keys=" << keys << " hidden=" << hidden);
+      CHECK(testing::max_abs_difference(scalar_scores, reference) < 1e-5);
+#if ATTN_SIMD
+      std::vector<float> simd_scores(keys);
+      kernels::simd::additive_scores(q.data(), kt.data(), keys, v.data(), hidden, keys, simd_scores.data());
+      CHECK(testing::max_abs_difference(simd_scores, reference) < 1e-5);
+#endif
+    }
+  }
+}

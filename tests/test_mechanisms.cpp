@@ -1,0 +1,325 @@
+// The mechanisms beyond plain dot products: general and additive scores with their variants,
+// multi-head, pooling, local, hard, attention-over-attention and dropout.
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "support.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+namespace {
+Shape make_shape(int heads, int query_length, int key_length, int dim, int key_dim, int value_dim) {
+  Shape shape;
+  shape.heads = heads;
+  shape.query_length = query_length;
+  shape.key_length = key_length;
+  shape.dim = dim;
+  shape.key_dim = key_dim;
+  shape.value_dim = value_dim;
+  return shape;
+}
+
+std::vector<float> random_for(const Shape& shape, int length, int dim, std::uint64_t seed, float scale = 1.0f) {
+  return testing::random_values(std::size_t(shape.heads) * length * dim, seed, -scale, scale);
+}
+}  // namespace
+
+TEST_CASE("general score q^T W k with different query and key sizes, and Luong's scale g", "[mechanisms]") {
+  const Shape shape = make_shape(3, 9, 17, 5, 3, 4);
+  const auto q = random_for(shape, 9, 5, 1), k = random_for(shape, 17, 3, 2), v = random_for(shape, 17, 4, 3);
+  const auto w = testing::random_values(5 * 3, 4);
+  for (float g : {1.0f, 0.7f, -2.0f}) {
+    AttentionOptions options;
+    options.score = Score::general;
+    options.general.weight = w.data();
+    options.general.scale = g;
+    const AttentionResult result = attention(shape, q, k, v, options);
+    const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
+    INFO("g = " << g);
+    CHECK(testing::relative_error(result.weights, reference.weights) <= 1e-5);
+    CHECK(testing::relative_error(result.output, reference.output) <= 1e-5);
+    // the raw score of (0,0) written out by hand
+    double score = 0.0;
+    for (int a = 0; a < 5; ++a) for (int b = 0; b < 3; ++b) score += double(q[a]) * w[a * 3 + b] * k[b];
+    CHECK(result.scores[0] == Approx(g * score).margin(1e-5));
+  }
+}
+
+TEST_CASE("additive score: plain, with bias, and weight-normalized (g v / |v|)", "[mechanisms]") {
+  const Shape shape = make_shape(2, 7, 65, 6, 4, 3);
+  const auto q = random_for(shape, 7, 6, 11), k = random_for(shape, 65, 4, 12), v = random_for(shape, 65, 3, 13);
+  const int hidden = 10;
+  const auto wq = testing::random_values(hidden * 6, 14), wk = testing::random_values(hidden * 4, 15);
+  const auto vec = testing::random_values(hidden, 16), bias = testing::random_values(hidden, 17);
+  for (int variant = 0; variant < 3; ++variant) {
+    AttentionOptions options;
+    options.score = Score::additive;
+    options.additive.hidden = hidden;
+    options.additive.query_weight = wq.data();
+    options.additive.key_weight = wk.data();
+    options.additive.v = vec.data();
+    if (variant >= 1) options.additive.bias = bias.data();
+    if (variant == 2) {
+      options.additive.normalize = true;
+      options.additive.gain = 3.5f;
+    }
+    const AttentionResult result = attention(shape, q, k, v, options);
+    const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
+    INFO("variant " << variant);
+    CHECK(testing::relative_error(result.weights, reference.weights) <= 1e-5);
+    CHECK(testing::relative_error(result.output, reference.output) <= 1e-5);
+    testing::ScalarKernels scalar;
+    const AttentionResult plain = attention(shape, q, k, v, options);
+    CHECK(testing::relative_error(plain.output, reference.output) <= 1e-5);
+  }
+}
+
+TEST_CASE("multi-head attention splits d_model into heads x d_k and matches the reference", "[mechanisms]") {
+  const int model = 12, heads = 3, kv_model = 7, lq = 5, lk = 9;
+  MultiHeadWeights w;
+  w.model_dim = model;
+  w.key_value_dim = kv_model;
+  w.heads = heads;  // key_dim = 12 / 3 = 4
+  w.value_dim = 2;
+  w.query_weight = testing::random_values(heads * 4 * model, 1);
+  w.key_weight = testing::random_values(heads * 4 * kv_model, 2);
+  w.value_weight = testing::random_values(heads * 2 * kv_model, 3);
+  w.output_weight = testing::random_values(model * heads * 2, 4);
+  w.query_bias = testing::random_values(heads * 4, 5);
+  w.output_bias = testing::random_values(model, 6);
+  const auto xq = testing::random_values(lq * model, 7), xkv = testing::random_values(lk * kv_model, 8);
+  const MultiHeadAttention mha(w);
+  std::vector<float> out(lq * model), weights(heads * lq * lk);
+  AttentionOptions options;
+  mha.forward(xq.data(), lq, xkv.data(), lk, options, out.data(), weights.data());
+
+  using testing::Matrix;
+  using testing::to_matrix;
+  Matrix Q = to_matrix(xq.data(), lq, model) * to_matrix(w.query_weight.data(), heads * 4, model).transpose();
+  Q.rowwise() += to_matrix(w.query_bias.data(), 1, heads * 4).row(0);
+  const Matrix K = to_matrix(xkv.data(), lk, kv_model) * to_matrix(w.key_weight.data(), heads * 4, kv_model).transpose();
+  const Matrix V = to_matrix(xkv.data(), lk, kv_model) * to_matrix(w.value_weight.data(), heads * 2, kv_model).transpose();
+  Matrix concat(lq, heads * 2);
+  for (int h = 0; h < heads; ++h) {
+    Matrix S = Q.middleCols(h * 4, 4) * K.middleCols(h * 4, 4).transpose() / 2.0;
+    for (int i = 0; i < lq; ++i) {
+      std::vector<double> row(S.row(i).data(), S.row(i).data() + lk);
+      testing::reference_softmax(row, std::vector<bool>(lk, true));
+      for (int j = 0; j < lk; ++j) {
+        S(i, j) = row[j];
+        CHECK(weights[(h * lq + i) * lk + j] == Approx(row[j]).margin(1e-6));
+      }
+    }
+    concat.middleCols(h * 2, 2) = S * V.middleCols(h * 2, 2);
+  }
+  Matrix expected = concat * to_matrix(w.output_weight.data(), model, heads * 2).transpose();
+  expected.rowwise() += to_matrix(w.output_bias.data(), 1, model).row(0);
+  std::vector<double> flat(expected.data(), expected.data() + expected.size());
+  CHECK(testing::relative_error(out, flat) <= 1e-5);
+}
+
+TEST_CASE("multi-head self-attention is forward(x, x), and causal masking reaches every head", "[mechanisms]") {
+  MultiHeadWeights w;
+  w.model_dim = 8;
+  w.heads = 2;
+  w.query_weight = testing::random_values(64, 1);
+  w.key_weight = testing::random_values(64, 2);
+  w.value_weight = testing::random_values(64, 3);
+  w.output_weight = testing::random_values(64, 4);
+  const MultiHeadAttention mha(w);
+  const auto x = testing::random_values(6 * 8, 5);
+  AttentionOptions options;
+  options.mask.causal = true;
+  std::vector<float> a(48), b(48), weights(2 * 36);
+  mha.self_attention(x.data(), 6, options, a.data(), weights.data());
+  mha.forward(x.data(), 6, x.data(), 6, options, b.data());
+  CHECK(a == b);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 6; ++i)
+      for (int j = i + 1; j < 6; ++j) CHECK(weights[(h * 6 + i) * 6 + j] == 0.0f);
+  MultiHeadWeights bad = w;
+  bad.output_weight.pop_back();
+  CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("outputWeight has 63 elements, expected [8][8]"));
+  bad = w;
+  bad.model_dim = 9;
+  CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("not divisible by heads"));
+}
+
+TEST_CASE("attention pooling with a learned context vector (hierarchical attention networks)", "[mechanisms]") {
+  const int length = 11, dim = 6, hidden = 5;
+  const auto h = testing::random_values(length * dim, 1);
+  const auto w = testing::random_values(hidden * dim, 2), b = testing::random_values(hidden, 3), u = testing::random_values(hidden, 4);
+  PoolingWeights weights{hidden, w.data(), b.data(), u.data()};
+  for (int valid : {-1, 4, 0}) {
+    std::vector<float> pooled(dim), alpha(length);
+    attention_pool(h.data(), length, dim, weights, pooled.data(), alpha.data(), valid);
+    const int used = valid < 0 ? length : valid;
+    std::vector<double> scores(length);
+    for (int i = 0; i < length; ++i) {
+      double s = 0.0;
+      for (int k = 0; k < hidden; ++k) {
+        double pre = b[k];
+        for (int d = 0; d < dim; ++d) pre += double(w[k * dim + d]) * h[i * dim + d];
+        s += u[k] * std::tanh(pre);
+      }
+      scores[i] = s;
+    }
+    std::vector<bool> kept(length);
+    for (int i = 0; i < length; ++i) kept[i] = i < used;
+    testing::reference_softmax(scores, kept);
+    INFO("valid length " << valid);
+    CHECK(testing::max_abs_difference(alpha, scores) < 1e-6);
+    for (int d = 0; d < dim; ++d) {
+      double expected = 0.0;
+      for (int i = 0; i < length; ++i) expected += scores[i] * h[i * dim + d];
+      CHECK(pooled[d] == Approx(expected).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("local-m attends to [t - D, t + D] around p_t = t", "[mechanisms][local]") {
+  const Shape shape = make_shape(1, 5, 5, 2, 0, 2);
+  const std::vector<float> zeros(10, 0.0f);  // equal scores: weights are uniform over the window
+  const auto v = testing::random_values(10, 1);
+  AttentionOptions options;
+  options.local.mode = Local::monotonic;
+  options.local.half_width = 1;
+  const AttentionResult result = attention(shape, zeros, zeros, v, options);
+  const double expected[5][5] = {{.5, .5, 0, 0, 0}, {1 / 3., 1 / 3., 1 / 3., 0, 0}, {0, 1 / 3., 1 / 3., 1 / 3., 0},
+                                 {0, 0, 1 / 3., 1 / 3., 1 / 3.}, {0, 0, 0, .5, .5}};
+  for (int t = 0; t < 5; ++t) {
+    CHECK(result.positions[t] == float(t));
+    for (int s = 0; s < 5; ++s) CHECK(result.weights[t * 5 + s] == Approx(expected[t][s]).margin(1e-6));
+  }
+}
+
+TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a Gaussian with sigma = D/2", "[mechanisms][local]") {
+  const Shape shape = make_shape(1, 3, 8, 2, 0, 1);
+  const std::vector<float> keys(16, 0.0f);
+  const std::vector<float> values(8, 1.0f);
+  const std::vector<float> query{0, 0, 1, -1, -2, 0.5f};
+  const std::vector<float> wp{0.5f, -1.0f, 2.0f, 0.25f};  // W_p [2][2]
+  const std::vector<float> vp{1.5f, -0.5f};
+  AttentionOptions options;
+  options.local.mode = Local::predictive;
+  options.local.half_width = 2;
+  options.local.hidden = 2;
+  options.local.position_weight = wp.data();
+  options.local.position_v = vp.data();
+  const AttentionResult result = attention(shape, query, keys, values, options);
+  for (int t = 0; t < 3; ++t) {
+    double logit = 0.0;
+    for (int k = 0; k < 2; ++k) logit += vp[k] * std::tanh(wp[k * 2] * query[t * 2] + wp[k * 2 + 1] * query[t * 2 + 1]);
+    const double centre = 8.0 / (1.0 + std::exp(-logit));
+    INFO("t = " << t << ", p_t = " << centre);
+    CHECK(result.positions[t] == Approx(centre).margin(1e-5));
+    std::vector<int> window;
+    for (int s = 0; s < 8; ++s) if (std::abs(s - centre) <= 2.0) window.push_back(s);
+    for (int s = 0; s < 8; ++s) {
+      const bool inside = std::find(window.begin(), window.end(), s) != window.end();
+      const double gaussian = std::exp(-(s - centre) * (s - centre) / 2.0);  // 2 sigma^2 = 2
+      CHECK(result.weights[t * 8 + s] == Approx(inside ? gaussian / window.size() : 0.0).margin(1e-6));
+    }
+  }
+  CHECK(result.positions[0] == Approx(4.0));  // W_p h = 0 gives the middle
+  options.local.half_width = 0;
+  CHECK_THROWS_WITH(attention(shape, query, keys, values, options), Contains("local.halfWidth must be at least 1"));
+}
+
+TEST_CASE("hard attention: argmax picks the best key's value; sampling follows the weights", "[mechanisms][hard]") {
+  // dot scores log(0.2), log(0.5), log(0.3) from keys [log w, 0] and query [1, 0]
+  const int rows = 3000;
+  Shape shape = make_shape(1, rows, 3, 2, 0, 1);
+  std::vector<float> query;
+  for (int i = 0; i < rows; ++i) query.insert(query.end(), {1.0f, 0.0f});
+  const std::vector<float> keys{std::log(0.2f), 0, std::log(0.5f), 0, std::log(0.3f), 0};
+  const std::vector<float> values{10, 20, 30};
+  AttentionOptions options;
+  options.score = Score::dot;
+  options.hard = Hard::argmax;
+  AttentionResult result = attention(shape, query, keys, values, options);
+  CHECK(result.indices[0] == 1);
+  CHECK(result.output[0] == 20.0f);
+  CHECK(result.weights[0] == 0.0f);
+  CHECK(result.weights[1] == 1.0f);
+
+  options.hard = Hard::sample;
+  options.seed = 7;
+  result = attention(shape, query, keys, values, options);
+  int counts[3] = {0, 0, 0};
+  for (int i = 0; i < rows; ++i) {
+    REQUIRE(result.indices[i] >= 0);
+    counts[result.indices[i]]++;
+    CHECK(result.output[i] == values[result.indices[i]]);
+  }
+  CHECK(counts[0] / double(rows) == Approx(0.2).margin(0.03));
+  CHECK(counts[1] / double(rows) == Approx(0.5).margin(0.03));
+  CHECK(counts[2] / double(rows) == Approx(0.3).margin(0.03));
+  const AttentionResult again = attention(shape, query, keys, values, options);
+  CHECK(again.indices == result.indices);
+  options.seed = 8;
+  CHECK(attention(shape, query, keys, values, options).indices != result.indices);
+}
+
+TEST_CASE("attention-over-attention: column and row softmax, averaged query attention, and their product", "[mechanisms]") {
+  const int n = 7, m = 4, dim = 5;
+  const auto document = testing::random_values(n * dim, 1, -2.0f, 2.0f), query = testing::random_values(m * dim, 2, -2.0f, 2.0f);
+  const AttentionOverAttention aoa = attention_over_attention(document.data(), n, query.data(), m, dim);
+  const testing::Matrix M = testing::to_matrix(document.data(), n, dim) * testing::to_matrix(query.data(), m, dim).transpose();
+  testing::Matrix alpha = M, beta = M;
+  for (int j = 0; j < m; ++j) alpha.col(j) = (M.col(j).array() - M.col(j).maxCoeff()).exp() / (M.col(j).array() - M.col(j).maxCoeff()).exp().sum();
+  for (int i = 0; i < n; ++i) beta.row(i) = (M.row(i).array() - M.row(i).maxCoeff()).exp() / (M.row(i).array() - M.row(i).maxCoeff()).exp().sum();
+  const Eigen::VectorXd beta_avg = beta.colwise().mean().transpose();
+  const Eigen::VectorXd s = alpha * beta_avg;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < m; ++j) {
+      CHECK(aoa.pairwise[i * m + j] == Approx(M(i, j)).margin(1e-5));
+      CHECK(aoa.column_softmax[i * m + j] == Approx(alpha(i, j)).margin(1e-6));
+      CHECK(aoa.row_softmax[i * m + j] == Approx(beta(i, j)).margin(1e-6));
+    }
+    CHECK(aoa.document_attention[i] == Approx(s(i)).margin(1e-6));
+  }
+  for (int j = 0; j < m; ++j) CHECK(aoa.query_attention[j] == Approx(beta_avg(j)).margin(1e-6));
+  CHECK(std::accumulate(aoa.document_attention.begin(), aoa.document_attention.end(), 0.0) == Approx(1.0));
+}
+
+TEST_CASE("dropout on the weights is off unless asked, seeded, and scales survivors by 1/(1-p)", "[mechanisms]") {
+  std::vector<float> ones(20000, 1.0f);
+  auto dropped = ones;
+  dropout(dropped.data(), dropped.size(), 0.25f, 3);
+  int zeros = 0;
+  for (float x : dropped) {
+    CHECK((x == 0.0f || x == Approx(1.0f / 0.75f)));
+    zeros += x == 0.0f;
+  }
+  CHECK(zeros / 20000.0 == Approx(0.25).margin(0.015));
+  auto again = ones;
+  dropout(again.data(), again.size(), 0.25f, 3);
+  CHECK(again == dropped);
+  CHECK_THROWS_WITH(dropout(again.data(), 3, 1.0f, 3), Contains("dropout must be in [0, 1)"));
+
+  const Shape shape = make_shape(2, 6, 9, 4, 0, 3);
+  const auto q = random_for(shape, 6, 4, 1), k = random_for(shape, 9, 4, 2), v = random_for(shape, 9, 3, 3);
+  AttentionOptions options;
+  const AttentionResult plain = attention(shape, q, k, v, options);
+  options.dropout = 0.5f;
+  options.seed = 11;
+  const AttentionResult with = attention(shape, q, k, v, options);
+  CHECK(with.weights != plain.weights);
+  int zeroed = 0;
+  for (std::size_t i = 0; i < with.weights.size(); ++i) {
+    if (with.weights[i] == 0.0f) ++zeroed;
+    else CHECK(with.weights[i] == Approx(2.0f * plain.weights[i]));
+  }
+  CHECK(zeroed > 20);
+  for (int row = 0; row < 12; ++row) {  // the output uses the dropped weights
+    for (int d = 0; d < 3; ++d) {
+      double sum = 0.0;
+      for (int j = 0; j < 9; ++j) sum += double(with.weights[row * 9 + j]) * v[((row / 6) * 9 + j) * 3 + d];
+      CHECK(with.output[row * 3 + d] == Approx(sum).margin(1e-5));
+    }
+  }
+  CHECK(attention(shape, q, k, v, options).weights == with.weights);
+}
