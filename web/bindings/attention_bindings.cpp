@@ -1,0 +1,137 @@
+// attention(options): the contract of web/dist/attn.d.ts, parsed into attn::attention().
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+
+#include "attn/attention.hpp"
+#include "attn/kernels.hpp"
+#include "masking.hpp"
+
+namespace attn::js {
+namespace {
+
+val attention_js(val options) {
+  return guarded([&] {
+    check_options(options, "attention",
+                  {"query", "key", "value", "heads", "queryLength", "keyLength", "dim", "valueDim", "keyDim",
+                   "score", "general", "additive", "validLength", "mask", "causal", "maskValue", "probability",
+                   "temperature", "local", "hard", "dropout", "seed", "returnWeights", "returnScores"});
+    Shape shape;
+    shape.heads = integer(options, "heads", 1);
+    shape.query_length = integer(options, "queryLength", 0, true);
+    shape.key_length = integer(options, "keyLength", 0, true);
+    shape.dim = integer(options, "dim", 0, true);
+    shape.key_dim = integer(options, "keyDim", 0);
+    shape.value_dim = integer(options, "valueDim", 0);
+    check_size("heads", shape.heads);
+    check_size("queryLength", shape.query_length);
+    check_size("keyLength", shape.key_length);
+    check_size("dim", shape.dim);
+    check_size("keyDim", shape.key_dim, 0);
+    check_size("valueDim", shape.value_dim, 0);
+    const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
+
+    const auto query = floats(options, "query", element_count("query", {shape.heads, shape.query_length, shape.dim}),
+                              dims({shape.heads, shape.query_length, shape.dim}));
+    const auto key = floats(options, "key", element_count("key", {shape.heads, shape.key_length, key_dim}),
+                            dims({shape.heads, shape.key_length, key_dim}));
+    const auto value = floats(options, "value", element_count("value", {shape.heads, shape.key_length, value_dim}),
+                              dims({shape.heads, shape.key_length, value_dim}));
+
+    AttentionOptions settings;
+    settings.score = parse_score(string(options, "score", "scaled_dot"));
+    settings.probability = parse_probability(string(options, "probability", "softmax"));
+    settings.temperature = static_cast<float>(number(options, "temperature", 1.0));
+    settings.dropout = static_cast<float>(number(options, "dropout", 0.0));
+    settings.seed = static_cast<std::uint64_t>(integer(options, "seed", 0));
+    settings.hard = parse_hard(string(options, "hard", "none"));
+
+    std::vector<float> general_weight, query_weight, key_weight, additive_v, additive_bias, position_weight, position_v;
+    if (settings.score == Score::general) {
+      const val general = options["general"];
+      if (!is_object(general)) fail("score 'general' needs general: { weight } with weight [dim][keyDim]");
+      check_options(general, "attention.general", {"weight", "scale"});
+      general_weight = floats(general, "weight", element_count("general.weight", {shape.dim, key_dim}), dims({shape.dim, key_dim}));
+      settings.general.weight = general_weight.data();
+      settings.general.scale = static_cast<float>(number(general, "scale", 1.0));
+    }
+    if (settings.score == Score::additive) {
+      const val additive = options["additive"];
+      if (!is_object(additive)) fail("score 'additive' needs additive: { hidden, queryWeight, keyWeight, v }");
+      check_options(additive, "attention.additive", {"hidden", "queryWeight", "keyWeight", "v", "bias", "normalize", "gain"});
+      const int hidden = integer(additive, "hidden", 0, true);
+      check_size("additive.hidden", hidden);
+      query_weight = floats(additive, "queryWeight", element_count("queryWeight", {hidden, shape.dim}), dims({hidden, shape.dim}));
+      key_weight = floats(additive, "keyWeight", element_count("keyWeight", {hidden, key_dim}), dims({hidden, key_dim}));
+      additive_v = floats(additive, "v", hidden, dims({hidden}));
+      settings.additive.hidden = hidden;
+      settings.additive.query_weight = query_weight.data();
+      settings.additive.key_weight = key_weight.data();
+      settings.additive.v = additive_v.data();
+      if (has(additive, "bias")) {
+        additive_bias = floats(additive, "bias", hidden, dims({hidden}));
+        settings.additive.bias = additive_bias.data();
+      }
+      settings.additive.normalize = boolean(additive, "normalize", false);
+      settings.additive.gain = static_cast<float>(number(additive, "gain", 1.0));
+    }
+    if (has(options, "local")) {
+      const val local = options["local"];
+      check_options(local, "attention.local", {"mode", "halfWidth", "hidden", "positionWeight", "positionV"});
+      settings.local.mode = parse_local(string(local, "mode", "monotonic"));
+      settings.local.half_width = integer(local, "halfWidth", 0, settings.local.mode != Local::none);
+      if (settings.local.mode == Local::predictive) {
+        const int hidden = integer(local, "hidden", 0, true);
+        check_size("local.hidden", hidden);
+        position_weight = floats(local, "positionWeight", element_count("positionWeight", {hidden, shape.dim}), dims({hidden, shape.dim}));
+        position_v = floats(local, "positionV", hidden, dims({hidden}));
+        settings.local.hidden = hidden;
+        settings.local.position_weight = position_weight.data();
+        settings.local.position_v = position_v.data();
+      }
+    }
+    MaskStorage mask_storage;
+    settings.mask = parse_masking(options, shape.heads, shape.query_length, shape.key_length, mask_storage);
+
+    const bool return_weights = boolean(options, "returnWeights", true);
+    const bool return_scores = boolean(options, "returnScores", false);
+    const std::size_t rows = static_cast<std::size_t>(shape.heads) * shape.query_length;
+    std::vector<float> output(rows * value_dim);
+    std::vector<float> weights(return_weights ? rows * shape.key_length : 0);
+    std::vector<float> scores(return_scores ? rows * shape.key_length : 0);
+    std::vector<std::int32_t> indices(settings.hard != Hard::none ? rows : 0, -1);
+    std::vector<float> positions(settings.local.mode != Local::none ? rows : 0);
+    AttentionOutputs outputs;
+    outputs.output = output.data();
+    outputs.weights = return_weights ? weights.data() : nullptr;
+    outputs.scores = return_scores ? scores.data() : nullptr;
+    outputs.indices = indices.empty() ? nullptr : indices.data();
+    outputs.positions = positions.empty() ? nullptr : positions.data();
+    attention(shape, query.data(), key.data(), value.data(), settings, outputs);
+
+    val result = val::object();
+    result.set("output", copy_out(output));
+    if (return_weights) result.set("weights", copy_out(weights));
+    if (return_scores) result.set("scores", copy_out(scores));
+    if (!indices.empty()) result.set("indices", copy_out(indices));
+    if (!positions.empty()) result.set("positions", copy_out(positions));
+    return result;
+  });
+}
+
+val build_info() {
+  val info = val::object();
+  info.set("simd", kernels::simd_enabled());
+  info.set("instructionSet", std::string(kernels::instruction_set()));
+  return info;
+}
+
+double heap_bytes() { return static_cast<double>(emscripten_get_heap_size()); }
+
+}  // namespace
+}  // namespace attn::js
+
+EMSCRIPTEN_BINDINGS(attention) {
+  emscripten::function("attention", &attn::js::attention_js);
+  emscripten::function("buildInfo", &attn::js::build_info);
+  emscripten::function("heapBytes", &attn::js::heap_bytes);
+}

@@ -1,0 +1,147 @@
+// Reading JS option objects into C++ and writing results back: typed-array copies, defaults,
+// and errors that name the option. Shared by every *_bindings.cpp file.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+
+namespace attn::js {
+
+using emscripten::val;
+
+// Runs a binding body. A C++ exception comes back as a JS Error object *returned*, not thrown:
+// a JS throw from inside C++ would skip the destructors of the live vals (the argument's among
+// them) and leak their handles on every bad call. The loader (web/src/attn.mjs) throws it, so
+// callers see `Error: query contains NaN at index 6` and the module stays usable and leak-free.
+template <class Body>
+val guarded(Body&& body) {
+  std::string message;
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    message = "out of memory: the inputs are too large for this WebAssembly module";
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  return val::global("Error").new_(message);
+}
+
+inline bool is_object(const val& value) {
+  return !value.isNull() && value.typeOf().as<std::string>() == "object";
+}
+
+inline bool has(const val& object, const char* name) {
+  return !object[name].isUndefined() && !object[name].isNull();
+}
+
+// Throws unless `options` is a plain object whose keys are all in `allowed` (catches typos).
+inline void check_options(const val& options, const char* function, std::initializer_list<const char*> allowed) {
+  if (!is_object(options) || options.isArray()) fail(function, "() expects an options object");
+  const val keys = val::global("Object").call<val>("keys", options);
+  const int count = keys["length"].as<int>();
+  for (int k = 0; k < count; ++k) {
+    const std::string key = keys[k].as<std::string>();
+    bool known = false;
+    for (const char* name : allowed) known = known || key == name;
+    if (!known) {
+      std::string names;
+      for (const char* name : allowed) names += (names.empty() ? "" : ", ") + std::string(name);
+      fail(function, "(): unknown option '", key, "' (known: ", names, ")");
+    }
+  }
+}
+
+inline double number(const val& object, const char* name, double fallback, bool required = false) {
+  if (!has(object, name)) {
+    if (required) fail(name, " is required");
+    return fallback;
+  }
+  const val value = object[name];
+  if (value.typeOf().as<std::string>() != "number") fail(name, " must be a number, got ", value.typeOf().as<std::string>());
+  const double x = value.as<double>();
+  if (std::isnan(x)) fail(name, " is NaN");
+  return x;
+}
+
+inline int integer(const val& object, const char* name, int fallback, bool required = false) {
+  const double x = number(object, name, fallback, required);
+  if (x != std::floor(x) || std::isinf(x)) fail(name, " must be an integer, got ", x);
+  if (x < -2147483648.0 || x > 2147483647.0) fail(name, " is out of range: ", x);
+  return static_cast<int>(x);
+}
+
+inline bool boolean(const val& object, const char* name, bool fallback) {
+  if (!has(object, name)) return fallback;
+  const val value = object[name];
+  if (value.typeOf().as<std::string>() != "boolean") fail(name, " must be true or false");
+  return value.as<bool>();
+}
+
+inline std::string string(const val& object, const char* name, const std::string& fallback) {
+  if (!has(object, name)) return fallback;
+  const val value = object[name];
+  if (value.typeOf().as<std::string>() != "string") fail(name, " must be a string");
+  return value.as<std::string>();
+}
+
+inline std::string type_name(const val& value) {
+  if (value.isNull()) return "null";
+  if (value.isArray()) return "a plain Array";
+  const std::string type = value.typeOf().as<std::string>();
+  if (type != "object") return type;
+  const val constructor = value["constructor"];
+  return constructor.isUndefined() ? "object" : constructor["name"].as<std::string>();
+}
+
+// Copies a typed array (Float32Array, Int32Array, Uint8Array: `constructor`) into a vector,
+// checking its type and, when expected >= 0, its length.
+template <class T>
+std::vector<T> typed_array(const val& object, const char* name, const char* constructor, long long expected,
+                           const std::string& shape_description = "") {
+  if (!has(object, name)) fail(name, " is required");
+  const val array = object[name];
+  if (!array.instanceof(val::global(constructor))) {
+    fail(name, " must be a ", constructor, ", got ", type_name(array));
+  }
+  const long long length = array["length"].as<double>();
+  if (expected >= 0 && length != expected) {
+    fail(name, " has ", length, " elements, expected ", expected, shape_description.empty() ? "" : " ", shape_description);
+  }
+  if (length > max_elements) fail(name, " is too large: ", length, " elements");
+  std::vector<T> data(static_cast<std::size_t>(length));
+  if (length > 0) val(emscripten::typed_memory_view(data.size(), data.data())).call<void>("set", array);
+  return data;
+}
+
+inline std::vector<float> floats(const val& object, const char* name, long long expected,
+                                 const std::string& shape_description = "") {
+  return typed_array<float>(object, name, "Float32Array", expected, shape_description);
+}
+
+// A new JS typed array holding a copy of the data (never a view into the wasm heap, which
+// would go stale when memory grows).
+template <class T>
+val copy_out(const T* data, std::size_t count) {
+  return val::global(std::is_same<T, float>::value ? "Float32Array" : "Int32Array")
+      .new_(emscripten::typed_memory_view(count, data));  // the constructor copies
+}
+
+template <class T>
+val copy_out(const std::vector<T>& data) {
+  return copy_out(data.data(), data.size());
+}
+
+inline std::string dims(std::initializer_list<long long> sizes) {
+  std::string text;
+  for (long long s : sizes) text += "[" + std::to_string(s) + "]";
+  return text;
+}
+
+}  // namespace attn::js

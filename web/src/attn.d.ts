@@ -1,0 +1,222 @@
+// Types of web/dist/attn.mjs, attnscope's WebAssembly module. Hand-written; checked by
+// `tsc --noEmit` against tests/js/typed_usage.ts. Shapes are row-major, in brackets.
+
+export type Score = 'dot' | 'scaled_dot' | 'general' | 'additive';
+export type ProbabilityName = 'softmax' | 'sparsemax' | 'hardmax';
+
+export interface LoadOptions {
+  /** Which build to load: 'auto' (default) picks SIMD128 where the engine validates it. */
+  simd?: boolean | 'auto';
+  /** Where the module's stdout/stderr lines go (default: dropped / console.warn). */
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}
+
+export interface MaskOptions {
+  /** Keys at index >= the length are masked: one number for all, or one per head (or per query row). */
+  validLength?: number | Int32Array;
+  /** Nonzero = may attend: [queryLength][keyLength] shared by heads, or [heads][queryLength][keyLength]. */
+  mask?: Uint8Array;
+  /** Query i sees keys 0..i (top-left aligned). */
+  causal?: boolean;
+  /** Score given to masked keys (default -Infinity; d2l uses -1e6). Fully masked rows are all zeros. */
+  maskValue?: number;
+}
+
+export interface GeneralOptions {
+  /** W [dim][keyDim]: score = scale * q^T W k */
+  weight: Float32Array;
+  /** Luong's scaled form g (default 1). */
+  scale?: number;
+}
+
+export interface AdditiveOptions {
+  hidden: number;
+  /** W_q [hidden][dim] */
+  queryWeight: Float32Array;
+  /** W_k [hidden][keyDim] */
+  keyWeight: Float32Array;
+  /** v [hidden]: score = v^T tanh(W_q q + W_k k + b) */
+  v: Float32Array;
+  /** b [hidden] inside the tanh */
+  bias?: Float32Array;
+  /** Weight-normalized form: v replaced by gain * v / |v|. */
+  normalize?: boolean;
+  gain?: number;
+}
+
+export interface LocalOptions {
+  /** local-m (p_t = t) or local-p (p_t = S sigmoid(v_p^T tanh(W_p q_t)), Gaussian sigma = D/2). */
+  mode: 'none' | 'monotonic' | 'predictive';
+  /** D: keys in [p_t - D, p_t + D] */
+  halfWidth: number;
+  /** local-p only: W_p [hidden][dim], v_p [hidden] */
+  hidden?: number;
+  positionWeight?: Float32Array;
+  positionV?: Float32Array;
+}
+
+export interface AttentionOptions extends MaskOptions {
+  /** [heads][queryLength][dim] */
+  query: Float32Array;
+  /** [heads][keyLength][keyDim] */
+  key: Float32Array;
+  /** [heads][keyLength][valueDim] */
+  value: Float32Array;
+  heads?: number;
+  queryLength: number;
+  keyLength: number;
+  dim: number;
+  /** Defaults to dim. */
+  valueDim?: number;
+  /** Defaults to dim; only general and additive scores allow another size. */
+  keyDim?: number;
+  /** Default 'scaled_dot'. */
+  score?: Score;
+  general?: GeneralOptions;
+  additive?: AdditiveOptions;
+  /** Default 'softmax'. */
+  probability?: ProbabilityName;
+  /** Scores are divided by it before the probability function (default 1). */
+  temperature?: number;
+  local?: LocalOptions;
+  /** Hard attention: one key per query, by argmax or sampled from the weights with `seed`. */
+  hard?: 'none' | 'argmax' | 'sample';
+  /** Dropout rate on the weights (default 0: off). */
+  dropout?: number;
+  /** Seed for dropout and sampling (default 0). */
+  seed?: number;
+  /** Default true. */
+  returnWeights?: boolean;
+  /** The score function's values before masking (default false). */
+  returnScores?: boolean;
+}
+
+export interface AttentionResult {
+  /** [heads][queryLength][valueDim] */
+  output: Float32Array;
+  /** [heads][queryLength][keyLength], unless returnWeights is false */
+  weights?: Float32Array;
+  /** [heads][queryLength][keyLength], with returnScores */
+  scores?: Float32Array;
+  /** [heads][queryLength]: the chosen key of hard attention, -1 for a fully masked row */
+  indices?: Int32Array;
+  /** [heads][queryLength]: local attention's centre p_t */
+  positions?: Float32Array;
+}
+
+export interface MaskedSoftmaxOptions extends MaskOptions {
+  /** [batch][rows][cols] */
+  scores: Float32Array;
+  batch?: number;
+  rows?: number;
+  cols: number;
+  probability?: ProbabilityName;
+  temperature?: number;
+}
+
+export interface MultiHeadOptions extends MaskOptions {
+  /** [queryLength][modelDim] */
+  queryInput: Float32Array;
+  /** [keyLength][keyValueDim]; omit for self-attention */
+  keyValueInput?: Float32Array;
+  queryLength: number;
+  keyLength?: number;
+  modelDim: number;
+  keyValueDim?: number;
+  heads: number;
+  /** Per head; default modelDim / heads. */
+  keyDim?: number;
+  /** Per head; default keyDim. */
+  valueDim?: number;
+  /** [heads*keyDim][modelDim] (PyTorch Linear layout: [out][in]) */
+  queryWeight: Float32Array;
+  /** [heads*keyDim][keyValueDim] */
+  keyWeight: Float32Array;
+  /** [heads*valueDim][keyValueDim] */
+  valueWeight: Float32Array;
+  /** [modelDim][heads*valueDim] */
+  outputWeight: Float32Array;
+  queryBias?: Float32Array;
+  keyBias?: Float32Array;
+  valueBias?: Float32Array;
+  outputBias?: Float32Array;
+  score?: 'dot' | 'scaled_dot';
+  probability?: ProbabilityName;
+  temperature?: number;
+  dropout?: number;
+  seed?: number;
+  returnWeights?: boolean;
+}
+
+export interface MultiHeadResult {
+  /** [queryLength][modelDim] */
+  output: Float32Array;
+  /** [heads][queryLength][keyLength] */
+  weights?: Float32Array;
+}
+
+export interface PoolOptions {
+  /** [length][dim] */
+  inputs: Float32Array;
+  length: number;
+  dim: number;
+  hidden: number;
+  /** W [hidden][dim] */
+  weight: Float32Array;
+  /** b [hidden] */
+  bias?: Float32Array;
+  /** u_w [hidden], the learned context vector */
+  context: Float32Array;
+  validLength?: number;
+}
+
+export interface AttentionOverAttentionOptions {
+  /** [documentLength][dim] */
+  document: Float32Array;
+  /** [queryLength][dim] */
+  query: Float32Array;
+  documentLength: number;
+  queryLength: number;
+  dim: number;
+}
+
+export interface AttentionOverAttentionResult {
+  /** M = D Q^T [documentLength][queryLength] */
+  pairwise: Float32Array;
+  /** alpha: softmax down each column */
+  columnSoftmax: Float32Array;
+  /** beta: softmax along each row */
+  rowSoftmax: Float32Array;
+  /** mean of beta's rows [queryLength] */
+  queryAttention: Float32Array;
+  /** alpha x queryAttention [documentLength] */
+  documentAttention: Float32Array;
+}
+
+export interface Attn {
+  /** Which build is running. */
+  readonly simd: boolean;
+  /** The instruction set its kernels were compiled for ('sse4.1' maps to SIMD128; 'scalar'). */
+  readonly instructionSet: string;
+  /** Current size of the WebAssembly memory in bytes. */
+  heapBytes(): number;
+  /** Live Embind handles; constant across calls when nothing leaks. */
+  liveHandles(): number;
+
+  attention(options: AttentionOptions): AttentionResult;
+  softmax(scores: Float32Array, options?: { temperature?: number }): Float32Array;
+  sparsemax(scores: Float32Array, options?: { temperature?: number }): Float32Array;
+  hardmax(scores: Float32Array): Float32Array;
+  maskedSoftmax(options: MaskedSoftmaxOptions): Float32Array;
+  multiHeadAttention(options: MultiHeadOptions): MultiHeadResult;
+  attentionPool(options: PoolOptions): { pooled: Float32Array; weights: Float32Array };
+  attentionOverAttention(options: AttentionOverAttentionOptions): AttentionOverAttentionResult;
+  /** Inverted dropout: zero each weight with probability `rate`, scale the rest by 1/(1-rate). */
+  dropout(weights: Float32Array, options: { rate: number; seed?: number }): Float32Array;
+}
+
+/** True when this engine validates WebAssembly SIMD128. */
+export function simdSupported(): boolean;
+
+export default function loadAttn(options?: LoadOptions): Promise<Attn>;

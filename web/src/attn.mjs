@@ -1,0 +1,72 @@
+// attnscope's WebAssembly module loader: picks the SIMD128 build where the engine supports it,
+// the scalar build otherwise, in browsers, workers and Node 20 alike.
+//
+//   import loadAttn from './attn.mjs';
+//   const attn = await loadAttn({ simd: 'auto' });   // true / false force a build
+//   attn.attention({ query, key, value, heads, queryLength, keyLength, dim });
+
+// A minimal module that uses one SIMD128 instruction (i8x16.popcnt on a splat): engines without
+// SIMD reject it at validation, before anything runs.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
+
+// Node cannot fetch a file path, so it reads the bytes; browsers stream them from the URL.
+async function wasmBinaryFor(url) {
+  if (!isNode) return undefined;
+  const { readFile } = await import('node:fs/promises');
+  return readFile(url);
+}
+
+// Each exported function with its arity: Embind insists on exact argument counts, so optional
+// trailing arguments are passed on as undefined.
+const API = {
+  attention: 1, softmax: 2, sparsemax: 2, hardmax: 1, maskedSoftmax: 1,
+  multiHeadAttention: 1, attentionPool: 1, attentionOverAttention: 1, dropout: 2,
+};
+
+export default async function loadAttn(options = {}) {
+  if (options === null || typeof options !== 'object') throw new Error('loadAttn() expects an options object');
+  const requested = options.simd === undefined ? 'auto' : options.simd;
+  if (requested !== 'auto' && requested !== true && requested !== false) {
+    throw new Error(`loadAttn(): simd must be true, false or 'auto', got ${String(requested)}`);
+  }
+  const supported = simdSupported();
+  if (requested === true && !supported) throw new Error('loadAttn(): this engine has no WebAssembly SIMD; use simd: false or "auto"');
+  const simd = requested === 'auto' ? supported : requested;
+  const flavour = simd ? 'simd' : 'scalar';
+  const wasmUrl = new URL(`./attn-${flavour}.wasm`, import.meta.url);
+  const { default: createAttnModule } = await import(`./attn-${flavour}.mjs`);
+  const module = await createAttnModule({
+    wasmBinary: await wasmBinaryFor(wasmUrl),
+    locateFile: (path) => new URL(path, import.meta.url).href,
+    print: options.print ?? (() => {}),
+    printErr: options.printErr ?? ((text) => console.warn(text)),
+  });
+  const info = module.buildInfo();
+  const attn = {
+    simd,
+    instructionSet: info.instructionSet,
+    heapBytes: () => module.heapBytes(),
+    // Live Embind handles: constant across calls when nothing leaks.
+    liveHandles: () => module.count_emval_handles(),
+  };
+  for (const [name, arity] of Object.entries(API)) {
+    attn[name] = (...args) => {
+      const result = module[name](...Array.from({ length: arity }, (_, i) => args[i]));
+      if (result instanceof Error) throw result;  // the bindings return errors rather than throw (no leaks)
+      return result;
+    };
+  }
+  return Object.freeze(attn);
+}
