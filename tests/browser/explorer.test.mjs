@@ -1,0 +1,127 @@
+// Drives the real page in Debian's Chromium through playwright-core: it must load without console
+// errors, draw the tutorial's weights with the right colours, react to inputs, and fall back to
+// the scalar build where SIMD is missing. Screenshots go to build/screenshots/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { chromium } from 'playwright-core';
+import { serve } from '../../tools/serve.mjs';
+import { rgb, viridis } from '../../web/colormap.mjs';
+
+const ROOT = new URL('../../', import.meta.url);
+const SCREENSHOTS = new URL('build/screenshots/', ROOT);
+const ROW1 = [0.2976, 0.1095, 0.1805, 0.1805, 0.2318];
+const ROW5 = [0.2374, 0.144, 0.2374, 0.144, 0.2374];
+
+let server, browser, base;
+
+before(async () => {
+  server = await serve(new URL('web/', ROOT).pathname, 0);
+  base = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  await mkdir(SCREENSHOTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
+});
+
+// Opens the page and collects console errors and uncaught exceptions.
+async function open(path = '', { withoutSimd = false, width = 1200 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const problems = [];
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
+  page.on('pageerror', (error) => problems.push(error.message));
+  if (withoutSimd) {
+    // An engine without SIMD128 fails validation of any SIMD module, including the loader's probe.
+    await page.addInitScript(() => { WebAssembly.validate = () => false; });
+  }
+  await page.goto(base + path);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  return { page, problems };
+}
+
+async function cells(page) {
+  return page.$$eval('#heatmap rect.cell', (rects) => rects.map((r) => ({
+    row: Number(r.dataset.row), col: Number(r.dataset.col), value: Number(r.dataset.value), fill: r.getAttribute('fill'),
+  })));
+}
+
+function checkTutorialWeights(all) {
+  assert.equal(all.length, 25);
+  for (const cell of all) {
+    assert.equal(cell.fill, rgb(viridis(cell.value)), `colour of cell ${cell.row},${cell.col}`);
+    if (cell.row === 0) assert.ok(Math.abs(cell.value - ROW1[cell.col]) < 1e-4, `row 1 col ${cell.col}: ${cell.value}`);
+    if (cell.row === 4) assert.ok(Math.abs(cell.value - ROW5[cell.col]) < 1e-4, `row 5 col ${cell.col}: ${cell.value}`);
+  }
+}
+
+describe('explorer page', () => {
+  test('loads the SIMD build with no console errors and shows the tutorial weights', async () => {
+    const { page, problems } = await open();
+    assert.equal(await page.getAttribute('body', 'data-simd'), 'true');
+    assert.match(await page.textContent('#build'), /SIMD128/);
+    assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '5');
+    assert.equal(await page.getAttribute('#heatmap', 'data-cols'), '5');
+    checkTutorialWeights(await cells(page));
+    await page.screenshot({ path: new URL('explorer.png', SCREENSHOTS).pathname, fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('changing the score, the mask and a token updates the heatmap', async () => {
+    const { page, problems } = await open();
+    await page.selectOption('#score', 'dot');
+    let all = await cells(page);
+    // dot scores of token 1: 2, 0, 1, 1, 1.5
+    const exp = [2, 0, 1, 1, 1.5].map(Math.exp);
+    const sum = exp.reduce((a, b) => a + b);
+    for (let j = 0; j < 5; j++) assert.ok(Math.abs(all[j].value - exp[j] / sum) < 1e-4);
+    await page.check('#causal');
+    all = await cells(page);
+    assert.equal(all[1].value, 0);
+    assert.ok(Math.abs(all[0].value - 1) < 1e-6);
+    await page.fill('#token-0-0', '3');
+    all = await cells(page);
+    assert.ok(Math.abs(all[0].value - 1) < 1e-6);  // causal row 1 still sees only itself
+    assert.notEqual(all[5].value, 0);
+    await page.fill('#temperature', '0');  // the module rejects it: a message on the page, no crash
+    assert.match(await page.textContent('#error'), /temperature must be a positive finite number/);
+    assert.equal(await page.isVisible('#error'), true);
+    await page.fill('#temperature', '1');
+    assert.equal(await page.isVisible('#error'), false);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('forcing ?simd=0 runs the scalar build with the same numbers', async () => {
+    const { page, problems } = await open('?simd=0');
+    assert.equal(await page.getAttribute('body', 'data-simd'), 'false');
+    assert.match(await page.textContent('#build'), /scalar/);
+    checkTutorialWeights(await cells(page));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('an engine without WebAssembly SIMD falls back to the scalar build', async () => {
+    const { page, problems } = await open('', { withoutSimd: true });
+    assert.equal(await page.getAttribute('body', 'data-simd'), 'false');
+    checkTutorialWeights(await cells(page));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('fits a 360 px wide screen', async () => {
+    const { page, problems } = await open('', { width: 360 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+    await page.screenshot({ path: new URL('explorer-360.png', SCREENSHOTS).pathname, fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,56 @@
+// A static file server for the explorer: the site root is a folder (web/), nothing else is
+// reachable, and the MIME types are the ones browsers insist on for ES modules and wasm.
+//   node tools/serve.mjs web 8080        (port 0 picks a free one; prints the URL)
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.ts': 'text/plain; charset=utf-8',
+  '.safetensors': 'application/octet-stream',
+  '.npy': 'application/octet-stream',
+};
+
+export function serve(rootDirectory, port = 0, host = '127.0.0.1') {
+  const root = resolve(rootDirectory);
+  const server = createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url, 'http://localhost');
+      let path = normalize(join(root, decodeURIComponent(url.pathname)));
+      if (path !== root && !path.startsWith(root + sep)) throw Object.assign(new Error('outside the site'), { code: 'ENOENT' });
+      if ((await stat(path)).isDirectory()) path = join(path, 'index.html');
+      const body = await readFile(path);
+      response.writeHead(200, {
+        'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream',
+        'Cache-Control': 'no-cache',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      response.end(request.method === 'HEAD' ? undefined : body);
+    } catch (error) {
+      const missing = error.code === 'ENOENT' || error.code === 'ENOTDIR' || error instanceof URIError;
+      response.writeHead(missing ? 404 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      response.end(missing ? 'not found\n' : 'server error\n');
+    }
+  });
+  return new Promise((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolvePromise(server));
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [directory = 'web', port = '8080'] = process.argv.slice(2);
+  const server = await serve(directory, Number(port));
+  const { port: actual } = server.address();
+  console.log(`attnscope explorer: http://localhost:${actual}/`);
+  console.log('(Ctrl-C stops it)');
+}

@@ -1,0 +1,22 @@
+// Viridis (perceptually uniform, colour-blind safe), sampled at 9 stops and interpolated in sRGB.
+const VIRIDIS = [
+  [68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],
+  [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37],
+];
+
+// [r, g, b] for t in [0, 1] (clamped).
+export function viridis(t) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
+  const f = x - i;
+  return VIRIDIS[i].map((c, k) => Math.round(c + f * (VIRIDIS[i + 1][k] - c)));
+}
+
+export function rgb([r, g, b]) {
+  return `rgb(${r}, ${g}, ${b})`;
+}
+
+// Text on a cell stays readable: dark text on the light end of the map, light on the dark end.
+export function textColourFor([r, g, b]) {
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 140 ? '#111' : '#fff';
+}
