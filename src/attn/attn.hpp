@@ -2,6 +2,7 @@
 // WebAssembly. Include this header for the whole public API.
 #pragma once
 
+#include "attn/align.hpp"
 #include "attn/aoa.hpp"
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
