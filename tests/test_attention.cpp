@@ -254,3 +254,17 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   // and the library keeps working afterwards
   CHECK(attention(shape, tokens, tokens, tokens).weights[0] == Approx(0.2976).margin(5e-5));
 }
+
+TEST_CASE("finite inputs whose scores overflow float32 are an error, not NaN", "[attention][errors]") {
+  const std::vector<float> q{-1e19f, 1e19f, -1e19f, 1e19f, -5e18f, 5e18f, -5e18f, 5e18f};
+  Shape shape = self_shape(2, 4);
+  AttentionOptions options;
+  options.score = Score::dot;
+  CHECK_THROWS_WITH(attention(shape, q, q, q, options), Contains("overflow float32"));
+  std::vector<float> scores{1.0f, std::numeric_limits<float>::infinity()};
+  CHECK_THROWS_WITH(masked_softmax(scores.data(), 1, 1, 2, Masking{}), Contains("+infinity"));
+  std::vector<float> masked{1.0f, -std::numeric_limits<float>::infinity()};  // -inf is a mask
+  masked_softmax(masked.data(), 1, 1, 2, Masking{});
+  CHECK(masked[0] == 1.0f);
+  CHECK(masked[1] == 0.0f);
+}

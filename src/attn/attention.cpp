@@ -90,7 +90,8 @@ void require(const void* pointer, const char* name) {
   if (!pointer) fail(name, " is required");
 }
 
-// Sizes and buffer lengths: every product must stay below max_elements.
+}  // namespace
+
 void validate_shape(const Shape& shape) {
   check_size("heads", shape.heads);
   check_size("queryLength", shape.query_length);
@@ -105,6 +106,8 @@ void validate_shape(const Shape& shape) {
   element_count("weights", {shape.heads, shape.query_length, shape.key_length});
   element_count("output", {shape.heads, shape.query_length, value_dim});
 }
+
+namespace {
 
 void validate(const Shape& shape, const float* query, const float* key, const float* value,
               const AttentionOptions& options, const AttentionOutputs& outputs) {
@@ -132,6 +135,7 @@ void validate(const Shape& shape, const float* query, const float* key, const fl
     case Score::general:
       require(options.general.weight, "general.weight");
       check_finite("general.weight", options.general.weight, element_count("general.weight", {shape.dim, key_dim}));
+      element_count("projected queries", {shape.query_length, key_dim});
       if (!std::isfinite(options.general.scale)) fail("general.scale must be finite");
       break;
     case Score::additive: {
@@ -143,6 +147,8 @@ void validate(const Shape& shape, const float* query, const float* key, const fl
       check_finite("additive.queryWeight", additive.query_weight, element_count("additive.queryWeight", {additive.hidden, shape.dim}));
       check_finite("additive.keyWeight", additive.key_weight, element_count("additive.keyWeight", {additive.hidden, key_dim}));
       check_finite("additive.v", additive.v, additive.hidden);
+      element_count("projected queries", {shape.query_length, additive.hidden});
+      element_count("projected keys", {additive.hidden, shape.key_length});
       if (additive.bias) check_finite("additive.bias", additive.bias, additive.hidden);
       if (!std::isfinite(additive.gain)) fail("additive.gain must be finite");
       if (additive.normalize) {
@@ -167,6 +173,7 @@ void validate(const Shape& shape, const float* query, const float* key, const fl
     require(local.position_v, "local.positionV");
     check_finite("local.positionWeight", local.position_weight, element_count("local.positionWeight", {local.hidden, shape.dim}));
     check_finite("local.positionV", local.position_v, local.hidden);
+    element_count("local hidden states", {shape.query_length, local.hidden});
   }
   if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) fail("dropout must be in [0, 1), got ", options.dropout);
   if (options.dropout > 0.0f && options.hard != Hard::none) {

@@ -94,6 +94,10 @@ struct AttentionOutputs {
   float* positions = nullptr;  // [heads][query_length], local attention's centre p_t
 };
 
+// Throws attn::Error unless every size is positive and every buffer the shape implies
+// (query, key, value, weights, output) stays below max_elements. Cheap: call it before allocating.
+void validate_shape(const Shape& shape);
+
 // Computes attention. Throws attn::Error (message naming the argument) for bad shapes, sizes,
 // options or non-finite inputs. A fully masked row gets all-zero weights and a zero output.
 void attention(const Shape& shape, const float* query, const float* key, const float* value,

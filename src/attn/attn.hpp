@@ -6,6 +6,7 @@
 #include "attn/aoa.hpp"
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
+#include "attn/ibm2.hpp"
 #include "attn/kernels.hpp"
 #include "attn/multihead.hpp"
 #include "attn/pooling.hpp"

@@ -84,11 +84,13 @@ void MultiHeadAttention::forward(const float* query_input, int query_length, con
   const int projected_keys = w.heads * w.key_dim, projected_values = w.heads * w.value_dim;
 
   auto bias = [](const std::vector<float>& b) { return b.empty() ? nullptr : b.data(); };
-  std::vector<float> side_by_side(static_cast<std::size_t>(std::max(query_length, key_length)) *
-                                  std::max(projected_keys, projected_values));
-  std::vector<float> queries(static_cast<std::size_t>(query_length) * projected_keys);
-  std::vector<float> keys(static_cast<std::size_t>(key_length) * projected_keys);
-  std::vector<float> values(static_cast<std::size_t>(key_length) * projected_values);
+  // every buffer's size is checked before allocation (size_t is 32-bit in wasm and would wrap)
+  std::vector<float> side_by_side(element_count("projected inputs", {std::max(query_length, key_length),
+                                                                      std::max(projected_keys, projected_values)}));
+  std::vector<float> queries(element_count("projected queries", {query_length, projected_keys}));
+  std::vector<float> keys(element_count("projected keys", {key_length, projected_keys}));
+  std::vector<float> values(element_count("projected values", {key_length, projected_values}));
+  element_count("weights", {w.heads, query_length, key_length});
   linear(query_input, query_length, w.model_dim, query_weight_t_.data(), bias(w.query_bias), projected_keys, side_by_side.data());
   split_heads(side_by_side.data(), query_length, w.heads, w.key_dim, queries.data());
   linear(key_value_input, key_length, w.key_value_dim, key_weight_t_.data(), bias(w.key_bias), projected_keys, side_by_side.data());
@@ -102,7 +104,7 @@ void MultiHeadAttention::forward(const float* query_input, int query_length, con
   shape.key_length = key_length;
   shape.dim = w.key_dim;
   shape.value_dim = w.value_dim;
-  std::vector<float> contexts(static_cast<std::size_t>(w.heads) * query_length * w.value_dim);
+  std::vector<float> contexts(element_count("contexts", {w.heads, query_length, w.value_dim}));
   AttentionOutputs outputs;
   outputs.output = contexts.data();
   outputs.weights = weights;

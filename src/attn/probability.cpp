@@ -130,6 +130,13 @@ KeyRange key_range(const Masking& masking, int batch, int b, int i, int rows, in
 int normalize_row(float* row, int cols, KeyRange range, const std::uint8_t* keep_row,
                   float mask_value, Probability probability, float temperature) {
   check_temperature(temperature);
+  for (int j = 0; j < cols; ++j) {
+    // +inf or NaN: finite inputs whose products overflow float32 (-inf is a mask, and fine)
+    if (!(row[j] < std::numeric_limits<float>::infinity())) {
+      fail("a score is ", std::isnan(row[j]) ? "NaN" : "+infinity",
+           ": the inputs overflow float32 when multiplied; scale them down");
+    }
+  }
   range.first = std::max(range.first, 0);
   range.last = std::min(range.last, cols);
   if (temperature != 1.0f) kernels::scale(row, cols, 1.0f / temperature);

@@ -22,12 +22,7 @@ val attention_js(val options) {
     shape.dim = integer(options, "dim", 0, true);
     shape.key_dim = integer(options, "keyDim", 0);
     shape.value_dim = integer(options, "valueDim", 0);
-    check_size("heads", shape.heads);
-    check_size("queryLength", shape.query_length);
-    check_size("keyLength", shape.key_length);
-    check_size("dim", shape.dim);
-    check_size("keyDim", shape.key_dim, 0);
-    check_size("valueDim", shape.value_dim, 0);
+    validate_shape(shape);  // before any allocation: sizes in wasm32 size_t would wrap
     const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
 
     const auto query = floats(options, "query", element_count("query", {shape.heads, shape.query_length, shape.dim}),

@@ -108,7 +108,7 @@ std::vector<T> typed_array(const val& object, const char* name, const char* cons
   if (!has(object, name)) fail(name, " is required");
   const val array = object[name];
   if (!array.instanceof(val::global(constructor))) {
-    fail(name, " must be a ", constructor, ", got ", type_name(array));
+    fail(name, " must be a", constructor[0] == 'I' ? "n " : " ", constructor, ", got ", type_name(array));
   }
   const long long length = array["length"].as<double>();
   if (expected >= 0 && length != expected) {

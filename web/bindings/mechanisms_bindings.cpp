@@ -51,6 +51,9 @@ val multi_head_attention_js(val options) {
                                     dims({query_length, resolved.model_dim}));
     const bool self = !has(options, "keyValueInput");  // self-attention when only one input is given
     const int key_length = self ? query_length : integer(options, "keyLength", 0, true);
+    if (self && has(options, "keyLength") && integer(options, "keyLength", 0) != query_length) {
+      fail("keyLength must equal queryLength for self-attention (no keyValueInput given)");
+    }
     check_size("keyLength", key_length);
     if (self && resolved.key_value_dim != resolved.model_dim) fail("keyValueInput is required when keyValueDim differs from modelDim");
     const auto key_value_input =
@@ -68,8 +71,8 @@ val multi_head_attention_js(val options) {
     settings.mask = parse_masking(options, resolved.heads, query_length, key_length, storage);
 
     const bool return_weights = boolean(options, "returnWeights", true);
-    std::vector<float> output(static_cast<std::size_t>(query_length) * resolved.model_dim);
-    std::vector<float> weights(return_weights ? static_cast<std::size_t>(resolved.heads) * query_length * key_length : 0);
+    std::vector<float> output(element_count("output", {query_length, resolved.model_dim}));
+    std::vector<float> weights(return_weights ? element_count("weights", {resolved.heads, query_length, key_length}) : 0);
     mha.forward(query_input.data(), query_length, key_value_input.data(), key_length, settings, output.data(),
                 return_weights ? weights.data() : nullptr);
     val result = val::object();

@@ -47,9 +47,10 @@ export interface AdditiveOptions {
 
 export interface LocalOptions {
   /** local-m (p_t = t) or local-p (p_t = S sigmoid(v_p^T tanh(W_p q_t)), Gaussian sigma = D/2). */
-  mode: 'none' | 'monotonic' | 'predictive';
-  /** D: keys in [p_t - D, p_t + D] */
-  halfWidth: number;
+  /** Default 'monotonic'. */
+  mode?: 'none' | 'monotonic' | 'predictive';
+  /** D: keys in [p_t - D, p_t + D]; required unless mode is 'none'. */
+  halfWidth?: number;
   /** local-p only: W_p [hidden][dim], v_p [hidden] */
   hidden?: number;
   positionWeight?: Float32Array;

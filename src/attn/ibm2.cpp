@@ -1,0 +1,229 @@
+#include "attn/ibm2.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "attn/error.hpp"
+
+namespace attn {
+
+namespace {
+
+constexpr double unseen_probability = 1e-9;  // theta of a pair never seen in training (fast_align's)
+
+// h(i, j) = -|i/m - j/n| with 1-based target position i of m and source position j of n.
+double diagonal_feature(int i, int j, int m, int n) { return -std::abs(double(i) / m - double(j) / n); }
+
+// Z = sum_j exp(lambda h(i, j)) over the n source positions.
+double partition(int i, int m, int n, double tension) {
+  double z = 0.0;
+  for (int j = 1; j <= n; ++j) z += std::exp(tension * diagonal_feature(i, j, m, n));
+  return z;
+}
+
+// d log Z / d lambda: the expected feature under the diagonal distribution.
+double expected_feature(int i, int m, int n, double tension) {
+  double z = 0.0, weighted = 0.0;
+  for (int j = 1; j <= n; ++j) {
+    const double h = diagonal_feature(i, j, m, n), e = std::exp(tension * h);
+    z += e;
+    weighted += h * e;
+  }
+  return weighted / z;
+}
+
+double digamma(double x) {
+  double result = 0.0;
+  for (; x < 6.0; x += 1.0) result -= 1.0 / x;  // recurrence up to where the series is accurate
+  const double f = 1.0 / (x * x);
+  return result + std::log(x) - 0.5 / x -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+
+int intern(std::unordered_map<std::string, int>& vocabulary, const std::string& word) {
+  const auto found = vocabulary.find(word);
+  if (found != vocabulary.end()) return found->second;
+  const int id = static_cast<int>(vocabulary.size()) + 1;  // 0 is NULL
+  vocabulary.emplace(word, id);
+  return id;
+}
+
+void check_pair(const Sentence& source, const Sentence& target) {
+  if (source.empty()) fail("the source sentence is empty");
+  if (target.empty()) fail("the target sentence is empty");
+}
+
+}  // namespace
+
+void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Ibm2Options& options) {
+  if (source.size() != target.size()) fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
+  if (options.iterations < 1) fail("iterations must be at least 1");
+  if (!(options.null_probability > 0.0f && options.null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
+  source_vocabulary_.clear();
+  target_vocabulary_.clear();
+  std::vector<std::vector<int>> sources, targets;
+  for (std::size_t k = 0; k < source.size(); ++k) {
+    if (source[k].empty() || target[k].empty()) continue;
+    std::vector<int> s, t;
+    for (const auto& word : source[k]) s.push_back(intern(source_vocabulary_, word));
+    for (const auto& word : target[k]) t.push_back(intern(target_vocabulary_, word));
+    sources.push_back(std::move(s));
+    targets.push_back(std::move(t));
+  }
+  if (sources.empty()) fail("no sentence pair to train on");
+
+  std::map<std::pair<int, int>, long long> size_counts;  // (m, n) -> pairs, for the tension gradient
+  long long tokens = 0;
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    size_counts[{static_cast<int>(targets[k].size()), static_cast<int>(sources[k].size())}]++;
+    tokens += static_cast<long long>(targets[k].size());
+  }
+
+  table_.assign(source_vocabulary_.size() + 1, {});
+  null_probability_ = options.null_probability;
+  tension_ = options.tension;
+  const double not_null = 1.0 - null_probability_;
+  std::vector<double> probabilities;
+  for (int iteration = 0; iteration < options.iterations; ++iteration) {
+    std::vector<std::unordered_map<int, double>> counts(table_.size());
+    double empirical_feature = 0.0;
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      const std::vector<int>& s = sources[k];
+      const std::vector<int>& t = targets[k];
+      const int m = static_cast<int>(t.size()), n = static_cast<int>(s.size());
+      probabilities.resize(n + 1);
+      for (int i = 1; i <= m; ++i) {
+        const int f = t[i - 1];
+        // the first iteration has no table yet: every translation is equally likely
+        probabilities[0] = null_probability_ * (iteration ? translation(0, f) : 1.0);
+        double sum = probabilities[0];
+        const double z = partition(i, m, n, tension_) / not_null;
+        for (int j = 1; j <= n; ++j) {
+          const double prior = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z;
+          probabilities[j] = prior * (iteration ? translation(s[j - 1], f) : 1.0);
+          sum += probabilities[j];
+        }
+        counts[0][f] += probabilities[0] / sum;
+        for (int j = 1; j <= n; ++j) {
+          const double posterior = probabilities[j] / sum;
+          counts[s[j - 1]][f] += posterior;
+          empirical_feature += diagonal_feature(i, j, m, n) * posterior;
+        }
+      }
+    }
+    empirical_feature /= static_cast<double>(tokens);
+    if (options.optimize_tension && iteration > 0) {  // fast_align's 8 gradient steps on lambda
+      for (int step = 0; step < 8; ++step) {
+        double model_feature = 0.0;
+        for (const auto& [size, count] : size_counts) {
+          for (int i = 1; i <= size.first; ++i) model_feature += count * expected_feature(i, size.first, size.second, tension_);
+        }
+        model_feature /= static_cast<double>(tokens);
+        tension_ = static_cast<float>(std::clamp(tension_ + (empirical_feature - model_feature) * 20.0, 0.1, 14.0));
+      }
+    }
+    for (std::size_t e = 0; e < counts.size(); ++e) {  // M-step
+      auto& row = table_[e];
+      row.clear();
+      double total = 0.0;
+      for (const auto& [f, c] : counts[e]) total += c + (options.variational_bayes ? options.alpha : 0.0);
+      if (total <= 0.0) continue;
+      const double normalizer = options.variational_bayes ? digamma(total) : std::log(total);
+      for (const auto& [f, c] : counts[e]) {
+        const double value = options.variational_bayes ? std::exp(digamma(c + options.alpha) - normalizer) : c / total;
+        row.emplace(f, static_cast<float>(value));
+      }
+    }
+  }
+  trained_ = true;
+}
+
+double Ibm2Model::translation(int source, int target) const {
+  if (source < 0 || target < 0 || source >= static_cast<int>(table_.size())) return unseen_probability;
+  const auto found = table_[source].find(target);
+  return found == table_[source].end() ? unseen_probability : std::max<double>(found->second, unseen_probability);
+}
+
+int Ibm2Model::source_id(const std::string& word) const {
+  const auto found = source_vocabulary_.find(word);
+  return found == source_vocabulary_.end() ? -1 : found->second;
+}
+
+int Ibm2Model::target_id(const std::string& word) const {
+  const auto found = target_vocabulary_.find(word);
+  return found == target_vocabulary_.end() ? -1 : found->second;
+}
+
+std::size_t Ibm2Model::table_size() const {
+  std::size_t total = 0;
+  for (const auto& row : table_) total += row.size();
+  return total;
+}
+
+std::vector<float> Ibm2Model::posteriors(const Sentence& source, const Sentence& target) const {
+  if (!trained_) fail("the IBM Model 2 aligner is not trained");
+  check_pair(source, target);
+  const int m = static_cast<int>(target.size()), n = static_cast<int>(source.size());
+  std::vector<int> s(n);
+  for (int j = 0; j < n; ++j) s[j] = source_id(source[j]);
+  std::vector<float> result(static_cast<std::size_t>(m) * n);
+  std::vector<double> probabilities(n + 1);
+  for (int i = 1; i <= m; ++i) {
+    const int f = target_id(target[i - 1]);
+    probabilities[0] = null_probability_ * translation(0, f);
+    double sum = probabilities[0];
+    const double z = partition(i, m, n, tension_) / (1.0 - null_probability_);
+    for (int j = 1; j <= n; ++j) {
+      probabilities[j] = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z * translation(s[j - 1], f);
+      sum += probabilities[j];
+    }
+    for (int j = 1; j <= n; ++j) result[static_cast<std::size_t>(i - 1) * n + (j - 1)] = static_cast<float>(probabilities[j] / sum);
+  }
+  return result;
+}
+
+Alignment Ibm2Model::align(const Sentence& source, const Sentence& target) const {
+  const std::vector<float> p = posteriors(source, target);
+  const int m = static_cast<int>(target.size()), n = static_cast<int>(source.size());
+  Alignment links;
+  for (int i = 0; i < m; ++i) {
+    const float* row = p.data() + static_cast<std::size_t>(i) * n;
+    const int best = static_cast<int>(std::max_element(row, row + n) - row);
+    float total = 0.0f;
+    for (int j = 0; j < n; ++j) total += row[j];
+    if (row[best] >= 1.0f - total) links.push_back({best, i});  // NULL (probability 1 - total) wins otherwise
+  }
+  return links;
+}
+
+void Ibm2Aligner::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Ibm2Options& options) {
+  forward_.train(source, target, options);
+  backward_.train(target, source, options);
+}
+
+namespace {
+Alignment swapped(const Alignment& links) {
+  Alignment out;
+  for (const Link& link : links) out.push_back({link.target, link.source});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+Alignment Ibm2Aligner::align(const Sentence& source, const Sentence& target) const {
+  const Alignment forward = forward_.align(source, target);
+  const Alignment backward = swapped(backward_.align(target, source));
+  return grow_diag_final_and(forward, backward, static_cast<int>(source.size()), static_cast<int>(target.size()));
+}
+
+std::vector<float> Ibm2Aligner::posteriors(const Sentence& source, const Sentence& target) const {
+  std::vector<float> forward = forward_.posteriors(source, target);
+  const std::vector<float> backward = backward_.posteriors(target, source);  // [s][t]
+  const std::size_t m = target.size(), n = source.size();
+  for (std::size_t t = 0; t < m; ++t)
+    for (std::size_t s = 0; s < n; ++s) forward[t * n + s] = 0.5f * (forward[t * n + s] + backward[s * m + t]);
+  return forward;
+}
+
+}  // namespace attn

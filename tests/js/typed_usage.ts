@@ -1,0 +1,150 @@
+// A typed usage example of web/dist/attn.mjs, checked (never run) by
+//   node_modules/.bin/tsc --noEmit -p tests/js/tsconfig.json
+// It calls every function with every option type, and the @ts-expect-error lines prove that the
+// hand-written types (web/dist/attn.d.ts) reject wrong usage.
+import loadAttn, { simdSupported } from '../../web/dist/attn.mjs';
+import type {
+  AdditiveOptions,
+  AttentionOptions,
+  AttentionOverAttentionResult,
+  AttentionResult,
+  Attn,
+  GeneralOptions,
+  LoadOptions,
+  LocalOptions,
+  MaskedSoftmaxOptions,
+  MultiHeadOptions,
+  MultiHeadResult,
+  PoolOptions,
+  ProbabilityName,
+  Score,
+} from '../../web/dist/attn.mjs';
+
+const loadOptions: LoadOptions = { simd: 'auto', print: (text: string) => void text, printErr: console.error };
+const attn: Attn = await loadAttn(loadOptions);
+const scalar: Attn = await loadAttn({ simd: false });
+const defaults: Attn = await loadAttn();
+const supported: boolean = simdSupported();
+const simd: boolean = attn.simd;
+const instructionSet: string = scalar.instructionSet;
+const heap: number = defaults.heapBytes();
+const handles: number = attn.liveHandles();
+void [supported, simd, instructionSet, heap, handles];
+
+// --- attention(), the worked example and every option ---------------------------------------
+
+const tokens = new Float32Array([1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0.5, 0.5, 0]);
+const worked: AttentionResult = attn.attention({ query: tokens, key: tokens, value: tokens, queryLength: 5, keyLength: 5, dim: 4 });
+const output: Float32Array = worked.output;
+const firstWeight: number | undefined = worked.weights?.[0];
+void [output, firstWeight];
+
+const scores: Score[] = ['dot', 'scaled_dot', 'general', 'additive'];
+const probabilities: ProbabilityName[] = ['softmax', 'sparsemax', 'hardmax'];
+const general: GeneralOptions = { weight: new Float32Array(4 * 3), scale: 0.5 };
+const additive: AdditiveOptions = {
+  hidden: 8, queryWeight: new Float32Array(8 * 4), keyWeight: new Float32Array(8 * 3), v: new Float32Array(8),
+  bias: new Float32Array(8), normalize: true, gain: 2,
+};
+const monotonic: LocalOptions = { mode: 'monotonic', halfWidth: 2 };
+const predictive: LocalOptions = { mode: 'predictive', halfWidth: 3, hidden: 4, positionWeight: new Float32Array(16), positionV: new Float32Array(4) };
+const noLocal: LocalOptions = { mode: 'none', halfWidth: 0 };
+
+const everything: AttentionOptions = {
+  query: new Float32Array(2 * 5 * 4), key: new Float32Array(2 * 6 * 3), value: new Float32Array(2 * 6 * 7),
+  heads: 2, queryLength: 5, keyLength: 6, dim: 4, keyDim: 3, valueDim: 7,
+  score: scores[2], general, additive,
+  validLength: new Int32Array([6, 4]), mask: new Uint8Array(5 * 6).fill(1), causal: true, maskValue: -1e6,
+  probability: probabilities[1], temperature: 0.5,
+  local: predictive, hard: 'argmax', dropout: 0, seed: 42,
+  returnWeights: true, returnScores: true,
+};
+const full: AttentionResult = attn.attention(everything);
+const indices: Int32Array | undefined = full.indices;
+const positions: Float32Array | undefined = full.positions;
+const rawScores: Float32Array | undefined = full.scores;
+void [indices, positions, rawScores];
+attn.attention({ ...everything, validLength: 3, local: monotonic, hard: 'sample' });
+attn.attention({ ...everything, local: noLocal, hard: 'none', dropout: 0.1, returnWeights: false });
+
+// --- the other functions ---------------------------------------------------------------------
+
+const row = new Float32Array([1, 0.5, -1]);
+const soft: Float32Array = attn.softmax(row);
+const warm: Float32Array = attn.softmax(row, { temperature: 2 });
+const sparse: Float32Array = attn.sparsemax(row, {});
+const hard: Float32Array = attn.hardmax(row);
+const dropped: Float32Array = attn.dropout(soft, { rate: 0.1, seed: 3 });
+void [warm, sparse, hard, dropped];
+
+const masked: MaskedSoftmaxOptions = {
+  scores: new Float32Array(16), batch: 2, rows: 2, cols: 4,
+  validLength: new Int32Array([1, 3, 2, 4]), mask: new Uint8Array(16), causal: false, maskValue: -Infinity,
+  probability: 'softmax', temperature: 1,
+};
+const maskedWeights: Float32Array = attn.maskedSoftmax(masked);
+void maskedWeights;
+
+const multiHead: MultiHeadOptions = {
+  queryInput: new Float32Array(5 * 8), keyValueInput: new Float32Array(7 * 6), queryLength: 5, keyLength: 7,
+  modelDim: 8, keyValueDim: 6, heads: 2, keyDim: 4, valueDim: 3,
+  queryWeight: new Float32Array(8 * 8), keyWeight: new Float32Array(8 * 6), valueWeight: new Float32Array(6 * 6), outputWeight: new Float32Array(8 * 6),
+  queryBias: new Float32Array(8), keyBias: new Float32Array(8), valueBias: new Float32Array(6), outputBias: new Float32Array(8),
+  score: 'scaled_dot', probability: 'sparsemax', temperature: 1, dropout: 0, seed: 1, returnWeights: true,
+  validLength: new Int32Array([7, 3]), causal: false, maskValue: -1e6,
+};
+const mha: MultiHeadResult = attn.multiHeadAttention(multiHead);
+const mhaWeights: Float32Array | undefined = mha.weights;
+void mhaWeights;
+
+const pool: PoolOptions = {
+  inputs: new Float32Array(6 * 4), length: 6, dim: 4, hidden: 3,
+  weight: new Float32Array(12), bias: new Float32Array(3), context: new Float32Array(3), validLength: 5,
+};
+const { pooled, weights: poolWeights }: { pooled: Float32Array; weights: Float32Array } = attn.attentionPool(pool);
+void [pooled, poolWeights];
+
+const aoa: AttentionOverAttentionResult = attn.attentionOverAttention({
+  document: new Float32Array(9 * 4), query: new Float32Array(3 * 4), documentLength: 9, queryLength: 3, dim: 4,
+});
+const aoaParts: Float32Array[] = [aoa.pairwise, aoa.columnSoftmax, aoa.rowSoftmax, aoa.queryAttention, aoa.documentAttention];
+void aoaParts;
+
+// --- wrong usage is rejected -------------------------------------------------------------------
+
+const ok = { query: tokens, key: tokens, value: tokens, queryLength: 5, keyLength: 5, dim: 4 };
+// @ts-expect-error: there is no cosine score
+attn.attention({ ...ok, score: 'cosine' });
+// @ts-expect-error: query must be a Float32Array, not number[]
+attn.attention({ ...ok, query: [1, 0, 1, 0] });
+// @ts-expect-error: queryLength is required
+attn.attention({ query: tokens, key: tokens, value: tokens, keyLength: 5, dim: 4 });
+// @ts-expect-error: validLength is a number or an Int32Array
+attn.attention({ ...ok, validLength: [2, 3] });
+// @ts-expect-error: the mask is a Uint8Array
+attn.attention({ ...ok, mask: new Float32Array(25) });
+// @ts-expect-error: no such probability function
+attn.attention({ ...ok, probability: 'entmax' });
+// @ts-expect-error: hard attention is 'none', 'argmax' or 'sample'
+attn.attention({ ...ok, hard: true });
+// @ts-expect-error: typo in an option name
+attn.attention({ ...ok, querylength: 5 });
+// @ts-expect-error: general needs its weight
+attn.attention({ ...ok, score: 'general', general: { scale: 2 } });
+// @ts-expect-error: local's mode is one of three names
+attn.attention({ ...ok, local: { mode: 'global', halfWidth: 2 } });
+// @ts-expect-error: simd is true, false or 'auto'
+void loadAttn({ simd: 'yes' });
+// @ts-expect-error: dropout() needs a rate
+attn.dropout(row, { seed: 1 });
+// @ts-expect-error: hardmax() takes no temperature
+attn.hardmax(row, { temperature: 2 });
+// @ts-expect-error: multi-head attention has no additive score
+attn.multiHeadAttention({ ...multiHead, score: 'additive' });
+// @ts-expect-error: attentionPool's validLength is a single number
+attn.attentionPool({ ...pool, validLength: new Int32Array([5]) });
+// @ts-expect-error: the result's weights may be absent (returnWeights: false)
+const notChecked: Float32Array = worked.weights;
+void notChecked;
+// @ts-expect-error: simd is read-only
+attn.simd = false;
