@@ -1,0 +1,372 @@
+#include "attn/rnn.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attn/error.hpp"
+#include "attn/kernels.hpp"
+#include "attn/linalg.hpp"
+#include "attn/probability.hpp"
+
+namespace attn {
+
+namespace {
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+int architecture_field(const nlohmann::json& json, const char* name, int limit) {
+  if (!json.contains(name) || !json[name].is_number_integer()) fail("the model architecture needs an integer '", name, "'");
+  const long long value = json[name].get<long long>();
+  if (value < 1 || value > limit) fail("the model architecture's ", name, " = ", value, " is outside 1..", limit);
+  return static_cast<int>(value);
+}
+
+// log softmax in place; returns nothing, rows of n.
+void log_softmax(float* row, int n) {
+  const float top = *std::max_element(row, row + n);
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += std::exp(double(row[i]) - top);
+  const float log_sum = top + static_cast<float>(std::log(sum));
+  for (int i = 0; i < n; ++i) row[i] -= log_sum;
+}
+
+}  // namespace
+
+std::string RnnModel::metadata_value(const std::string& key) const {
+  const auto found = metadata_.find(key);
+  return found == metadata_.end() ? std::string() : found->second;
+}
+
+RnnModel RnnModel::load(std::string bytes) {
+  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+  RnnModel model;
+  model.metadata_ = file.metadata();
+  const auto format = model.metadata_.find("format");
+  if (format == model.metadata_.end() || format->second != "attnscope-rnn-v1") {
+    fail("not an attnscope-rnn-v1 model (format '", format == model.metadata_.end() ? "" : format->second, "')");
+  }
+  nlohmann::json architecture;
+  try {
+    architecture = nlohmann::json::parse(file.meta("architecture"));
+  } catch (const nlohmann::json::exception& e) {
+    fail("the model architecture is not valid JSON (", e.what(), ")");
+  }
+  if (!architecture.is_object()) fail("the model architecture must be a JSON object");
+  RnnArchitecture& a = model.architecture_;
+  a.embedding_dim = architecture_field(architecture, "embedding_dim", 4096);
+  a.encoder_hidden = architecture_field(architecture, "encoder_hidden", 4096);
+  a.decoder_hidden = architecture_field(architecture, "decoder_hidden", 4096);
+  a.attention_dim = architecture_field(architecture, "attention_dim", 4096);
+  a.vocab_size = architecture_field(architecture, "vocab_size", 1 << 20);
+  model.attention_ = file.meta("attention");
+  if (model.attention_ != "additive" && model.attention_ != "general") {
+    fail("unknown attention '", model.attention_, "' (expected additive or general)");
+  }
+  model.tokenizer_ = Bpe::from_json(file.meta("tokenizer"));
+  if (model.tokenizer_.size() != a.vocab_size) {
+    fail("the tokenizer has ", model.tokenizer_.size(), " pieces, the architecture says ", a.vocab_size);
+  }
+
+  const long long E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim, V = a.vocab_size;
+  const bool additive = model.attention_ == "additive";
+  std::vector<std::string> expected;
+  auto take = [&](const std::string& name, std::vector<std::int64_t> shape) {
+    expected.push_back(name);
+    return file.floats(name, shape);
+  };
+  auto transpose_of = [](const std::vector<float>& w, long long rows, long long cols) {
+    return transposed(w.data(), static_cast<int>(rows), static_cast<int>(cols));
+  };
+  auto load_gru = [&](const std::string& prefix, long long input, long long hidden) {
+    Gru gru;
+    gru.hidden = static_cast<int>(hidden);
+    gru.input = static_cast<int>(input);
+    gru.input_weight_t = transpose_of(take(prefix + "weight_ih", {3 * hidden, input}), 3 * hidden, input);
+    gru.recurrent_weight_t = transpose_of(take(prefix + "weight_hh", {3 * hidden, hidden}), 3 * hidden, hidden);
+    gru.input_bias = take(prefix + "bias_ih", {3 * hidden});
+    gru.recurrent_bias = take(prefix + "bias_hh", {3 * hidden});
+    return gru;
+  };
+  model.embedding_ = take("embedding", {V, E});
+  model.embedding_t_ = transpose_of(model.embedding_, V, E);
+  model.encoder_forward_ = load_gru("encoder.forward.", E, H);
+  model.encoder_backward_ = load_gru("encoder.backward.", E, H);
+  model.decoder_ = load_gru("decoder.", E + 2 * H, D);
+  model.init_weight_t_ = transpose_of(take("init.weight", {D, H}), D, H);
+  model.init_bias_ = take("init.bias", {D});
+  model.key_weight_ = take("attention.key", {additive ? A : D, 2 * H});
+  if (additive) {
+    model.query_weight_t_ = transpose_of(take("attention.query", {A, D}), A, D);
+    model.score_ = take("attention.score", {A});
+  }
+  model.output_weight_t_ = transpose_of(take("output.weight", {E, D + 2 * H + E}), E, D + 2 * H + E);
+  model.output_bias_ = take("output.bias", {E});
+  model.vocab_bias_ = take("output.vocab_bias", {V});
+  for (const auto& [name, info] : file.tensors()) {
+    if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
+      fail("unexpected tensor '", name, "' for a ", model.attention_, " attnscope-rnn-v1 model");
+    }
+  }
+  return model;
+}
+
+void RnnModel::gru_step(const Gru& gru, int rows, const float* input_projected, float* state) {
+  const int K = gru.hidden;
+  std::vector<float> recurrent(static_cast<std::size_t>(rows) * 3 * K);
+  linear(state, rows, K, gru.recurrent_weight_t.data(), gru.recurrent_bias.data(), 3 * K, recurrent.data());
+  for (int r = 0; r < rows; ++r) {
+    const float* x = input_projected + static_cast<std::size_t>(r) * 3 * K;
+    const float* h = recurrent.data() + static_cast<std::size_t>(r) * 3 * K;
+    float* s = state + static_cast<std::size_t>(r) * K;
+    for (int k = 0; k < K; ++k) {
+      const float reset = sigmoid(x[k] + h[k]);
+      const float update = sigmoid(x[K + k] + h[K + k]);
+      const float candidate = std::tanh(x[2 * K + k] + reset * h[2 * K + k]);
+      s[k] = (1.0f - update) * candidate + update * s[k];
+    }
+  }
+}
+
+RnnModel::Encoding RnnModel::encode(const std::vector<int>& source_ids) const {
+  const RnnArchitecture& a = architecture_;
+  if (source_ids.empty()) fail("the source sentence is empty");
+  std::vector<int> ids = source_ids;
+  ids.push_back(Bpe::end_id);
+  const int S = static_cast<int>(ids.size()), E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden;
+  element_count("source pieces", {S, 2 * H});
+  std::vector<float> embedded(static_cast<std::size_t>(S) * E);
+  for (int j = 0; j < S; ++j) {
+    if (ids[j] < 0 || ids[j] >= a.vocab_size) fail("piece id ", ids[j], " is outside the vocabulary");
+    std::copy_n(embedding_.data() + static_cast<std::size_t>(ids[j]) * E, E, embedded.data() + static_cast<std::size_t>(j) * E);
+  }
+  Encoding encoding;
+  encoding.length = S;
+  encoding.keys.assign(static_cast<std::size_t>(S) * 2 * H, 0.0f);
+  std::vector<float> inputs(static_cast<std::size_t>(S) * 3 * H), state(H);
+  for (int direction = 0; direction < 2; ++direction) {
+    const Gru& gru = direction == 0 ? encoder_forward_ : encoder_backward_;
+    linear(embedded.data(), S, E, gru.input_weight_t.data(), gru.input_bias.data(), 3 * H, inputs.data());
+    std::fill(state.begin(), state.end(), 0.0f);
+    for (int step = 0; step < S; ++step) {
+      const int j = direction == 0 ? step : S - 1 - step;
+      gru_step(gru, 1, inputs.data() + static_cast<std::size_t>(j) * 3 * H, state.data());
+      std::copy(state.begin(), state.end(), encoding.keys.begin() + static_cast<std::size_t>(j) * 2 * H + direction * H);
+    }
+  }
+  encoding.start.resize(D);
+  linear(encoding.keys.data() + H, 1, H, init_weight_t_.data(), init_bias_.data(), D, encoding.start.data());
+  kernels::tanh(encoding.start.data(), D);
+  const int projected = static_cast<int>(key_weight_.size() / (2 * H));  // A or D
+  const std::vector<float> keys_t = transposed(encoding.keys.data(), S, 2 * H);
+  encoding.projected_t.resize(static_cast<std::size_t>(projected) * S);
+  kernels::matmul(projected, S, 2 * H, 1.0f, key_weight_.data(), 2 * H, keys_t.data(), S, encoding.projected_t.data(), S, false);
+  return encoding;
+}
+
+void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previous, float* states, float* attention,
+                            float* logits) const {
+  const RnnArchitecture& a = architecture_;
+  const int S = encoding.length, E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim;
+  // scores from the previous states s_{t-1}
+  if (attention_ == "additive") {
+    std::vector<float> query(static_cast<std::size_t>(rows) * A);
+    kernels::matmul(rows, A, D, 1.0f, states, D, query_weight_t_.data(), A, query.data(), A, false);
+    for (int r = 0; r < rows; ++r) {
+      kernels::additive_scores(query.data() + static_cast<std::size_t>(r) * A, encoding.projected_t.data(), S,
+                               score_.data(), A, S, attention + static_cast<std::size_t>(r) * S);
+    }
+  } else {
+    kernels::matmul(rows, S, D, 1.0f, states, D, encoding.projected_t.data(), S, attention, S, false);
+  }
+  for (int r = 0; r < rows; ++r) softmax(attention + static_cast<std::size_t>(r) * S, S);
+  // decoder input [e(y_{t-1}) ; c_t]
+  const int input_width = E + 2 * H;
+  std::vector<float> input(static_cast<std::size_t>(rows) * input_width);
+  for (int r = 0; r < rows; ++r) {
+    float* x = input.data() + static_cast<std::size_t>(r) * input_width;
+    std::copy_n(embedding_.data() + static_cast<std::size_t>(previous[r]) * E, E, x);
+  }
+  kernels::matmul(rows, 2 * H, S, 1.0f, attention, S, encoding.keys.data(), 2 * H, input.data() + E, input_width, false);
+  std::vector<float> projected(static_cast<std::size_t>(rows) * 3 * D);
+  linear(input.data(), rows, input_width, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D, projected.data());
+  gru_step(decoder_, rows, projected.data(), states);
+  if (!logits) return;
+  // o_t = tanh(W_o [s_t ; c_t ; e(y_{t-1})] + b_o), logits = E o_t + b_V
+  const int output_width = D + 2 * H + E;
+  std::vector<float> output_input(static_cast<std::size_t>(rows) * output_width), out(static_cast<std::size_t>(rows) * E);
+  for (int r = 0; r < rows; ++r) {
+    float* o = output_input.data() + static_cast<std::size_t>(r) * output_width;
+    const float* x = input.data() + static_cast<std::size_t>(r) * input_width;
+    std::copy_n(states + static_cast<std::size_t>(r) * D, D, o);
+    std::copy_n(x + E, 2 * H, o + D);
+    std::copy_n(x, E, o + D + 2 * H);
+  }
+  linear(output_input.data(), rows, output_width, output_weight_t_.data(), output_bias_.data(), E, out.data());
+  kernels::tanh(out.data(), static_cast<int>(out.size()));
+  linear(out.data(), rows, E, embedding_t_.data(), vocab_bias_.data(), a.vocab_size, logits);
+}
+
+std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<int>& target_ids, double* log_prob) const {
+  if (target_ids.empty()) fail("the target sentence is empty");
+  std::vector<int> ids = target_ids;
+  ids.push_back(Bpe::end_id);
+  for (int id : ids) {
+    if (id < 0 || id >= architecture_.vocab_size) fail("piece id ", id, " is outside the vocabulary");
+  }
+  const int S = encoding.length, steps = static_cast<int>(ids.size());
+  std::vector<float> weights(element_count("attention matrix", {steps, S}));
+  std::vector<float> state = encoding.start;
+  std::vector<float> logits(log_prob ? architecture_.vocab_size : 0);
+  if (log_prob) *log_prob = 0.0;
+  int previous = Bpe::start_id;
+  for (int t = 0; t < steps; ++t) {
+    decoder_step(encoding, 1, &previous, state.data(), weights.data() + static_cast<std::size_t>(t) * S,
+                 log_prob ? logits.data() : nullptr);
+    if (log_prob) {
+      log_softmax(logits.data(), architecture_.vocab_size);
+      *log_prob += logits[ids[t]];
+    }
+    previous = ids[t];
+  }
+  return weights;
+}
+
+RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, int max_length) const {
+  if (beam < 1 || beam > 64) fail("beam must be in 1..64, got ", beam);
+  if (max_length < 0) fail("max_length must not be negative");
+  const int S = encoding.length, D = architecture_.decoder_hidden, V = architecture_.vocab_size;
+  if (max_length == 0) max_length = 2 * S + 10;
+  struct Hypothesis {
+    std::vector<int> ids;
+    std::vector<float> attention;
+    double score = 0.0;
+  };
+  std::vector<Hypothesis> alive(1), finished;
+  std::vector<float> states = encoding.start;
+  // GNMT's length penalty ((5 + |Y|) / 6)^0.6 keeps beam search from preferring short outputs.
+  const auto normalized = [](const Hypothesis& h) { return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6); };
+  for (int step = 0; step < max_length && !alive.empty(); ++step) {
+    const int rows = static_cast<int>(alive.size());
+    std::vector<int> previous(rows);
+    for (int r = 0; r < rows; ++r) previous[r] = alive[r].ids.empty() ? Bpe::start_id : alive[r].ids.back();
+    std::vector<float> attention(static_cast<std::size_t>(rows) * S), logits(static_cast<std::size_t>(rows) * V);
+    decoder_step(encoding, rows, previous.data(), states.data(), attention.data(), logits.data());
+    struct Candidate {
+      double score;
+      int row, token;
+    };
+    std::vector<Candidate> candidates;
+    std::vector<int> order(V);
+    for (int r = 0; r < rows; ++r) {
+      float* row = logits.data() + static_cast<std::size_t>(r) * V;
+      log_softmax(row, V);
+      std::iota(order.begin(), order.end(), 0);
+      std::partial_sort(order.begin(), order.begin() + beam, order.end(),
+                        [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
+      for (int k = 0; k < beam; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+    std::vector<Hypothesis> next;
+    std::vector<float> next_states;
+    for (const Candidate& c : candidates) {
+      if (static_cast<int>(next.size() + finished.size()) >= beam) break;
+      Hypothesis h = alive[c.row];
+      h.score = c.score;
+      h.attention.insert(h.attention.end(), attention.begin() + static_cast<std::size_t>(c.row) * S,
+                         attention.begin() + static_cast<std::size_t>(c.row + 1) * S);
+      if (c.token == Bpe::end_id) {
+        finished.push_back(std::move(h));
+      } else {
+        h.ids.push_back(c.token);
+        next.push_back(std::move(h));
+        next_states.insert(next_states.end(), states.begin() + static_cast<std::size_t>(c.row) * D,
+                           states.begin() + static_cast<std::size_t>(c.row + 1) * D);
+      }
+    }
+    alive = std::move(next);
+    states = std::move(next_states);
+  }
+  for (Hypothesis& h : alive) finished.push_back(std::move(h));  // ran out of length
+  const auto best = std::max_element(finished.begin(), finished.end(),
+                                     [&](const Hypothesis& x, const Hypothesis& y) { return normalized(x) < normalized(y); });
+  Translation translation;
+  translation.ids = best->ids;
+  translation.attention = best->attention;
+  translation.log_prob = best->score;
+  return translation;
+}
+
+namespace {
+
+// Piece rows and columns summed into words (see WordAttention).
+WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with_end, const std::vector<int>& source_word_of,
+                        int source_words, const std::vector<int>& target_word_of, int target_words, bool shift) {
+  WordAttention words;
+  words.weights.assign(static_cast<std::size_t>(target_words) * source_words, 0.0f);
+  words.null_weights.assign(target_words, 0.0f);
+  std::vector<int> counts(target_words, 0);
+  const int S = source_pieces_with_end;
+  for (std::size_t t = 0; t < target_word_of.size(); ++t) {
+    const int word = target_word_of[t];
+    if (word < 0) continue;
+    const float* row = pieces.data() + (t + (shift ? 1 : 0)) * static_cast<std::size_t>(S);
+    ++counts[word];
+    for (int j = 0; j < S; ++j) {
+      const int source = j < static_cast<int>(source_word_of.size()) ? source_word_of[j] : -1;
+      if (source >= 0) words.weights[static_cast<std::size_t>(word) * source_words + source] += row[j];
+      else words.null_weights[word] += row[j];
+    }
+  }
+  for (int w = 0; w < target_words; ++w) {
+    if (!counts[w]) continue;
+    for (int s = 0; s < source_words; ++s) words.weights[static_cast<std::size_t>(w) * source_words + s] /= counts[w];
+    words.null_weights[w] /= counts[w];
+  }
+  return words;
+}
+
+void check_words(const std::vector<std::string>& words, const char* side) {
+  if (words.empty()) fail("the ", side, " sentence is empty");
+  if (words.size() > 1000) fail("the ", side, " sentence has ", words.size(), " words (limit 1000)");
+}
+
+}  // namespace
+
+WordAttention align_words(const RnnModel& model, const std::vector<std::string>& source_words,
+                          const std::vector<std::string>& target_words, bool shift) {
+  check_words(source_words, "source");
+  check_words(target_words, "target");
+  const Pieces source = model.tokenizer().encode(source_words);
+  const Pieces target = model.tokenizer().encode(target_words);
+  const RnnModel::Encoding encoding = model.encode(source.ids);
+  double log_prob = 0.0;
+  const std::vector<float> pieces = model.force(encoding, target.ids, &log_prob);
+  WordAttention words = aggregate(pieces, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
+                                  target.word_of_piece, static_cast<int>(target_words.size()), shift);
+  words.source_words = source_words;
+  words.target_words = target_words;
+  words.log_prob = log_prob;
+  return words;
+}
+
+WordTranslation translate_words(const RnnModel& model, const std::vector<std::string>& source_words, int beam) {
+  check_words(source_words, "source");
+  const Pieces source = model.tokenizer().encode(source_words);
+  const RnnModel::Encoding encoding = model.encode(source.ids);
+  const RnnModel::Translation translation = model.translate(encoding, beam);
+  WordTranslation result;
+  const std::vector<std::string> target_words = model.tokenizer().decode_words(translation.ids);
+  result.attention = aggregate(translation.attention, encoding.length, source.word_of_piece,
+                               static_cast<int>(source_words.size()), model.tokenizer().word_of_pieces(translation.ids),
+                               static_cast<int>(target_words.size()), false);
+  result.attention.source_words = source_words;
+  result.attention.target_words = target_words;
+  result.attention.log_prob = translation.log_prob;
+  for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;
+  return result;
+}
+
+}  // namespace attn

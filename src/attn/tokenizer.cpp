@@ -1,0 +1,267 @@
+#include "attn/tokenizer.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <climits>
+
+#include "attn/error.hpp"
+
+namespace attn {
+
+namespace {
+
+struct CodePointRange {
+  char32_t first, last;
+};
+#include "attn/unicode_table.inc"
+
+template <std::size_t N>
+bool in_ranges(const CodePointRange (&ranges)[N], char32_t c) {
+  const auto* end = ranges + N;
+  const auto* found = std::upper_bound(ranges, end, c, [](char32_t x, const CodePointRange& r) { return x < r.first; });
+  return found != ranges && c <= (found - 1)->last;
+}
+
+bool is_word_char(char32_t c) { return in_ranges(word_ranges, c); }
+bool is_space(char32_t c) { return in_ranges(space_ranges, c); }
+bool is_apostrophe(char32_t c) { return c == U'\'' || c == U'\u2019'; }
+
+constexpr char32_t replacement = 0xFFFD;
+
+// Decodes one code point at text[i], advancing i; invalid sequences give U+FFFD and one byte.
+char32_t next_code_point(const std::string& text, std::size_t& i, std::size_t* length = nullptr) {
+  const std::size_t start = i;
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = byte(i);
+  int extra = 0;
+  char32_t c;
+  if (b0 < 0x80) { c = b0; }
+  else if ((b0 & 0xE0) == 0xC0) { c = b0 & 0x1F; extra = 1; }
+  else if ((b0 & 0xF0) == 0xE0) { c = b0 & 0x0F; extra = 2; }
+  else if ((b0 & 0xF8) == 0xF0) { c = b0 & 0x07; extra = 3; }
+  else { ++i; if (length) *length = 1; return replacement; }
+  for (int k = 1; k <= extra; ++k) {
+    if (i + k >= text.size() || (byte(i + k) & 0xC0) != 0x80) {
+      ++i;
+      if (length) *length = 1;
+      return replacement;
+    }
+    c = (c << 6) | (byte(i + k) & 0x3F);
+  }
+  static const char32_t minimum[] = {0, 0x80, 0x800, 0x10000};
+  if (c < minimum[extra] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {  // overlong or not a scalar value
+    ++i;
+    if (length) *length = 1;
+    return replacement;
+  }
+  i += extra + 1;
+  if (length) *length = i - start;
+  return c;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+std::vector<char32_t> code_points(const std::string& text) {
+  std::vector<char32_t> out;
+  for (std::size_t i = 0; i < text.size();) out.push_back(next_code_point(text, i));
+  return out;
+}
+
+std::uint64_t pair_key(int left, int right) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) | static_cast<std::uint32_t>(right);
+}
+
+const std::string word_marker = "\xE2\x96\x81";  // U+2581 ▁
+
+}  // namespace
+
+std::vector<std::string> split_words(const std::string& text) {
+  const std::vector<char32_t> chars = code_points(text);
+  std::vector<std::string> words;
+  std::string current;
+  for (std::size_t k = 0; k < chars.size(); ++k) {
+    const char32_t c = chars[k];
+    if (is_word_char(c) || (is_apostrophe(c) && !current.empty() && k + 1 < chars.size() && is_word_char(chars[k + 1]))) {
+      append_utf8(current, c);
+      continue;
+    }
+    if (!current.empty()) words.push_back(std::move(current));
+    current.clear();
+    if (!is_space(c)) {
+      std::string single;
+      append_utf8(single, c);
+      words.push_back(std::move(single));
+    }
+  }
+  if (!current.empty()) words.push_back(std::move(current));
+  return words;
+}
+
+std::vector<std::string> split_on_spaces(const std::string& text) {
+  std::vector<std::string> words;
+  std::string current;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t length = 0;
+    const std::size_t start = i;
+    const char32_t c = next_code_point(text, i, &length);
+    if (is_space(c)) {
+      if (!current.empty()) words.push_back(std::move(current));
+      current.clear();
+    } else {
+      current.append(text, start, length);
+    }
+  }
+  if (!current.empty()) words.push_back(std::move(current));
+  return words;
+}
+
+Bpe Bpe::from_json(const std::string& json) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(json);
+  } catch (const nlohmann::json::exception& e) {
+    fail("the tokenizer is not valid JSON (", e.what(), ")");
+  }
+  if (!doc.is_object() || doc.value("type", "") != "attnscope-bpe-v1") fail("the tokenizer is not attnscope-bpe-v1");
+  if (!doc.contains("vocab") || !doc["vocab"].is_array() || !doc.contains("merges") || !doc["merges"].is_array()) {
+    fail("the tokenizer needs a vocab and a merges array");
+  }
+  Bpe bpe;
+  for (const auto& piece : doc["vocab"]) {
+    if (!piece.is_string()) fail("tokenizer vocab entries must be strings");
+    const std::string text = piece.get<std::string>();
+    if (!bpe.ids_.emplace(text, static_cast<int>(bpe.vocabulary_.size())).second) fail("tokenizer piece '", text, "' appears twice");
+    bpe.vocabulary_.push_back(text);
+    bpe.starts_word_.push_back(text.compare(0, word_marker.size(), word_marker) == 0);
+  }
+  if (bpe.vocabulary_.size() < 260 || bpe.vocabulary_[pad_id] != "<pad>" || bpe.vocabulary_[start_id] != "<s>" ||
+      bpe.vocabulary_[end_id] != "</s>" || bpe.vocabulary_[259] != word_marker) {
+    fail("the tokenizer's first pieces must be <pad> <s> </s>, 256 byte pieces and ▁");
+  }
+  for (int b = 0; b < 256; ++b) {
+    char expected[8];
+    std::snprintf(expected, sizeof expected, "<0x%02X>", b);
+    if (bpe.vocabulary_[first_byte_id + b] != expected) fail("tokenizer piece ", first_byte_id + b, " must be ", expected);
+  }
+  int rank = 0;
+  for (const auto& merge : doc["merges"]) {
+    if (!merge.is_array() || merge.size() != 2 || !merge[0].is_string() || !merge[1].is_string()) {
+      fail("tokenizer merge ", rank, " must be a pair of strings");
+    }
+    const std::string left = merge[0].get<std::string>(), right = merge[1].get<std::string>();
+    const auto l = bpe.ids_.find(left), r = bpe.ids_.find(right), m = bpe.ids_.find(left + right);
+    if (l == bpe.ids_.end() || r == bpe.ids_.end() || m == bpe.ids_.end()) {
+      fail("tokenizer merge ", rank, " ('", left, "', '", right, "') uses or makes a piece missing from the vocab");
+    }
+    bpe.merges_.emplace(pair_key(l->second, r->second), std::make_pair(rank, m->second));
+    ++rank;
+  }
+  return bpe;
+}
+
+const std::string& Bpe::piece(int id) const {
+  if (id < 0 || id >= size()) fail("piece id ", id, " is outside the vocabulary (", size(), " pieces)");
+  return vocabulary_[id];
+}
+
+std::vector<int> Bpe::encode_word(const std::string& word) const {
+  std::vector<int> symbols{259};  // ▁
+  for (std::size_t i = 0; i < word.size();) {
+    std::size_t length = 0;
+    const std::size_t start = i;
+    const char32_t c = next_code_point(word, i, &length);
+    const bool invalid = c == replacement && length == 1;  // a byte that is not UTF-8
+    const auto found = c == 0x2581 || invalid ? ids_.end() : ids_.find(word.substr(start, length));
+    if (found != ids_.end()) {
+      symbols.push_back(found->second);
+    } else {  // the bytes as they are (an invalid byte stays that byte)
+      for (std::size_t k = start; k < start + length; ++k) symbols.push_back(first_byte_id + static_cast<unsigned char>(word[k]));
+    }
+  }
+  for (;;) {
+    int best_rank = INT_MAX, best_position = -1, best_id = -1;
+    for (std::size_t k = 0; k + 1 < symbols.size(); ++k) {
+      const auto found = merges_.find(pair_key(symbols[k], symbols[k + 1]));
+      if (found != merges_.end() && found->second.first < best_rank) {
+        best_rank = found->second.first;
+        best_position = static_cast<int>(k);
+        best_id = found->second.second;
+      }
+    }
+    if (best_position < 0) break;
+    symbols[best_position] = best_id;
+    symbols.erase(symbols.begin() + best_position + 1);
+  }
+  return symbols;
+}
+
+Pieces Bpe::encode(const std::vector<std::string>& words) const {
+  Pieces pieces;
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (int id : encode_word(words[w])) {
+      pieces.ids.push_back(id);
+      pieces.word_of_piece.push_back(static_cast<int>(w));
+    }
+  }
+  return pieces;
+}
+
+std::vector<int> Bpe::word_of_pieces(const std::vector<int>& ids) const {
+  std::vector<int> words;
+  int word = -1;
+  for (int id : ids) {
+    if (id < 0 || id >= size()) fail("piece id ", id, " is outside the vocabulary (", size(), " pieces)");
+    if (id <= end_id) {
+      words.push_back(-1);
+      continue;
+    }
+    if (starts_word_[id] || word < 0) ++word;  // a first piece without ▁ still starts a word, as in decode_words
+    words.push_back(word);
+  }
+  return words;
+}
+
+std::vector<std::string> Bpe::decode_words(const std::vector<int>& ids) const {
+  std::vector<std::string> raw;
+  for (int id : ids) {
+    if (id < 0 || id >= size()) fail("piece id ", id, " is outside the vocabulary (", size(), " pieces)");
+    if (id <= end_id) continue;
+    const std::string& text = vocabulary_[id];
+    if (starts_word_[id]) {
+      raw.emplace_back(text.substr(word_marker.size()));
+    } else {
+      if (raw.empty()) raw.emplace_back();
+      if (id >= first_byte_id && id < first_byte_id + 256) {  // from_json checked these are <0xNN>
+        raw.back() += static_cast<char>(id - first_byte_id);
+      } else {
+        raw.back() += text;
+      }
+    }
+  }
+  std::vector<std::string> words;  // re-encode so invalid byte sequences become U+FFFD
+  for (const std::string& bytes : raw) {
+    std::string clean;
+    for (char32_t c : code_points(bytes)) append_utf8(clean, c);
+    words.push_back(std::move(clean));
+  }
+  return words;
+}
+
+}  // namespace attn

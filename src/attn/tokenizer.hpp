@@ -1,0 +1,51 @@
+// Text to model pieces and back, exactly as the training pipeline does it (docs/MODEL_FORMAT.md):
+// a Unicode word tokenizer (§1) and the attnscope-bpe-v1 subword vocabulary (§2), in which any
+// text is representable (unknown characters become UTF-8 byte pieces, never <unk>).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace attn {
+
+// Splits UTF-8 text into words and single-character punctuation tokens (§1). Invalid UTF-8
+// bytes become U+FFFD, a token of its own. The caller NFC-normalizes.
+std::vector<std::string> split_words(const std::string& text);
+
+// Splits on whitespace only: the tokens of pre-tokenized input (fast_align's format).
+std::vector<std::string> split_on_spaces(const std::string& text);
+
+struct Pieces {
+  std::vector<int> ids;
+  std::vector<int> word_of_piece;  // index of the word each piece belongs to
+};
+
+class Bpe {
+ public:
+  static constexpr int pad_id = 0, start_id = 1, end_id = 2;
+  static constexpr int first_byte_id = 3;  // <0x00> .. <0xFF> are 3 .. 258
+
+  // Parses and validates the tokenizer JSON; throws attn::Error naming the problem.
+  static Bpe from_json(const std::string& json);
+
+  std::vector<int> encode_word(const std::string& word) const;
+  Pieces encode(const std::vector<std::string>& words) const;
+  // Words of a piece sequence: ▁ starts a word, specials are skipped, bytes are UTF-8-decoded.
+  std::vector<std::string> decode_words(const std::vector<int>& ids) const;
+  // The word index of each piece in `ids` (-1 for specials and pieces before the first word).
+  std::vector<int> word_of_pieces(const std::vector<int>& ids) const;
+
+  int size() const { return static_cast<int>(vocabulary_.size()); }
+  const std::string& piece(int id) const;
+
+ private:
+  std::vector<std::string> vocabulary_;
+  std::unordered_map<std::string, int> ids_;
+  std::vector<char> starts_word_;  // piece begins with ▁
+  // (left id, right id) -> (rank, merged id)
+  std::unordered_map<std::uint64_t, std::pair<int, int>> merges_;
+};
+
+}  // namespace attn
