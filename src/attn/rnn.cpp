@@ -243,6 +243,7 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
     std::vector<int> ids;
     std::vector<float> attention;
     double score = 0.0;
+    bool finished = false;
   };
   std::vector<Hypothesis> alive(1), finished;
   std::vector<float> states = encoding.start;
@@ -278,6 +279,7 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
       h.attention.insert(h.attention.end(), attention.begin() + static_cast<std::size_t>(c.row) * S,
                          attention.begin() + static_cast<std::size_t>(c.row + 1) * S);
       if (c.token == Bpe::end_id) {
+        h.finished = true;
         finished.push_back(std::move(h));
       } else {
         h.ids.push_back(c.token);
@@ -296,6 +298,7 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
   translation.ids = best->ids;
   translation.attention = best->attention;
   translation.log_prob = best->score;
+  translation.finished = best->finished;
   return translation;
 }
 

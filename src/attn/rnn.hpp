@@ -51,6 +51,7 @@ class RnnModel {
     std::vector<int> ids;          // without </s>
     std::vector<float> attention;  // [ids.size() + 1][S]: one row per predicted piece, </s> last
     double log_prob = 0.0;
+    bool finished = false;         // ended with </s> (false: stopped at max_length)
   };
   // beam 1 is greedy (lowest id on ties). max_length 0 means 2 S + 10.
   Translation translate(const Encoding& encoding, int beam = 4, int max_length = 0) const;

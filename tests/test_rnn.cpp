@@ -1,0 +1,178 @@
+// The RNN translation model against the numpy reference implementation (tools/train/translate.py)
+// on tiny random models with the real architecture and format (tests/data, made by
+// tools/train/make_fixture.py): tokenizer, encoder, both attention types, forced decoding,
+// greedy and beam search, word-level aggregation, and damaged model files.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "attn/rnn.hpp"
+#include "support.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string read_file(const std::string& name) {
+  std::ifstream in(std::string(ATTN_TEST_DATA) + "/" + name, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+const nlohmann::json& reference() {
+  static const nlohmann::json json = nlohmann::json::parse(read_file("tiny-reference.json"));
+  return json;
+}
+
+const RnnModel& model(const std::string& attention) {
+  static const RnnModel additive = RnnModel::load(read_file("tiny-additive.safetensors"));
+  static const RnnModel general = RnnModel::load(read_file("tiny-general.safetensors"));
+  return attention == "additive" ? additive : general;
+}
+
+std::vector<float> flat(const nlohmann::json& matrix) {
+  std::vector<float> out;
+  for (const auto& row : matrix) for (const auto& x : row) out.push_back(x.get<float>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the word tokenizer splits text as the training pipeline did", "[rnn][tokenizer]") {
+  for (const auto& [text, words] : reference()["tokenize"].items()) {
+    INFO(text);
+    CHECK(split_words(text) == words.get<std::vector<std::string>>());
+  }
+  CHECK(split_words("Atlanta's hard-fought") == std::vector<std::string>{"Atlanta's", "hard", "-", "fought"});
+  CHECK(split_words("  ").empty());
+  CHECK(split_words("a\xff" "b") == std::vector<std::string>{"a", "\xEF\xBF\xBD", "b"});  // invalid UTF-8 -> U+FFFD
+  CHECK(split_on_spaces("  Fokker ,\tAnthony  ") == std::vector<std::string>{"Fokker", ",", "Anthony"});
+}
+
+TEST_CASE("BPE encodes any word like the reference, with byte fallback, and decodes it back", "[rnn][tokenizer]") {
+  const Bpe& bpe = model("additive").tokenizer();
+  for (const auto& [word, ids] : reference()["words"].items()) {
+    INFO(word);
+    const std::vector<int> encoded = bpe.encode_word(word);
+    CHECK(encoded == ids.get<std::vector<int>>());
+    CHECK(bpe.decode_words(encoded) == std::vector<std::string>{word});
+  }
+  CHECK(bpe.decode_words({Bpe::start_id, Bpe::end_id}).empty());
+  CHECK_THROWS_WITH(bpe.decode_words({bpe.size()}), Contains("outside the vocabulary"));
+}
+
+TEST_CASE("forced decoding matches the numpy reference for both attention types", "[rnn]") {
+  for (const std::string attention : {"additive", "general"}) {
+    const RnnModel& m = model(attention);
+    CHECK(m.attention() == attention);
+    for (const auto& expected : reference()["models"][attention]) {
+      const std::string source = expected["source"], target = expected["target"];
+      INFO(attention << ": " << source << " ||| " << target);
+      const auto source_words = split_words(source), target_words = split_words(target);
+      const RnnModel::Encoding encoding = m.encode(m.tokenizer().encode(source_words).ids);
+      double log_prob = 0.0;
+      const std::vector<float> pieces = m.force(encoding, m.tokenizer().encode(target_words).ids, &log_prob);
+      const std::vector<float> reference_pieces = flat(expected["piece_attention"]);
+      REQUIRE(pieces.size() == reference_pieces.size());
+      CHECK(testing::max_abs_difference(pieces, reference_pieces) < 2e-5);
+      CHECK(log_prob == Approx(expected["log_prob"].get<double>()).epsilon(1e-4));
+      // word level: the reference keeps the null column last
+      const WordAttention words = align_words(m, source_words, target_words);
+      const std::vector<float> reference_words = flat(expected["word_attention"]);
+      const std::size_t columns = source_words.size() + 1;
+      for (std::size_t t = 0; t < target_words.size(); ++t) {
+        for (std::size_t s = 0; s < source_words.size(); ++s) {
+          CHECK(words.weights[t * source_words.size() + s] == Approx(reference_words[t * columns + s]).margin(2e-5));
+        }
+        CHECK(words.null_weights[t] == Approx(reference_words[t * columns + source_words.size()]).margin(2e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("greedy translation matches the reference; beam search is consistent with forced decoding", "[rnn]") {
+  for (const std::string attention : {"additive", "general"}) {
+    const RnnModel& m = model(attention);
+    for (const auto& expected : reference()["models"][attention]) {
+      const auto source_words = split_words(expected["source"].get<std::string>());
+      const RnnModel::Encoding encoding = m.encode(m.tokenizer().encode(source_words).ids);
+      std::vector<int> greedy = expected["greedy_ids"].get<std::vector<int>>();
+      const bool ended = !greedy.empty() && greedy.back() == Bpe::end_id;
+      if (ended) greedy.pop_back();
+      const RnnModel::Translation translation = m.translate(encoding, 1, 12);
+      INFO(attention << ": " << expected["source"]);
+      CHECK(translation.ids == greedy);
+      CHECK(testing::max_abs_difference(translation.attention, flat(expected["greedy_attention"])) < 2e-5);
+      const RnnModel::Translation beam = m.translate(encoding, 4);
+      if (!beam.ids.empty()) {
+        double forced = 0.0;
+        m.force(encoding, beam.ids, &forced);  // forced decoding always adds the final </s>
+        if (beam.finished) CHECK(beam.log_prob == Approx(forced).epsilon(1e-4));
+        else CHECK(beam.log_prob > forced);
+      }
+      for (std::size_t row = 0; row + 1 < beam.attention.size() / encoding.length; ++row) {
+        double sum = 0.0;
+        for (int j = 0; j < encoding.length; ++j) sum += beam.attention[row * encoding.length + j];
+        CHECK(sum == Approx(1.0).epsilon(1e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("the shift variant reads each target piece's attention one step later", "[rnn]") {
+  const RnnModel& m = model("additive");
+  const std::vector<std::string> source{"the", "cat"}, target{"el", "gato"};
+  const RnnModel::Encoding encoding = m.encode(m.tokenizer().encode(source).ids);
+  const Pieces target_pieces = m.tokenizer().encode(target);
+  const std::vector<float> pieces = m.force(encoding, target_pieces.ids);
+  const WordAttention shifted = align_words(m, source, target, true);
+  const Pieces source_pieces = m.tokenizer().encode(source);
+  // last target word: mean over its pieces p of row p + 1, summed per source word
+  std::vector<double> expected(2, 0.0);
+  int count = 0;
+  for (std::size_t t = 0; t < target_pieces.ids.size(); ++t) {
+    if (target_pieces.word_of_piece[t] != 1) continue;
+    ++count;
+    for (std::size_t j = 0; j < source_pieces.ids.size(); ++j) expected[source_pieces.word_of_piece[j]] += pieces[(t + 1) * encoding.length + j];
+  }
+  CHECK(shifted.weights[2] == Approx(expected[0] / count).margin(1e-6));
+  CHECK(shifted.weights[3] == Approx(expected[1] / count).margin(1e-6));
+}
+
+TEST_CASE("damaged or mismatched model files are rejected with the reason", "[rnn][errors]") {
+  const std::string good = read_file("tiny-additive.safetensors");
+  CHECK_THROWS_WITH(RnnModel::load(good.substr(0, good.size() / 2)), Contains("outside"));
+  CHECK_THROWS_WITH(RnnModel::load(good.substr(0, 100)), Contains("truncated"));
+  CHECK_THROWS_WITH(RnnModel::load(""), Contains("not a safetensors file"));
+  // the general model's tensors under an additive label: the wrong architecture
+  std::string relabelled = read_file("tiny-general.safetensors");
+  const std::size_t at = relabelled.find("\"attention\":\"general\"");
+  REQUIRE(at != std::string::npos);
+  relabelled.replace(at, 21, "\"attention\":\"hybrid \"");
+  CHECK_THROWS_WITH(RnnModel::load(relabelled), Contains("unknown attention 'hybrid '"));
+  std::string other_format = good;
+  other_format.replace(other_format.find("attnscope-rnn-v1"), 16, "attnscope-rnn-v9");
+  CHECK_THROWS_WITH(RnnModel::load(other_format), Contains("not an attnscope-rnn-v1 model"));
+  // bit flips anywhere: a clean error or a model that still loads, never a crash
+  Rng rng(42);
+  int rejected = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string damaged = good;
+    const std::size_t position = rng.next() % (trial % 2 ? 8 + 2000 : damaged.size());
+    damaged[position] = static_cast<char>(damaged[position] ^ (1 << (rng.next() % 8)));
+    try {
+      (void)RnnModel::load(damaged);
+    } catch (const Error&) {
+      ++rejected;
+    }
+  }
+  CHECK(rejected > 100);
+  const RnnModel& m = model("additive");
+  CHECK_THROWS_WITH(align_words(m, {}, {"x"}), Contains("source sentence is empty"));
+  CHECK_THROWS_WITH(m.translate(m.encode({5}), 0), Contains("beam must be in 1..64"));
+}
