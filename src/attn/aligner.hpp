@@ -1,0 +1,45 @@
+// Sentence-pair alignment with the attention models: the extraction methods over the word-level
+// attention of one model, or of a model and its reverse (symmetrized), behind one interface
+// shared by the command-line tool and the JS bindings.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/align.hpp"
+#include "attn/rnn.hpp"
+
+namespace attn {
+
+enum class AlignMethod {
+  argmax,        // per target word, its most attended source word (null column excluded)
+  threshold,     // every word pair with weight >= threshold
+  itermax,       // SimAlign's itermax on the word matrix
+  intersection,  // argmax of the forward model ∩ argmax of the reverse model
+  union_,        // ... ∪ ...
+  grow_diag_final_and,
+  soft_intersection  // itermax on the mean of forward and reverse matrices
+};
+AlignMethod parse_align_method(const std::string& name);
+const char* to_string(AlignMethod method);
+bool needs_reverse(AlignMethod method);
+std::vector<std::string> align_method_names();
+
+struct AlignOptions {
+  AlignMethod method = AlignMethod::argmax;
+  float threshold = 0.3f;
+  bool shift = false;  // read attention where the word is the decoder input (Chen et al. 2020)
+};
+
+struct PairAlignment {
+  WordAttention forward;   // P[t][s] of the forward model
+  WordAttention backward;  // the reverse model's, transposed to [t][s]; empty without one
+  Alignment links;
+};
+
+// reverse may be null unless the method needs it. Words are taken as given.
+PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const std::vector<std::string>& source,
+                         const std::vector<std::string>& target, const AlignOptions& options);
+
+}  // namespace attn

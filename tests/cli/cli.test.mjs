@@ -1,0 +1,115 @@
+// The command-line tool build/bin/attn: its input rules (fast_align's "source ||| target" lines,
+// malformed lines warned about by number and answered with an empty line, never a shifted output),
+// its methods, and `attn aer` on a hand-made gold file. Runs on the tiny fixture models.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ATTN = join(ROOT, 'build/bin/attn');
+const FORWARD = join(ROOT, 'tests/data/tiny-additive.safetensors');
+const REVERSE = join(ROOT, 'tests/data/tiny-general.safetensors');
+const directory = mkdtempSync(join(tmpdir(), 'attn-cli-'));
+
+function attn(args, input) {
+  const result = spawnSync(ATTN, args, { input, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const LINK_LINE = /^(\d+-\d+( \d+-\d+)*)?$/;
+
+test('align answers every line, in order, and warns about malformed ones by line number', () => {
+  const long = Array.from({ length: 1001 }, (_, i) => `w${i}`).join(' ');
+  const input = [
+    'the cat sleeps on the sofa . ||| el gato duerme en el sofá .',
+    'no separator on this line',
+    ' ||| el gato',
+    'the cat ||| ',
+    `${long} ||| el gato`,
+    'where is the station ? ||| ¿ dónde está la estación ?',
+  ].join('\n') + '\n';
+  const { status, stdout, stderr } = attn(['align', '-m', FORWARD, '--method', 'argmax'], input);
+  assert.equal(status, 0);
+  const lines = stdout.split('\n');
+  assert.equal(lines.length, 7);  // six answers and the final newline
+  assert.equal(lines[6], '');
+  for (const index of [1, 2, 3, 4]) assert.equal(lines[index], '', `line ${index + 1} is empty`);
+  for (const index of [0, 5]) {
+    assert.match(lines[index], LINK_LINE);
+    assert.notEqual(lines[index], '');
+  }
+  // every link is inside its sentence pair: source word < 7, target word < 7
+  for (const link of lines[0].split(' ')) {
+    const [s, t] = link.split('-').map(Number);
+    assert.ok(s < 7 && t < 7, link);
+  }
+  assert.match(stderr, /line 2: no ' \|\|\| '/);
+  assert.match(stderr, /line 3: the source side is empty/);
+  assert.match(stderr, /line 4: the target side is empty/);
+  assert.match(stderr, /line 5: more than 1000 words/);
+  assert.doesNotMatch(stderr, /line 1:|line 6:/);
+});
+
+test('argmax links each target word once; every method runs and reads -i FILE like stdin', () => {
+  const file = join(directory, 'pairs.txt');
+  writeFileSync(file, 'the cat sleeps ||| el gato duerme\n');
+  const argmax = attn(['align', '-m', FORWARD, '--method', 'argmax', '-i', file]);
+  assert.equal(argmax.status, 0);
+  const targets = argmax.stdout.trim().split(' ').filter(Boolean).map((l) => Number(l.split('-')[1]));
+  assert.equal(new Set(targets).size, targets.length);
+  for (const method of ['threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax']) {
+    const run = attn(['align', '-m', FORWARD, '-r', REVERSE, '--method', method], 'the cat sleeps ||| el gato duerme\n');
+    assert.equal(run.status, 0, `${method}: ${run.stderr}`);
+    assert.match(run.stdout.trim(), LINK_LINE, method);
+  }
+  const intersection = attn(['align', '-m', FORWARD, '-r', REVERSE, '--method', 'intersection'], 'the cat sleeps ||| el gato duerme\n').stdout.trim();
+  const union = attn(['align', '-m', FORWARD, '-r', REVERSE, '--method', 'union'], 'the cat sleeps ||| el gato duerme\n').stdout.trim();
+  const set = (line) => new Set(line.split(' ').filter(Boolean));
+  for (const link of set(intersection)) assert.ok(set(union).has(link), `${link} of the intersection is in the union`);
+});
+
+test('bad options and bad model files fail with a message, not a crash', () => {
+  let run = attn(['align', '-m', FORWARD, '--method', 'bogus'], 'a ||| b\n');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /unknown alignment method 'bogus'/);
+  run = attn(['align', '-m', FORWARD, '--method', 'grow-diag-final-and'], 'a ||| b\n');
+  assert.match(run.stderr, /needs a reverse model/);
+  const broken = join(directory, 'broken.safetensors');
+  writeFileSync(broken, Buffer.from('this is not a model at all'));
+  run = attn(['align', '-m', broken], 'a ||| b\n');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /broken.safetensors: .*safetensors/);
+  run = attn(['frobnicate']);
+  assert.equal(run.status, 2);
+  run = attn(['translate', '-m', FORWARD, '--beam', 'x'], 'a\n');
+  assert.match(run.stderr, /--beam needs a whole number/);
+});
+
+test('translate answers one line per input line', () => {
+  const run = attn(['translate', '-m', FORWARD, '--beam', '2'], 'the cat\n\nwhere is the station ?\n');
+  assert.equal(run.status, 0);
+  assert.equal(run.stdout.split('\n').length, 4);
+  assert.match(run.stderr, /line 2: empty/);
+});
+
+test('aer scores a hand-made gold file with sure and possible links', () => {
+  const gold = join(directory, 'gold.txt');
+  const predicted = join(directory, 'predicted.txt');
+  // pair 1: A = {0-0, 1-1, 2-1}, S = {0-0, 1-1}, P = S + {2-2}; pair 2 (XL-WA's tab format): A = {0-1, 1-0}, S = {0-0, 1-0}
+  writeFileSync(gold, '0-0 1-1 2?2\nthe cat\tel gato\t0-0 1-0\n');
+  writeFileSync(predicted, '0-0 1-1 2-1\n0-1 1-0\n');
+  const run = attn(['aer', gold, predicted]);
+  assert.equal(run.status, 0, run.stderr);
+  // |A| = 5, |S| = 4, |A∩S| = 3, |A∩P| = 3: AER = 1 - 6/9, precision 3/5, recall 3/4
+  assert.match(run.stdout, /AER 0\.3333/);
+  assert.match(run.stdout, /precision 0\.6000/);
+  assert.match(run.stdout, /recall 0\.7500/);
+  writeFileSync(predicted, '0-0\n');
+  assert.match(attn(['aer', gold, predicted]).stderr, /has 2 lines/);
+  writeFileSync(predicted, '0-0\n0-x\n');
+  assert.match(attn(['aer', gold, predicted]).stderr, /line 2: '0-x' is not a link/);
+});
