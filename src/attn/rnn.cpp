@@ -339,14 +339,15 @@ void check_words(const std::vector<std::string>& words, const char* side) {
 }  // namespace
 
 WordAttention align_words(const RnnModel& model, const std::vector<std::string>& source_words,
-                          const std::vector<std::string>& target_words, bool shift) {
+                          const std::vector<std::string>& target_words, bool shift, bool with_log_prob) {
   check_words(source_words, "source");
   check_words(target_words, "target");
   const Pieces source = model.tokenizer().encode(source_words);
   const Pieces target = model.tokenizer().encode(target_words);
   const RnnModel::Encoding encoding = model.encode(source.ids);
   double log_prob = 0.0;
-  const std::vector<float> pieces = model.force(encoding, target.ids, &log_prob);
+  // attention alone skips the output layer, most of a decoder step's work
+  const std::vector<float> pieces = model.force(encoding, target.ids, with_log_prob ? &log_prob : nullptr);
   WordAttention words = aggregate(pieces, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
                                   target.word_of_piece, static_cast<int>(target_words.size()), shift);
   words.source_words = source_words;

@@ -92,10 +92,11 @@ struct WordAttention {
   std::vector<std::string> source_words, target_words;
   std::vector<float> weights;       // [target words][source words]
   std::vector<float> null_weights;  // [target words]
-  double log_prob = 0.0;
+  double log_prob = 0.0;            // log p(target | source), when asked for (it needs the output layer)
 };
 WordAttention align_words(const RnnModel& model, const std::vector<std::string>& source_words,
-                          const std::vector<std::string>& target_words, bool shift = false);
+                          const std::vector<std::string>& target_words, bool shift = false,
+                          bool with_log_prob = false);
 
 struct WordTranslation {
   std::string text;

@@ -5,6 +5,11 @@
 import loadAttn, { simdSupported } from '../../web/dist/attn.mjs';
 import type {
   AdditiveOptions,
+  AlignResult,
+  Links,
+  Model,
+  ModelInfo,
+  TranslateResult,
   AttentionOptions,
   AttentionOverAttentionResult,
   AttentionResult,
@@ -148,3 +153,30 @@ const notChecked: Float32Array = worked.weights;
 void notChecked;
 // @ts-expect-error: simd is read-only
 attn.simd = false;
+
+// --- translation models ------------------------------------------------------------------
+async function models(attn: Attn, bytes: Uint8Array): Promise<void> {
+  const model: Model = await attn.loadModel(bytes);
+  const reverse = await attn.loadModel(bytes);
+  const info: ModelInfo = model.info;
+  const direction: string = info.direction;
+  const aligned: AlignResult = model.align('The cat.', ['El', 'gato', '.'], { method: 'grow-diag-final-and', reverse, shift: false });
+  const firstLink: [number, number] | undefined = aligned.links[0];
+  const weights: Float32Array = aligned.weights;
+  const translated: TranslateResult = model.translate('The cat.', { beam: 4 });
+  const text: string = translated.text;
+  const links: Links = attn.extractLinks({ weights, rows: aligned.targetWords.length, cols: aligned.sourceWords.length, method: 'itermax' });
+  const score = attn.alignmentError([links.pharaoh], ['0-0']);
+  const aer: number = score.aer;
+  attn.symmetrize({ forward: '0-0', backward: '0-0', sourceLength: 1, targetLength: 1 });
+  // @ts-expect-error: no such alignment method
+  model.align('a', 'b', { method: 'median' });
+  // @ts-expect-error: loadModel takes bytes, not a path
+  await attn.loadModel('models/en-es-additive.safetensors');
+  // @ts-expect-error: reverse is a loaded model
+  model.align('a', 'b', { reverse: 'es-en' });
+  void [direction, firstLink, text, aer];
+  model.delete();
+  reverse.delete();
+}
+void models;

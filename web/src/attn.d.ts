@@ -195,6 +195,79 @@ export interface AttentionOverAttentionResult {
   documentAttention: Float32Array;
 }
 
+export type AlignMethod =
+  | 'argmax' | 'threshold' | 'itermax'
+  | 'intersection' | 'union' | 'grow-diag-final-and' | 'soft-itermax';
+
+export interface ModelInfo {
+  /** 'attnscope-rnn-v1' */
+  format: string;
+  attention: 'additive' | 'general';
+  /** 'en-es' or 'es-en' */
+  direction: string;
+  source_language?: string;
+  target_language?: string;
+  /** JSON strings from the file's metadata */
+  architecture: string;
+  training?: string;
+  embeddingDim: number;
+  encoderHidden: number;
+  decoderHidden: number;
+  attentionDim: number;
+  vocabSize: number;
+  [key: string]: string | number | undefined;
+}
+
+export interface WordAttention {
+  sourceWords: string[];
+  targetWords: string[];
+  /** [targetWords][sourceWords]: attention summed over source pieces, averaged over target pieces */
+  weights: Float32Array;
+  /** [targetWords]: attention on the source end-of-sentence (no source word) */
+  nullWeights: Float32Array;
+}
+
+export interface AlignResult extends WordAttention {
+  /** [source, target] word index pairs */
+  links: Array<[number, number]>;
+  /** the links as 'source-target' pairs, space separated */
+  pharaoh: string;
+  /** [targetWords][sourceWords] from the reverse model, for symmetrized methods */
+  reverseWeights?: Float32Array;
+}
+
+export interface TranslateResult extends WordAttention {
+  text: string;
+  logProb: number;
+}
+
+export interface AlignOptions {
+  /** Default 'argmax'; the symmetrized ones need `reverse`. */
+  method?: AlignMethod;
+  /** The model of the other direction (es-en for an en-es model). */
+  reverse?: Model;
+  /** Read each target word's attention where it is the decoder input (Chen et al. 2020). */
+  shift?: boolean;
+  /** For 'threshold' (default 0.3). */
+  threshold?: number;
+}
+
+/** A sentence: text (split by the model's word tokenizer) or an array of words taken as given. */
+export type Sentence = string | string[];
+
+export interface Model {
+  readonly info: ModelInfo;
+  translate(text: Sentence, options?: { beam?: number }): TranslateResult;
+  align(source: Sentence, target: Sentence, options?: AlignOptions): AlignResult;
+  /** Frees the model's WebAssembly memory; the model cannot be used afterwards. */
+  delete(): void;
+}
+
+export interface Links {
+  links: Array<[number, number]>;
+  pharaoh: string;
+}
+
 export interface Attn {
   /** Which build is running. */
   readonly simd: boolean;
@@ -215,6 +288,18 @@ export interface Attn {
   attentionOverAttention(options: AttentionOverAttentionOptions): AttentionOverAttentionResult;
   /** Inverted dropout: zero each weight with probability `rate`, scale the rest by 1/(1-rate). */
   dropout(weights: Float32Array, options: { rate: number; seed?: number }): Float32Array;
+
+  /** Loads an attnscope-rnn-v1 safetensors file; rejects with an Error naming what is wrong. */
+  loadModel(bytes: Uint8Array): Promise<Model>;
+  /** Links from a [rows = target][cols = source] matrix. */
+  extractLinks(options: { weights: Float32Array; rows: number; cols: number; method?: 'argmax' | 'threshold' | 'itermax'; threshold?: number }): Links;
+  /** Combines a forward and a backward alignment given as Pharaoh strings. */
+  symmetrize(options: {
+    forward: string; backward: string; sourceLength?: number; targetLength?: number;
+    method?: 'intersection' | 'union' | 'grow-diag-final-and';
+  }): Links;
+  /** Alignment error rate over sentences of Pharaoh strings; in gold, 's?t' marks a possible link. */
+  alignmentError(predicted: string[], gold: string[]): { aer: number; precision: number; recall: number };
 }
 
 /** True when this engine validates WebAssembly SIMD128. */

@@ -33,7 +33,50 @@ async function wasmBinaryFor(url) {
 const API = {
   attention: 1, softmax: 2, sparsemax: 2, hardmax: 1, maskedSoftmax: 1,
   multiHeadAttention: 1, attentionPool: 1, attentionOverAttention: 1, dropout: 2,
+  extractLinks: 1, symmetrize: 1, alignmentError: 2,
 };
+
+const HANDLE = Symbol('attnscope model handle');
+
+function checked(result) {
+  if (result instanceof Error) throw result;  // the bindings return errors rather than throw (no leaks)
+  return result;
+}
+
+// Text is NFC-normalized here, as the training data was; arrays are words taken as given.
+function normalized(text) {
+  if (typeof text === 'string') return text.normalize('NFC');
+  if (Array.isArray(text)) return text.map((word) => (typeof word === 'string' ? word.normalize('NFC') : word));
+  return text;
+}
+
+// A loaded translation model. It holds WebAssembly memory until delete() is called.
+function wrapModel(handle) {
+  let deleted = false;
+  const live = () => {
+    if (deleted) throw new Error('this model was deleted');
+    return handle;
+  };
+  return Object.freeze({
+    info: Object.freeze(handle.info()),
+    [HANDLE]: handle,
+    translate: (text, options) => checked(live().translate(normalized(text), options)),
+    align(source, target, options) {
+      let settings = options;
+      if (options && options.reverse !== undefined) {
+        const reverse = options.reverse && options.reverse[HANDLE];
+        if (!reverse) throw new Error('align(): reverse must be a model from loadModel()');
+        if (reverse.isDeleted()) throw new Error('align(): the reverse model was deleted');
+        settings = { ...options, reverse };
+      }
+      return checked(live().align(normalized(source), normalized(target), settings));
+    },
+    delete() {
+      if (!deleted) handle.delete();
+      deleted = true;
+    },
+  });
+}
 
 export default async function loadAttn(options = {}) {
   if (options === null || typeof options !== 'object') throw new Error('loadAttn() expects an options object');
@@ -62,11 +105,12 @@ export default async function loadAttn(options = {}) {
     liveHandles: () => module.count_emval_handles(),
   };
   for (const [name, arity] of Object.entries(API)) {
-    attn[name] = (...args) => {
-      const result = module[name](...Array.from({ length: arity }, (_, i) => args[i]));
-      if (result instanceof Error) throw result;  // the bindings return errors rather than throw (no leaks)
-      return result;
-    };
+    attn[name] = (...args) => checked(module[name](...Array.from({ length: arity }, (_, i) => args[i])));
   }
+  // async, so a page can await it the same way it awaits fetching the bytes
+  attn.loadModel = async (bytes) => {
+    if (!(bytes instanceof Uint8Array)) throw new Error('loadModel(bytes) needs the model file as a Uint8Array');
+    return wrapModel(checked(module.loadModel(bytes)));
+  };
   return Object.freeze(attn);
 }

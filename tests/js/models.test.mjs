@@ -1,0 +1,152 @@
+// Translation models from JS: loadModel on the tiny fixture models (tests/data), word attention
+// against the numpy reference, translate, align with every method, the extraction and AER
+// functions, errors for damaged files, and no leaked handles. Both builds.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import loadAttn from '../../web/dist/attn.mjs';
+
+const DATA = new URL('../data/', import.meta.url);
+const bytes = (name) => new Uint8Array(readFileSync(new URL(name, DATA)));
+const reference = JSON.parse(readFileSync(new URL('tiny-reference.json', DATA), 'utf8'));
+
+for (const simd of [true, false]) {
+  describe(`models [${simd ? 'SIMD' : 'scalar'} build]`, async () => {
+    const attn = await loadAttn({ simd });
+
+    it('loads a model, reports its info, and aligns like the numpy reference', async () => {
+      for (const attention of ['additive', 'general']) {
+        const model = await attn.loadModel(bytes(`tiny-${attention}.safetensors`));
+        assert.equal(model.info.format, 'attnscope-rnn-v1');
+        assert.equal(model.info.attention, attention);
+        assert.equal(model.info.direction, 'en-es');
+        assert.equal(model.info.vocabSize, 300);
+        for (const expected of reference.models[attention]) {
+          const result = model.align(expected.source, expected.target);
+          const S = result.sourceWords.length, T = result.targetWords.length;
+          assert.equal(result.weights.length, S * T);
+          assert.ok(result.weights instanceof Float32Array);
+          for (let t = 0; t < T; t++) {
+            for (let s = 0; s <= S; s++) {
+              const actual = s < S ? result.weights[t * S + s] : result.nullWeights[t];
+              assert.ok(Math.abs(actual - expected.word_attention[t][s]) < 2e-5, `${attention} ${t},${s}: ${actual}`);
+            }
+          }
+          // argmax links: each target word at most once, and only where the row beats the null column
+          const targets = result.links.map(([, t]) => t);
+          assert.equal(new Set(targets).size, targets.length);
+          assert.equal(result.pharaoh, result.links.map(([s, t]) => `${s}-${t}`).join(' '));
+        }
+        model.delete();
+      }
+    });
+
+    it('takes arrays of words as given, and NFC-normalizes text', async () => {
+      const model = await attn.loadModel(bytes('tiny-additive.safetensors'));
+      const fromText = model.align('the cat sleeps', 'el gato duerme');
+      const fromWords = model.align(['the', 'cat', 'sleeps'], ['el', 'gato', 'duerme']);
+      assert.deepEqual(Array.from(fromWords.weights), Array.from(fromText.weights));
+      const composed = model.align('sofá', 'sofá');
+      const decomposed = model.align('sofa\u0301', 'sofa\u0301');
+      assert.deepEqual(decomposed.sourceWords, composed.sourceWords);
+      assert.deepEqual(Array.from(decomposed.weights), Array.from(composed.weights));
+      assert.throws(() => model.align(['two words'], ['x']), /must be one word without spaces/);
+      model.delete();
+    });
+
+    it('every alignment method runs; symmetrized ones need a reverse model', async () => {
+      const forward = await attn.loadModel(bytes('tiny-additive.safetensors'));
+      const reverse = await attn.loadModel(bytes('tiny-general.safetensors'));
+      const pair = ['the cat sleeps on the sofa .', 'el gato duerme en el sofá .'];
+      const links = {};
+      for (const method of ['argmax', 'threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax']) {
+        const result = forward.align(...pair, { method, reverse, threshold: 0.2 });
+        links[method] = new Set(result.pharaoh.split(' ').filter(Boolean));
+        if (['intersection', 'union', 'grow-diag-final-and', 'soft-itermax'].includes(method)) {
+          assert.equal(result.reverseWeights.length, 49, method);
+        }
+      }
+      for (const link of links.intersection) assert.ok(links.union.has(link));
+      for (const link of links['grow-diag-final-and']) assert.ok(links.union.has(link));
+      assert.throws(() => forward.align(...pair, { method: 'union' }), /needs a reverse model/);
+      assert.throws(() => forward.align(...pair, { method: 'union', reverse: {} }), /reverse must be a model from loadModel/);
+      assert.throws(() => forward.align(...pair, { method: 'median' }), /unknown alignment method 'median'/);
+      const shifted = forward.align(...pair, { shift: true });
+      assert.notDeepEqual(Array.from(shifted.weights), Array.from(forward.align(...pair).weights));
+      reverse.delete();
+      assert.throws(() => forward.align(...pair, { method: 'union', reverse }), /reverse model was deleted/);
+      forward.delete();
+    });
+
+    it('translates (greedy is beam 1) with word-level attention over the output', async () => {
+      const model = await attn.loadModel(bytes('tiny-additive.safetensors'));
+      const result = model.translate('the cat sleeps', { beam: 1 });
+      assert.equal(typeof result.text, 'string');
+      assert.deepEqual(result.sourceWords, ['the', 'cat', 'sleeps']);
+      assert.equal(result.weights.length, result.targetWords.length * 3);
+      assert.ok(Number.isFinite(result.logProb));
+      assert.throws(() => model.translate('the cat', { beam: 0 }), /beam must be in 1..64/);
+      assert.throws(() => model.translate('', {}), /text has no words/);
+      model.delete();
+      assert.throws(() => model.translate('the cat'), /this model was deleted/);
+    });
+
+    it('damaged, truncated and wrong-architecture files are rejected with a clear Error', async () => {
+      const good = bytes('tiny-additive.safetensors');
+      await assert.rejects(attn.loadModel(good.slice(0, 100)), /truncated/);
+      await assert.rejects(attn.loadModel(good.slice(0, good.length - 10)), /outside/);
+      await assert.rejects(attn.loadModel([1, 2, 3]), /needs the model file as a Uint8Array/);
+      const relabelled = bytes('tiny-general.safetensors');
+      const text = new TextDecoder().decode(relabelled.slice(0, 4000));
+      const at = text.indexOf('"attention":"general"') + '"attention":"'.length;
+      relabelled.set(new TextEncoder().encode('additive'.slice(0, 7)), at);  // "additiv": unknown
+      await assert.rejects(attn.loadModel(relabelled), /unknown attention/);
+      let rejected = 0;
+      for (let trial = 0; trial < 60; trial++) {
+        const damaged = good.slice();
+        const position = (trial * 7919) % 2000;
+        damaged[position] ^= 1 << (trial % 8);
+        try {
+          (await attn.loadModel(damaged)).delete();
+        } catch (error) {
+          assert.ok(error instanceof Error);
+          rejected++;
+        }
+      }
+      assert.ok(rejected > 20, `${rejected} of 60 flips rejected`);
+      const model = await attn.loadModel(good);  // still usable
+      assert.equal(model.align('the cat', 'el gato').sourceWords.length, 2);
+      model.delete();
+    });
+
+    it('extraction, symmetrization and AER work on plain matrices and Pharaoh strings', () => {
+      const weights = new Float32Array([0.7, 0.1, 0.1, 0.1, 0.1, 0.2, 0.6, 0.1, 0.1, 0.2, 0.3, 0.4]);
+      assert.equal(attn.extractLinks({ weights, rows: 3, cols: 4 }).pharaoh, '0-0 2-1 3-2');
+      assert.equal(attn.extractLinks({ weights, rows: 3, cols: 4, method: 'threshold', threshold: 0.3 }).pharaoh, '0-0 2-1 2-2 3-2');
+      assert.deepEqual(attn.extractLinks({ weights, rows: 3, cols: 4, method: 'itermax' }).links, [[0, 0], [2, 1], [3, 2]]);
+      assert.equal(attn.symmetrize({ forward: '0-0 1-1 2-1 3-3', backward: '0-0 1-1 2-2 3-3', sourceLength: 4, targetLength: 4 }).pharaoh,
+        '0-0 1-1 2-1 2-2 3-3');
+      assert.equal(attn.symmetrize({ forward: '0-0 1-1', backward: '0-0', method: 'intersection' }).pharaoh, '0-0');
+      const score = attn.alignmentError(['0-0 1-1 2-1', '0-1 1-0'], ['0-0 1-1 2?2', '0-0 1-0']);
+      assert.ok(Math.abs(score.aer - (1 - 6 / 9)) < 1e-12);
+      assert.ok(Math.abs(score.precision - 3 / 5) < 1e-12);
+      assert.ok(Math.abs(score.recall - 3 / 4) < 1e-12);
+      assert.throws(() => attn.alignmentError(['0-0'], []), /predicted has 1 sentences, gold has 0/);
+      assert.throws(() => attn.alignmentError(['0-x'], ['0-0']), /'0-x' is not a link/);
+      assert.throws(() => attn.extractLinks({ weights, rows: 3, cols: 5 }), /weights has 12 elements, expected 15/);
+    });
+
+    it('leaves no Embind handle behind', async () => {
+      const before = attn.liveHandles();
+      for (let i = 0; i < 5; i++) {
+        const model = await attn.loadModel(bytes('tiny-additive.safetensors'));
+        model.align('the cat', 'el gato', { method: 'itermax' });
+        model.translate('the cat', { beam: 2 });
+        assert.throws(() => model.align('', 'x'));
+        model.delete();
+        await assert.rejects(attn.loadModel(new Uint8Array(4)));
+      }
+      assert.equal(attn.liveHandles(), before);
+    });
+  });
+}
