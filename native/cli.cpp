@@ -4,6 +4,8 @@
 //       -> one line of 0-based source-target links per pair (Pharaoh format)
 //   attn translate [-m MODEL] [--beam N] [-i FILE]     one translation per line
 //   attn aer GOLD PREDICTED                              AER, precision, recall
+//   attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]
+//       trains the statistical baseline (IBM Model 2 + fast_align's diagonal prior, both directions)
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +18,7 @@
 
 #include "attn/aligner.hpp"
 #include "attn/error.hpp"
+#include "attn/ibm2.hpp"
 
 namespace {
 
@@ -29,6 +32,7 @@ std::string models_directory() {
 
 const char* const default_forward = "en-es-additive.safetensors";
 const char* const default_reverse = "es-en-additive.safetensors";
+const char* const default_ibm2 = "ibm2-en-es.safetensors";
 // The method with the lowest AER on the XL-WA dev set (models/MODEL_CARD.md).
 const char* const default_method = "grow-diag-final-and";
 
@@ -83,7 +87,8 @@ class Progress {
 
 struct Arguments {
   std::vector<std::string> positional;
-  std::string model, reverse, method = default_method, input;
+  std::string model, reverse, method = default_method, input, ibm2, source, target, output;
+  float min_probability = 1e-5f;
   int beam = 4;
   float threshold = 0.3f;
   bool shift = false;
@@ -101,6 +106,11 @@ Arguments parse(int argc, char** argv, int first) {
     else if (arg == "-r" || arg == "--reverse") a.reverse = value();
     else if (arg == "--method") a.method = value();
     else if (arg == "-i" || arg == "--input") a.input = value();
+    else if (arg == "--ibm2") a.ibm2 = value();
+    else if (arg == "-s" || arg == "--source") a.source = value();
+    else if (arg == "-t" || arg == "--target") a.target = value();
+    else if (arg == "-o" || arg == "--output") a.output = value();
+    else if (arg == "--min-probability") a.min_probability = std::stof(value());
     else if (arg == "--shift") a.shift = true;
     else if (arg == "--threshold") a.threshold = std::stof(value());
     else if (arg == "--beam") {
@@ -113,21 +123,39 @@ Arguments parse(int argc, char** argv, int first) {
   return a;
 }
 
-int align(const Arguments& a) {
-  AlignOptions options;
-  options.method = parse_align_method(a.method);
-  options.threshold = a.threshold;
-  options.shift = a.shift;
-  const std::string directory = models_directory();
-  const RnnModel forward = load_model(a.model.empty() ? directory + "/" + default_forward : a.model);
-  std::unique_ptr<RnnModel> reverse;
-  if (needs_reverse(options.method)) {
-    if (a.reverse.empty() && !a.model.empty()) fail("method '", a.method, "' needs a reverse model: give -r");
-    reverse = std::make_unique<RnnModel>(load_model(a.reverse.empty() ? directory + "/" + default_reverse : a.reverse));
+// The pair's links by the chosen method: attention models, or the statistical baseline.
+class PairAligner {
+ public:
+  explicit PairAligner(const Arguments& a) {
+    const std::string directory = models_directory();
+    if (a.method == "ibm2") {
+      ibm2_ = std::make_unique<Ibm2Aligner>(Ibm2Aligner::deserialize(read_file(a.ibm2.empty() ? directory + "/" + default_ibm2 : a.ibm2)));
+      return;
+    }
+    options_.method = parse_align_method(a.method);
+    options_.threshold = a.threshold;
+    options_.shift = a.shift;
+    forward_ = std::make_unique<RnnModel>(load_model(a.model.empty() ? directory + "/" + default_forward : a.model));
+    if (needs_reverse(options_.method)) {
+      if (a.reverse.empty() && !a.model.empty()) fail("method '", a.method, "' needs a reverse model: give -r");
+      reverse_ = std::make_unique<RnnModel>(load_model(a.reverse.empty() ? directory + "/" + default_reverse : a.reverse));
+    }
   }
+  Alignment align(const std::vector<std::string>& source, const std::vector<std::string>& target) const {
+    if (ibm2_) return ibm2_->align(source, target);
+    return align_pair(*forward_, reverse_.get(), source, target, options_).links;
+  }
+
+ private:
+  AlignOptions options_;
+  std::unique_ptr<RnnModel> forward_, reverse_;
+  std::unique_ptr<Ibm2Aligner> ibm2_;
+};
+
+int align(const Arguments& a) {
+  const PairAligner aligner(a);
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "aligning");
-  std::string out;
   for (std::size_t n = 0; n < lines.size(); ++n) {
     const std::string& line = lines[n];
     const std::size_t bar = line.find("|||");
@@ -143,7 +171,7 @@ int align(const Arguments& a) {
     }
     if (problem.empty()) {
       try {
-        std::cout << to_pharaoh(align_pair(forward, reverse.get(), source, target, options).links);
+        std::cout << to_pharaoh(aligner.align(source, target));
       } catch (const Error& e) {
         problem = e.what();
       }
@@ -199,12 +227,32 @@ int aer(const Arguments& a) {
   return 0;
 }
 
+int ibm2_train(const Arguments& a) {
+  if (a.source.empty() || a.target.empty() || a.output.empty()) fail("usage: attn ibm2-train -s SOURCE -t TARGET -o FILE");
+  const std::vector<std::string> source_lines = read_lines(a.source), target_lines = read_lines(a.target);
+  if (source_lines.size() != target_lines.size()) fail(a.source, " and ", a.target, " differ in length");
+  std::vector<Sentence> source, target;
+  for (std::size_t k = 0; k < source_lines.size(); ++k) {
+    source.push_back(split_on_spaces(source_lines[k]));
+    target.push_back(split_on_spaces(target_lines[k]));
+  }
+  Ibm2Aligner aligner;
+  aligner.train(source, target);
+  const std::string bytes = aligner.serialize(a.min_probability);
+  std::ofstream out(a.output, std::ios::binary);
+  if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()))) fail("cannot write ", a.output);
+  std::cerr << "trained on " << source.size() << " pairs; tension " << aligner.forward().tension() << " / "
+            << aligner.backward().tension() << "; wrote " << a.output << " (" << bytes.size() << " bytes)\n";
+  return 0;
+}
+
 void usage() {
   std::cerr << "usage:\n"
                "  attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [-i FILE]\n"
                "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
                "  attn aer GOLD PREDICTED\n"
-               "methods:";
+               "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
+               "methods: ibm2 (the statistical baseline, --ibm2 FILE)";
   for (const std::string& name : align_method_names()) std::cerr << ' ' << name;
   std::cerr << " (default " << default_method << ")\nmodels: " << models_directory() << " (set ATTN_MODELS to change)\n";
 }
@@ -223,6 +271,7 @@ int main(int argc, char** argv) {
     if (command == "align") return align(arguments);
     if (command == "translate") return translate(arguments);
     if (command == "aer") return aer(arguments);
+    if (command == "ibm2-train") return ibm2_train(arguments);
     std::cerr << "attn: unknown command '" << command << "'\n";
     usage();
     return 2;

@@ -114,3 +114,27 @@ TEST_CASE("every single-bit flip of the header either parses or fails cleanly", 
   }
   CHECK(rejected > 500);
 }
+
+TEST_CASE("the writer round-trips through the reader, and float_to_half rounds to nearest even", "[safetensors]") {
+  SafeTensorsWriter writer;
+  writer.metadata("format", "roundtrip");
+  writer.add("b.half", std::vector<float>{1.0f, -2.5f, 65504.0f, 1e-7f}, {2, 2}, true);
+  writer.add("a.ids", std::vector<std::int32_t>{7, -1, 3}, {3});
+  writer.add("c.full", std::vector<float>{0.1f, 0.2f}, {2});
+  const std::string bytes = writer.bytes();
+  const SafeTensors file = SafeTensors::parse(bytes);
+  CHECK(file.meta("format") == "roundtrip");
+  CHECK(file.ints("a.ids", {3}) == std::vector<std::int32_t>{7, -1, 3});
+  const std::vector<float> half = file.floats("b.half", {2, 2});
+  CHECK(half[0] == 1.0f);
+  CHECK(half[1] == -2.5f);
+  CHECK(half[2] == 65504.0f);
+  CHECK(half[3] == std::ldexp(1.0f, -23));  // 1e-7 rounds to the subnormal half 2 * 2^-24
+  CHECK(file.floats("c.full") == std::vector<float>{0.1f, 0.2f});
+  CHECK_THROWS_WITH(file.ints("c.full"), Contains("not I32"));
+  // every half value converts back to itself; halfway cases round to even
+  for (std::uint32_t bits = 0; bits < 0x7C00; ++bits) REQUIRE(float_to_half(half_to_float(static_cast<std::uint16_t>(bits))) == bits);
+  CHECK(float_to_half(1.0f + std::ldexp(1.0f, -11)) == 0x3C00);  // halfway between 1 and the next half: even
+  CHECK(float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3C02);
+  CHECK(float_to_half(1e6f) == 0x7C00);
+}

@@ -5,6 +5,9 @@
 #include <map>
 
 #include "attn/error.hpp"
+#include "attn/safetensors.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace attn {
 
@@ -80,35 +83,51 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
     tokens += static_cast<long long>(targets[k].size());
   }
 
-  table_.assign(source_vocabulary_.size() + 1, {});
+  // Every (e, f) pair that co-occurs gets an index once; EM then works on flat arrays instead of
+  // hash lookups. links[k] holds, per target word i, the indices of (NULL, e_1 .. e_n) with f_i.
+  std::unordered_map<std::uint64_t, int> pair_index;
+  std::vector<int> pair_source;
+  std::vector<std::vector<int>> links(sources.size());
+  const auto index_of = [&](int e, int f) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | static_cast<std::uint32_t>(f);
+    const auto found = pair_index.emplace(key, static_cast<int>(pair_source.size()));
+    if (found.second) pair_source.push_back(e);
+    return found.first->second;
+  };
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    links[k].reserve(targets[k].size() * (sources[k].size() + 1));
+    for (int f : targets[k]) {
+      links[k].push_back(index_of(0, f));
+      for (int e : sources[k]) links[k].push_back(index_of(e, f));
+    }
+  }
+  const std::size_t pairs = pair_source.size();
+  std::vector<double> theta(pairs, 1.0), counts(pairs), totals(source_vocabulary_.size() + 1);
+
   null_probability_ = options.null_probability;
   tension_ = options.tension;
   const double not_null = 1.0 - null_probability_;
-  std::vector<double> probabilities;
+  std::vector<double> probabilities, priors;
   for (int iteration = 0; iteration < options.iterations; ++iteration) {
-    std::vector<std::unordered_map<int, double>> counts(table_.size());
+    std::fill(counts.begin(), counts.end(), 0.0);
     double empirical_feature = 0.0;
     for (std::size_t k = 0; k < sources.size(); ++k) {
-      const std::vector<int>& s = sources[k];
-      const std::vector<int>& t = targets[k];
-      const int m = static_cast<int>(t.size()), n = static_cast<int>(s.size());
+      const int m = static_cast<int>(targets[k].size()), n = static_cast<int>(sources[k].size());
       probabilities.resize(n + 1);
-      for (int i = 1; i <= m; ++i) {
-        const int f = t[i - 1];
-        // the first iteration has no table yet: every translation is equally likely
-        probabilities[0] = null_probability_ * (iteration ? translation(0, f) : 1.0);
-        double sum = probabilities[0];
+      priors.resize(n + 1);
+      const int* index = links[k].data();
+      for (int i = 1; i <= m; ++i, index += n + 1) {
         const double z = partition(i, m, n, tension_) / not_null;
-        for (int j = 1; j <= n; ++j) {
-          const double prior = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z;
-          probabilities[j] = prior * (iteration ? translation(s[j - 1], f) : 1.0);
-          sum += probabilities[j];
-        }
-        counts[0][f] += probabilities[0] / sum;
-        for (int j = 1; j <= n; ++j) {
+        priors[0] = null_probability_;
+        for (int j = 1; j <= n; ++j) priors[j] = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z;
+        double sum = 0.0;
+        for (int j = 0; j <= n; ++j) sum += probabilities[j] = priors[j] * theta[index[j]];
+        for (int j = 0; j <= n; ++j) {
           const double posterior = probabilities[j] / sum;
-          counts[s[j - 1]][f] += posterior;
-          empirical_feature += diagonal_feature(i, j, m, n) * posterior;
+          counts[index[j]] += posterior;
+          // fast_align takes this feature at the 0-based target position (i - 1), unlike the
+          // prior; we follow it: with i, lambda runs to its cap of 14 instead of ~6.7.
+          if (j) empirical_feature += diagonal_feature(i - 1, j, m, n) * posterior;
         }
       }
     }
@@ -123,19 +142,17 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
         tension_ = static_cast<float>(std::clamp(tension_ + (empirical_feature - model_feature) * 20.0, 0.1, 14.0));
       }
     }
-    for (std::size_t e = 0; e < counts.size(); ++e) {  // M-step
-      auto& row = table_[e];
-      row.clear();
-      double total = 0.0;
-      for (const auto& [f, c] : counts[e]) total += c + (options.variational_bayes ? options.alpha : 0.0);
-      if (total <= 0.0) continue;
-      const double normalizer = options.variational_bayes ? digamma(total) : std::log(total);
-      for (const auto& [f, c] : counts[e]) {
-        const double value = options.variational_bayes ? std::exp(digamma(c + options.alpha) - normalizer) : c / total;
-        row.emplace(f, static_cast<float>(value));
-      }
+    // M-step: theta(f|e) = c(e,f) / sum_f c(e,f), or its variational-Bayes form
+    const double alpha = options.variational_bayes ? options.alpha : 0.0;
+    std::fill(totals.begin(), totals.end(), 0.0);
+    for (std::size_t p = 0; p < pairs; ++p) totals[pair_source[p]] += counts[p] + alpha;
+    for (std::size_t p = 0; p < pairs; ++p) {
+      const double total = totals[pair_source[p]];
+      theta[p] = options.variational_bayes ? std::exp(digamma(counts[p] + alpha) - digamma(total)) : counts[p] / total;
     }
   }
+  table_.assign(source_vocabulary_.size() + 1, {});
+  for (const auto& [key, p] : pair_index) table_[key >> 32].emplace(static_cast<int>(key & 0xFFFFFFFFu), static_cast<float>(theta[p]));
   trained_ = true;
 }
 
@@ -195,6 +212,100 @@ Alignment Ibm2Model::align(const Sentence& source, const Sentence& target) const
     if (row[best] >= 1.0f - total) links.push_back({best, i});  // NULL (probability 1 - total) wins otherwise
   }
   return links;
+}
+
+void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
+  if (!trained_) fail("the IBM Model 2 aligner is not trained");
+  const auto vocabulary_json = [](const std::unordered_map<std::string, int>& vocabulary) {
+    std::vector<std::string> words(vocabulary.size());
+    for (const auto& [word, id] : vocabulary) words[id - 1] = word;
+    return nlohmann::json(words).dump();
+  };
+  std::vector<std::int32_t> sources, targets;
+  std::vector<float> probabilities;
+  for (std::size_t e = 0; e < table_.size(); ++e) {
+    std::vector<std::pair<int, float>> row(table_[e].begin(), table_[e].end());
+    std::sort(row.begin(), row.end());
+    for (const auto& [f, p] : row) {
+      if (p < min_probability) continue;
+      sources.push_back(static_cast<std::int32_t>(e));
+      targets.push_back(f);
+      probabilities.push_back(p);
+    }
+  }
+  const std::int64_t count = static_cast<std::int64_t>(sources.size());
+  writer.add(prefix + "source", sources, {count});
+  writer.add(prefix + "target", targets, {count});
+  writer.add(prefix + "probability", probabilities, {count}, true);
+  writer.metadata(prefix + "source_vocabulary", vocabulary_json(source_vocabulary_));
+  writer.metadata(prefix + "target_vocabulary", vocabulary_json(target_vocabulary_));
+  writer.metadata(prefix + "tension", std::to_string(tension_));
+  writer.metadata(prefix + "null_probability", std::to_string(null_probability_));
+}
+
+Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix) {
+  Ibm2Model model;
+  const auto vocabulary = [&](const std::string& key, std::unordered_map<std::string, int>& out) {
+    nlohmann::json words;
+    try {
+      words = nlohmann::json::parse(file.meta(prefix + key));
+    } catch (const nlohmann::json::exception& e) {
+      fail(prefix, key, " is not valid JSON (", e.what(), ")");
+    }
+    if (!words.is_array()) fail(prefix, key, " must be an array of words");
+    for (const auto& word : words) {
+      if (!word.is_string()) fail(prefix, key, " must hold strings");
+      if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second) fail(prefix, key, " repeats '", word.get<std::string>(), "'");
+    }
+  };
+  vocabulary("source_vocabulary", model.source_vocabulary_);
+  vocabulary("target_vocabulary", model.target_vocabulary_);
+  const auto number = [&](const std::string& key, float low, float high) {
+    float value = 0.0f;
+    try {
+      value = std::stof(file.meta(prefix + key));
+    } catch (const std::logic_error&) {
+      fail(prefix, key, " is not a number");
+    }
+    if (!(value >= low && value <= high)) fail(prefix, key, " = ", value, " is outside ", low, "..", high);
+    return value;
+  };
+  model.tension_ = number("tension", 0.0f, 100.0f);
+  model.null_probability_ = number("null_probability", 1e-6f, 0.999f);
+  const std::vector<std::int32_t> sources = file.ints(prefix + "source");
+  const std::int64_t count = static_cast<std::int64_t>(sources.size());
+  const std::vector<std::int32_t> targets = file.ints(prefix + "target", {count});
+  const std::vector<float> probabilities = file.floats(prefix + "probability", {count});
+  model.table_.assign(model.source_vocabulary_.size() + 1, {});
+  const int target_size = static_cast<int>(model.target_vocabulary_.size());
+  for (std::int64_t k = 0; k < count; ++k) {
+    if (sources[k] < 0 || sources[k] >= static_cast<int>(model.table_.size()) || targets[k] < 1 || targets[k] > target_size) {
+      fail(prefix, "entry ", k, " names a word outside the vocabularies");
+    }
+    if (!(probabilities[k] >= 0.0f && probabilities[k] <= 1.0f)) fail(prefix, "entry ", k, " is not a probability");
+    model.table_[sources[k]][targets[k]] = probabilities[k];
+  }
+  model.trained_ = true;
+  return model;
+}
+
+std::string Ibm2Aligner::serialize(float min_probability) const {
+  SafeTensorsWriter writer;
+  writer.metadata("format", "attnscope-ibm2-v1");
+  forward_.write(writer, "forward.", min_probability);
+  backward_.write(writer, "backward.", min_probability);
+  return writer.bytes();
+}
+
+Ibm2Aligner Ibm2Aligner::deserialize(std::string bytes) {
+  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+  if (file.metadata().count("format") == 0 || file.meta("format") != "attnscope-ibm2-v1") {
+    fail("not an attnscope-ibm2-v1 file");
+  }
+  Ibm2Aligner aligner;
+  aligner.forward_ = Ibm2Model::read(file, "forward.");
+  aligner.backward_ = Ibm2Model::read(file, "backward.");
+  return aligner;
 }
 
 void Ibm2Aligner::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Ibm2Options& options) {

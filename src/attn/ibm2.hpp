@@ -38,6 +38,11 @@ class Ibm2Model {
   // Viterbi links (source, target); target words whose best choice is NULL stay unaligned.
   Alignment align(const Sentence& source, const Sentence& target) const;
 
+  // Storage in a safetensors file under `prefix`: I32 source and target ids, F16 probabilities
+  // of the entries >= min_probability, vocabularies and parameters in the metadata.
+  void write(class SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
+  static Ibm2Model read(const class SafeTensors& file, const std::string& prefix);
+
   float tension() const { return tension_; }
   float null_probability() const { return null_probability_; }
   std::size_t table_size() const;
@@ -65,6 +70,10 @@ class Ibm2Aligner {
 
   const Ibm2Model& forward() const { return forward_; }
   const Ibm2Model& backward() const { return backward_; }
+
+  // One file (format attnscope-ibm2-v1) for both directions; loading validates everything.
+  std::string serialize(float min_probability = 1e-5f) const;
+  static Ibm2Aligner deserialize(std::string bytes);
 
  private:
   Ibm2Model forward_;   // target words choose source words

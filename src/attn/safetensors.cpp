@@ -64,6 +64,66 @@ float bfloat16_to_float(std::uint16_t bits) {
   return value;
 }
 
+std::uint16_t float_to_half(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  const std::uint32_t sign = (bits >> 16) & 0x8000u;
+  const std::uint32_t exponent = (bits >> 23) & 0xFFu;
+  std::uint32_t mantissa = bits & 0x7FFFFFu;
+  if (exponent == 0xFF) return static_cast<std::uint16_t>(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
+  const int e = static_cast<int>(exponent) - 127 + 15;
+  if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);  // overflow
+  if (e <= 0) {  // subnormal half or zero
+    if (e < -10) return static_cast<std::uint16_t>(sign);
+    mantissa |= 0x800000u;
+    const int shift = 14 - e;
+    std::uint32_t half = mantissa >> shift;
+    const std::uint32_t rest = mantissa & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return static_cast<std::uint16_t>(sign | half);
+  }
+  std::uint32_t half = (static_cast<std::uint32_t>(e) << 10) | (mantissa >> 13);
+  const std::uint32_t rest = mantissa & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // may carry into the exponent: correct
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+void SafeTensorsWriter::add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape, bool half) {
+  Entry entry{half ? "F16" : "F32", std::move(shape), {}};
+  if (half) {
+    entry.data.resize(values.size() * 2);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::uint16_t bits = float_to_half(values[i]);
+      entry.data[2 * i] = static_cast<char>(bits & 0xFF);
+      entry.data[2 * i + 1] = static_cast<char>(bits >> 8);
+    }
+  } else {
+    entry.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+  }
+  tensors_[name] = std::move(entry);
+}
+
+void SafeTensorsWriter::add(const std::string& name, const std::vector<std::int32_t>& values, std::vector<std::int64_t> shape) {
+  tensors_[name] = Entry{"I32", std::move(shape), std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)};
+}
+
+std::string SafeTensorsWriter::bytes() const {
+  nlohmann::json header = nlohmann::json::object();
+  if (!metadata_.empty()) header["__metadata__"] = metadata_;
+  std::uint64_t offset = 0;
+  for (const auto& [name, entry] : tensors_) {
+    header[name] = {{"dtype", entry.dtype}, {"shape", entry.shape}, {"data_offsets", {offset, offset + entry.data.size()}}};
+    offset += entry.data.size();
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((static_cast<std::uint64_t>(text.size()) >> (8 * i)) & 0xFF);
+  out += text;
+  for (const auto& [name, entry] : tensors_) out += entry.data;
+  return out;
+}
+
 SafeTensors SafeTensors::parse(std::string bytes) {
   SafeTensors file;
   if (bytes.size() < 8) fail("not a safetensors file: ", bytes.size(), " bytes, shorter than the 8-byte header length");
@@ -149,6 +209,17 @@ const std::string& SafeTensors::meta(const std::string& key) const {
   const auto found = metadata_.find(key);
   if (found == metadata_.end()) fail("the model's metadata has no '", key, "'");
   return found->second;
+}
+
+std::vector<std::int32_t> SafeTensors::ints(const std::string& name, const std::vector<std::int64_t>& expected_shape) const {
+  const TensorInfo& tensor = info(name);
+  if (!expected_shape.empty() && tensor.shape != expected_shape) {
+    fail("tensor '", name, "' has shape ", shape_text(tensor.shape), ", expected ", shape_text(expected_shape));
+  }
+  if (tensor.dtype != "I32") fail("tensor '", name, "' is ", tensor.dtype, ", not I32");
+  std::vector<std::int32_t> out(static_cast<std::size_t>(tensor.element_count()));
+  std::memcpy(out.data(), bytes_.data() + data_start_ + tensor.begin, out.size() * 4);
+  return out;
 }
 
 std::vector<float> SafeTensors::floats(const std::string& name, const std::vector<std::int64_t>& expected_shape) const {

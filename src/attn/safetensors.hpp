@@ -30,6 +30,8 @@ class SafeTensors {
 
   // The tensor as float32 (F32 copied, F16/BF16 widened), after checking its shape when given.
   std::vector<float> floats(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
+  // An I32 tensor, after checking its shape when given.
+  std::vector<std::int32_t> ints(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
   // A metadata value, or an error naming the missing key.
   const std::string& meta(const std::string& key) const;
 
@@ -39,6 +41,27 @@ class SafeTensors {
   std::map<std::string, std::string> metadata_;
   std::map<std::string, TensorInfo> tensors_;
 };
+
+// Writes a safetensors file: tensors in name order, header padded to 8 bytes, F32, F16 or I32.
+class SafeTensorsWriter {
+ public:
+  void add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape, bool half = false);
+  void add(const std::string& name, const std::vector<std::int32_t>& values, std::vector<std::int64_t> shape);
+  void metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
+  std::string bytes() const;
+
+ private:
+  struct Entry {
+    std::string dtype;
+    std::vector<std::int64_t> shape;
+    std::string data;
+  };
+  std::map<std::string, Entry> tensors_;
+  std::map<std::string, std::string> metadata_;
+};
+
+// float to IEEE half, rounding to nearest even (overflow gives infinity).
+std::uint16_t float_to_half(float value);
 
 // IEEE half and bfloat16 to float, exactly (subnormals, infinities and NaN included).
 float half_to_float(std::uint16_t bits);
