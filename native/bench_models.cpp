@@ -1,0 +1,70 @@
+// Model speed: forced alignment of a 30-word pair and beam-4 translation of a 20-word sentence,
+// one JSON line each (median of --reps runs), natively. tools/bench_models.mjs does the same
+// through the WebAssembly module.
+//   attn_bench_models [-m MODEL] [--reps N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "attn/error.hpp"
+#include "attn/kernels.hpp"
+#include "attn/rnn.hpp"
+
+namespace {
+
+const char* const source_30 =
+    "The old man who lives in the small house near the river walks slowly to the market every morning to buy fresh bread and fruit for his large family .";
+const char* const target_30 =
+    "El anciano que vive en la pequeña casa cerca del río camina despacio hasta el mercado cada mañana para comprar pan fresco y fruta para toda su gran familia .";
+const char* const source_20 = "The committee will publish its final report on the new energy policy before the end of the next year .";
+
+template <class Body>
+double median_ms(int reps, Body&& body) {
+  std::vector<double> times;
+  body();  // warm-up
+  for (int r = 0; r < reps; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path = std::string(ATTN_DEFAULT_MODELS) + "/en-es-additive.safetensors";
+  int reps = 20;
+  for (int a = 1; a < argc; ++a) {
+    if (!std::strcmp(argv[a], "-m") && a + 1 < argc) path = argv[++a];
+    else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc) reps = std::max(1, std::atoi(argv[++a]));
+    else {
+      std::fprintf(stderr, "usage: %s [-m MODEL] [--reps N]\n", argv[0]);
+      return 2;
+    }
+  }
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw attn::Error("cannot open " + path);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    const attn::RnnModel model = attn::RnnModel::load(bytes.str());
+    const auto source = attn::split_words(source_30), target = attn::split_words(target_30);
+    const auto sentence = attn::split_words(source_20);
+    const double align_ms = median_ms(reps, [&] { attn::align_words(model, source, target); });
+    std::string translation;
+    const double translate_ms = median_ms(reps, [&] { translation = attn::translate_words(model, sentence, 4).text; });
+    std::printf("{\"impl\":\"attn-native\",\"isa\":\"%s\",\"case\":\"align %zux%zu words\",\"ms\":%.3f}\n",
+                attn::kernels::instruction_set(), source.size(), target.size(), align_ms);
+    std::printf("{\"impl\":\"attn-native\",\"isa\":\"%s\",\"case\":\"translate %zu words, beam 4\",\"ms\":%.3f,\"output\":\"%s\"}\n",
+                attn::kernels::instruction_set(), sentence.size(), translate_ms, translation.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attn_bench_models: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

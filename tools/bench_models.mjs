@@ -1,0 +1,37 @@
+// Model speed through the WebAssembly module under Node (the counterpart of attn_bench_models):
+// forced alignment of a 30-word pair and beam-4 translation of a 20-word sentence, median of N.
+//   node tools/bench_models.mjs [MODEL] [--reps N]
+import { readFileSync } from 'node:fs';
+import loadAttn from '../web/dist/attn.mjs';
+
+const args = process.argv.slice(2);
+const repsAt = args.indexOf('--reps');
+const reps = repsAt >= 0 ? Number(args.splice(repsAt, 2)[1]) : 20;
+const path = args[0] ?? new URL('../models/en-es-additive.safetensors', import.meta.url).pathname;
+const SOURCE_30 = 'The old man who lives in the small house near the river walks slowly to the market every morning to buy fresh bread and fruit for his large family .';
+const TARGET_30 = 'El anciano que vive en la pequeña casa cerca del río camina despacio hasta el mercado cada mañana para comprar pan fresco y fruta para toda su gran familia .';
+const SOURCE_20 = 'The committee will publish its final report on the new energy policy before the end of the next year .';
+
+function median(body) {
+  body();
+  const times = [];
+  for (let r = 0; r < reps; r++) {
+    const start = performance.now();
+    body();
+    times.push(performance.now() - start);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+}
+
+for (const simd of [true, false]) {
+  const attn = await loadAttn({ simd });
+  const model = await attn.loadModel(new Uint8Array(readFileSync(path)));
+  const impl = `attn-wasm-${simd ? 'simd' : 'scalar'}`;
+  const aligned = model.align(SOURCE_30, TARGET_30);
+  const alignMs = median(() => model.align(SOURCE_30, TARGET_30));
+  let output = '';
+  const translateMs = median(() => { output = model.translate(SOURCE_20, { beam: 4 }).text; });
+  console.log(JSON.stringify({ impl, case: `align ${aligned.sourceWords.length}x${aligned.targetWords.length} words`, ms: +alignMs.toFixed(3) }));
+  console.log(JSON.stringify({ impl, case: 'translate 20 words, beam 4', ms: +translateMs.toFixed(3), output }));
+  model.delete();
+}
