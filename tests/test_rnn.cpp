@@ -176,3 +176,15 @@ TEST_CASE("damaged or mismatched model files are rejected with the reason", "[rn
   CHECK_THROWS_WITH(align_words(m, {}, {"x"}), Contains("source sentence is empty"));
   CHECK_THROWS_WITH(m.translate(m.encode({5}), 0), Contains("beam must be in 1..64"));
 }
+
+TEST_CASE("a given word that the tokenizer would split keeps its place and gets all its pieces' attention", "[rnn]") {
+  const RnnModel& m = model("additive");
+  const WordAttention given = align_words(m, {"the", "cat/dog", "sleeps"}, {"el", "gato"});
+  const WordAttention split = align_words(m, {"the", "cat", "/", "dog", "sleeps"}, {"el", "gato"});
+  REQUIRE(given.weights.size() == 2 * 3);
+  for (int t = 0; t < 2; ++t) {
+    CHECK(given.weights[t * 3 + 0] == Approx(split.weights[t * 5 + 0]).margin(1e-6));
+    CHECK(given.weights[t * 3 + 1] == Approx(split.weights[t * 5 + 1] + split.weights[t * 5 + 2] + split.weights[t * 5 + 3]).margin(1e-6));
+    CHECK(given.weights[t * 3 + 2] == Approx(split.weights[t * 5 + 4]).margin(1e-6));
+  }
+}

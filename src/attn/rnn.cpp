@@ -331,6 +331,23 @@ WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with
   return words;
 }
 
+// Pieces of words taken as given: a word the tokenizer would split further (XL-WA's "NOS/NTR")
+// is encoded as the model saw such text in training, and all its pieces count for that word.
+Pieces encode_given_words(const Bpe& bpe, const std::vector<std::string>& words) {
+  Pieces pieces;
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    std::vector<std::string> parts = split_words(words[w]);
+    if (parts.empty()) parts.push_back(words[w]);  // only spaces: keep it, so the word has pieces
+    for (const std::string& part : parts) {
+      for (int id : bpe.encode_word(part)) {
+        pieces.ids.push_back(id);
+        pieces.word_of_piece.push_back(static_cast<int>(w));
+      }
+    }
+  }
+  return pieces;
+}
+
 void check_words(const std::vector<std::string>& words, const char* side) {
   if (words.empty()) fail("the ", side, " sentence is empty");
   if (words.size() > 1000) fail("the ", side, " sentence has ", words.size(), " words (limit 1000)");
@@ -342,8 +359,8 @@ WordAttention align_words(const RnnModel& model, const std::vector<std::string>&
                           const std::vector<std::string>& target_words, bool shift, bool with_log_prob) {
   check_words(source_words, "source");
   check_words(target_words, "target");
-  const Pieces source = model.tokenizer().encode(source_words);
-  const Pieces target = model.tokenizer().encode(target_words);
+  const Pieces source = encode_given_words(model.tokenizer(), source_words);
+  const Pieces target = encode_given_words(model.tokenizer(), target_words);
   const RnnModel::Encoding encoding = model.encode(source.ids);
   double log_prob = 0.0;
   // attention alone skips the output layer, most of a decoder step's work
@@ -358,7 +375,7 @@ WordAttention align_words(const RnnModel& model, const std::vector<std::string>&
 
 WordTranslation translate_words(const RnnModel& model, const std::vector<std::string>& source_words, int beam) {
   check_words(source_words, "source");
-  const Pieces source = model.tokenizer().encode(source_words);
+  const Pieces source = encode_given_words(model.tokenizer(), source_words);
   const RnnModel::Encoding encoding = model.encode(source.ids);
   const RnnModel::Translation translation = model.translate(encoding, beam);
   WordTranslation result;
