@@ -20,3 +20,9 @@ export function rgb([r, g, b]) {
 export function textColourFor([r, g, b]) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 140 ? '#111' : '#fff';
 }
+
+// Grayscale for print and for readers who prefer it: white (0) to black (1).
+export function grayscale(t) {
+  const v = Math.round(255 * (1 - Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0))));
+  return [v, v, v];
+}

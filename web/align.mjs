@@ -1,0 +1,104 @@
+// The alignment view: two sentences in, attention out. Requests go to the worker (debounced,
+// only the latest pending one is sent), results are drawn as a heatmap and a line view with
+// the chosen method's links, the Pharaoh text, and hover/keyboard highlighting.
+import { drawHeatmap, drawLines, highlight } from './views.mjs';
+
+const $ = (id) => document.getElementById(id);
+
+export class AlignView {
+  constructor(worker) {
+    this.worker = worker;
+    this.pending = null;
+    this.busy = false;
+    this.nextId = 1;
+    this.result = null;
+    this.timer = 0;
+    this.callbacks = new Map();
+    worker.addEventListener('message', ({ data }) => {
+      const callback = this.callbacks.get(data.id);
+      if (!callback) return;
+      this.callbacks.delete(data.id);
+      callback(data);
+    });
+  }
+
+  request(message) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.callbacks.set(id, resolve);
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  settings() {
+    return {
+      source: $('source').value, target: $('target').value, method: $('method').value,
+      shift: $('shift').checked, threshold: Number($('threshold').value),
+    };
+  }
+
+  start() {
+    const schedule = () => {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.update(), 120);
+    };
+    for (const id of ['source', 'target']) $(id).addEventListener('input', schedule);
+    for (const id of ['method', 'shift', 'threshold']) $(id).addEventListener('input', () => this.update());
+    $('colormap').addEventListener('input', () => this.draw());
+    $('copy').addEventListener('click', () => navigator.clipboard?.writeText($('pharaoh').textContent).then(
+      () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
+      () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
+    for (const id of ['heatmap', 'lines']) {
+      const svg = $(id);
+      svg.addEventListener('pointerover', (event) => this.focusWord(event.target));
+      svg.addEventListener('focusin', (event) => this.focusWord(event.target));
+      svg.addEventListener('pointerleave', () => this.focusWord(null));
+      svg.addEventListener('focusout', () => this.focusWord(null));
+    }
+    return this.update();
+  }
+
+  // Hovering or focusing a word (or a cell) highlights its row/column in both views.
+  focusWord(node) {
+    const target = node && node.closest ? node.closest('[data-row], [data-col]') : null;
+    const spot = target ? { row: target.dataset.row === undefined ? -1 : Number(target.dataset.row), col: target.dataset.col === undefined ? -1 : Number(target.dataset.col) } : {};
+    if (target && target.classList.contains('cell')) spot.col = -1;  // a cell highlights its target row
+    for (const id of ['heatmap', 'lines']) highlight($(id), spot);
+  }
+
+  async update() {
+    this.pending = this.settings();
+    if (this.busy) return this.done;
+    this.busy = true;
+    this.done = (async () => {
+      while (this.pending) {
+        const settings = this.pending;
+        this.pending = null;
+        const reply = await this.request({ type: 'align', ...settings });
+        if (reply.type === 'error') {
+          $('align-status').textContent = reply.message;
+          $('align-view').dataset.state = 'error';
+        } else {
+          this.result = reply.result;
+          $('align-status').textContent = `${this.result.targetWords.length} × ${this.result.sourceWords.length} words, aligned in ${this.result.milliseconds.toFixed(1)} ms`;
+          $('align-view').dataset.state = 'ok';
+          this.draw();
+        }
+      }
+      this.busy = false;
+    })();
+    return this.done;
+  }
+
+  draw() {
+    const r = this.result;
+    if (!r) return;
+    const rows = r.targetWords.length, cols = r.sourceWords.length;
+    const links = new Set(r.links.map(([s, t]) => `${s}-${t}`));
+    const common = { weights: r.weights, rows, cols, rowLabels: r.targetWords, colLabels: r.sourceWords, links };
+    drawHeatmap($('heatmap'), { ...common, colormap: $('colormap').value });
+    drawLines($('lines'), { ...common, topK: cols > 40 ? 2 : 3 });
+    $('pharaoh').textContent = r.pharaoh;
+    $('heatmap').dataset.links = String(r.links.length);
+  }
+}

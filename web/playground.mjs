@@ -1,0 +1,154 @@
+// The playground: self-attention over the tutorials' five tokens, recomputed whenever an input
+// changes, with the weights drawn as a heatmap and the output as numbers.
+import { rgb, textColourFor, viridis } from './colormap.mjs';
+
+const TOKENS = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0.5, 0.5, 0]];
+const LENGTH = TOKENS.length;
+const DIM = TOKENS[0].length;
+const HIDDEN = 4;
+const SVG = 'http://www.w3.org/2000/svg';
+
+const $ = (id) => document.getElementById(id);
+
+// Fixed, seeded parameters for the general and additive scores, so the page is reproducible.
+function seededValues(count, seed) {
+  let state = seed >>> 0;
+  return Float32Array.from({ length: count }, () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return (state / 2 ** 32) * 2 - 1;
+  });
+}
+const PARAMETERS = {
+  general: { weight: seededValues(DIM * DIM, 1) },
+  additive: { hidden: HIDDEN, queryWeight: seededValues(HIDDEN * DIM, 2), keyWeight: seededValues(HIDDEN * DIM, 3), v: seededValues(HIDDEN, 4) },
+};
+
+function buildTokenTable() {
+  const table = $('tokens');
+  TOKENS.forEach((token, i) => {
+    const row = table.insertRow();
+    const header = document.createElement('th');
+    header.scope = 'row';
+    header.textContent = `x${i + 1}`;
+    row.append(header);
+    token.forEach((value, d) => {
+      const input = document.createElement('input');
+      input.type = 'number';
+      input.step = '0.1';
+      input.value = String(value);
+      input.id = `token-${i}-${d}`;
+      input.setAttribute('aria-label', `token ${i + 1}, component ${d + 1}`);
+      row.insertCell().append(input);
+    });
+  });
+}
+
+function readTokens() {
+  const values = new Float32Array(LENGTH * DIM);
+  for (let i = 0; i < LENGTH; i++) {
+    for (let d = 0; d < DIM; d++) {
+      const value = Number($(`token-${i}-${d}`).value);
+      if (!Number.isFinite(value)) throw new Error(`token ${i + 1}, component ${d + 1} is not a number`);
+      values[i * DIM + d] = value;
+    }
+  }
+  return values;
+}
+
+function drawHeatmap(weights, rows, cols, labels) {
+  const svg = $('playground-heatmap');
+  const cell = 44, margin = 30;
+  svg.replaceChildren();
+  svg.setAttribute('viewBox', `0 0 ${margin + cols * cell} ${margin + rows * cell}`);
+  svg.dataset.rows = String(rows);
+  svg.dataset.cols = String(cols);
+  for (let j = 0; j < cols; j++) {
+    const text = document.createElementNS(SVG, 'text');
+    text.setAttribute('x', String(margin + j * cell + cell / 2));
+    text.setAttribute('y', String(margin - 10));
+    text.setAttribute('text-anchor', 'middle');
+    text.classList.add('label');
+    text.textContent = labels[j];
+    svg.append(text);
+  }
+  for (let i = 0; i < rows; i++) {
+    const text = document.createElementNS(SVG, 'text');
+    text.setAttribute('x', String(margin - 6));
+    text.setAttribute('y', String(margin + i * cell + cell / 2 + 4));
+    text.setAttribute('text-anchor', 'end');
+    text.classList.add('label');
+    text.textContent = labels[i];
+    svg.append(text);
+    for (let j = 0; j < cols; j++) {
+      const value = weights[i * cols + j];
+      const colour = viridis(value);
+      const rect = document.createElementNS(SVG, 'rect');
+      rect.setAttribute('x', String(margin + j * cell));
+      rect.setAttribute('y', String(margin + i * cell));
+      rect.setAttribute('width', String(cell - 1));
+      rect.setAttribute('height', String(cell - 1));
+      rect.setAttribute('fill', rgb(colour));
+      rect.classList.add('cell');
+      rect.dataset.row = String(i);
+      rect.dataset.col = String(j);
+      rect.dataset.value = String(value);
+      const title = document.createElementNS(SVG, 'title');
+      title.textContent = `${labels[i]} → ${labels[j]}: ${value.toFixed(4)}`;
+      rect.append(title);
+      const number = document.createElementNS(SVG, 'text');
+      number.setAttribute('x', String(margin + j * cell + cell / 2));
+      number.setAttribute('y', String(margin + i * cell + cell / 2 + 4));
+      number.setAttribute('text-anchor', 'middle');
+      number.setAttribute('fill', textColourFor(colour));
+      number.classList.add('cell-value');
+      number.textContent = value.toFixed(2);
+      svg.append(rect, number);
+    }
+  }
+}
+
+function drawOutput(output, rows, cols) {
+  const table = $('output');
+  table.replaceChildren();
+  for (let i = 0; i < rows; i++) {
+    const row = table.insertRow();
+    const header = document.createElement('th');
+    header.scope = 'row';
+    header.textContent = `y${i + 1}`;
+    row.append(header);
+    for (let d = 0; d < cols; d++) row.insertCell().textContent = output[i * cols + d].toFixed(4);
+  }
+}
+
+function update(attn) {
+  const error = $('error');
+  try {
+    const tokens = readTokens();
+    const score = $('score').value;
+    const { output, weights } = attn.attention({
+      query: tokens, key: tokens, value: tokens,
+      queryLength: LENGTH, keyLength: LENGTH, dim: DIM,
+      score,
+      ...(score === 'general' ? { general: PARAMETERS.general } : {}),
+      ...(score === 'additive' ? { additive: PARAMETERS.additive } : {}),
+      probability: $('probability').value,
+      temperature: Number($('temperature').value),
+      causal: $('causal').checked,
+      validLength: Number($('valid-length').value),
+    });
+    drawHeatmap(weights, LENGTH, LENGTH, TOKENS.map((_, i) => `x${i + 1}`));
+    drawOutput(output, LENGTH, DIM);
+    error.hidden = true;
+  } catch (e) {
+    error.textContent = e.message;  // text, never markup
+    error.hidden = false;
+  }
+}
+
+// attn: a loaded module (the page's main-thread instance; these matrices are tiny).
+export function startPlayground(attn) {
+  buildTokenTable();
+  for (const id of ['score', 'probability', 'temperature', 'causal', 'valid-length']) $(id).addEventListener('input', () => update(attn));
+  $('tokens').addEventListener('input', () => update(attn));
+  update(attn);
+}

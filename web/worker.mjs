@@ -1,0 +1,65 @@
+// The explorer's compute thread: the WebAssembly module and the translation models live here, so
+// typing on the page never waits for a forced decoding. Messages:
+//   {type: 'init', simd}                      -> {type: 'ready', simd, instructionSet, models: [...]}
+//   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
+//   {type: 'translate', id, text, beam}       -> same
+import loadAttn from './dist/attn.mjs';
+
+const MODELS = {
+  forward: 'en-es-additive.safetensors',
+  reverse: 'es-en-additive.safetensors',
+  general: 'en-es-general.safetensors',
+};
+
+let attn = null;
+const models = {};
+
+async function fetchModel(file) {
+  const response = await fetch(new URL(`./dist/models/${file}`, import.meta.url));
+  if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+  return attn.loadModel(new Uint8Array(await response.arrayBuffer()));
+}
+
+async function init(simd) {
+  attn = await loadAttn({ simd });
+  const index = await fetch(new URL('./dist/models/index.json', import.meta.url));
+  if (!index.ok) throw new Error(`the model index: HTTP ${index.status}`);
+  const shipped = new Set((await index.json()).models);
+  if (!shipped.has(MODELS.forward)) throw new Error(`the build ships no ${MODELS.forward}`);
+  // The reverse and general models are extras: the page works without them and says so.
+  const names = Object.keys(MODELS).filter((name) => shipped.has(MODELS[name]));
+  const loaded = await Promise.all(names.map((name) => fetchModel(MODELS[name])));
+  names.forEach((name, i) => { models[name] = loaded[i]; });
+  return {
+    type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet,
+    models: Object.fromEntries(Object.entries(models).map(([name, model]) => [name, model.info])),
+  };
+}
+
+function align({ source, target, method, shift, threshold, model = 'forward' }) {
+  const chosen = models[model];
+  if (!chosen) throw new Error(`the ${model} model is not available`);
+  const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax'].includes(method);
+  if (needsReverse && !models.reverse) throw new Error(`${method} needs the es-en model, which is not available`);
+  const started = performance.now();
+  const result = chosen.align(source, target, { method, shift, threshold, ...(needsReverse ? { reverse: models.reverse } : {}) });
+  return { ...result, milliseconds: performance.now() - started };
+}
+
+function translate({ text, beam }) {
+  return models.forward.translate(text, { beam });
+}
+
+self.onmessage = async ({ data }) => {
+  try {
+    if (data.type === 'init') {
+      self.postMessage(await init(data.simd));
+      return;
+    }
+    const result = data.type === 'align' ? align(data) : data.type === 'translate' ? translate(data) : null;
+    if (!result) throw new Error(`unknown request '${data.type}'`);
+    self.postMessage({ type: 'result', id: data.id, result });
+  } catch (error) {
+    self.postMessage({ type: data.type === 'init' ? 'failed' : 'error', id: data.id, message: error.message });
+  }
+};
