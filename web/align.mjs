@@ -1,6 +1,7 @@
 // The alignment view: two sentences in, attention out. Requests go to the worker (debounced,
 // only the latest pending one is sent), results are drawn as a heatmap and a line view with
 // the chosen method's links, the Pharaoh text, and hover/keyboard highlighting.
+import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
 import { drawHeatmap, drawLines, highlight } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -37,14 +38,36 @@ export class AlignView {
     };
   }
 
+  // The view's state lives in the URL hash, so a link reproduces it.
+  restoreFromHash() {
+    const state = new URLSearchParams(location.hash.slice(1));
+    if (state.has('s')) $('source').value = state.get('s');
+    if (state.has('t')) $('target').value = state.get('t');
+    if (state.has('m') && [...$('method').options].some((o) => o.value === state.get('m'))) $('method').value = state.get('m');
+    if (state.has('shift')) $('shift').checked = state.get('shift') === '1';
+    if (state.has('c') && ['viridis', 'gray'].includes(state.get('c'))) $('colormap').value = state.get('c');
+  }
+
+  saveToHash() {
+    const s = this.settings();
+    const state = new URLSearchParams({ s: s.source, t: s.target, m: s.method, shift: s.shift ? '1' : '0', c: $('colormap').value });
+    history.replaceState(null, '', `#${state}`);
+    $('share').href = location.href;
+  }
+
   start() {
+    this.restoreFromHash();
+    $('export-svg').addEventListener('click', () => exportSvg($('heatmap')));
+    $('export-png').addEventListener('click', () => exportPng($('heatmap')));
+    $('export-json').addEventListener('click', () => this.result && exportJson(this.result));
+    $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh));
     const schedule = () => {
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.update(), 120);
     };
     for (const id of ['source', 'target']) $(id).addEventListener('input', schedule);
     for (const id of ['method', 'shift', 'threshold']) $(id).addEventListener('input', () => this.update());
-    $('colormap').addEventListener('input', () => this.draw());
+    $('colormap').addEventListener('input', () => { this.saveToHash(); this.draw(); });
     $('copy').addEventListener('click', () => navigator.clipboard?.writeText($('pharaoh').textContent).then(
       () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
       () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
@@ -68,6 +91,7 @@ export class AlignView {
 
   async update() {
     this.pending = this.settings();
+    this.saveToHash();
     if (this.busy) return this.done;
     this.busy = true;
     this.done = (async () => {

@@ -2,6 +2,7 @@
 import loadAttn, { simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
 import { startPlayground } from './playground.mjs';
+import { TranslateView } from './translate.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,7 +29,9 @@ async function main() {
     document.body.dataset[`${name}Model`] = String(Boolean(available));
   }
   startPlayground(attn);
-  await new AlignView(worker).start();
+  const align = new AlignView(worker);
+  new TranslateView((message) => align.request(message)).start();
+  await align.start();
   document.body.dataset.ready = 'true';
 }
 

@@ -3,7 +3,7 @@
 // method runs, and hostile text stays text. Screenshots go to build/screenshots/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
 import { serve } from '../../tools/serve.mjs';
 import { rgb, viridis } from '../../web/colormap.mjs';
@@ -121,5 +121,76 @@ describe('alignment view', () => {
     assert.ok(labels.includes('img') && labels.includes('<'));
     assert.deepEqual(problems, []);
     await page.close();
+  });
+});
+
+describe('translation, exports and shareable state', () => {
+  test('translates and steps through the output one word at a time', async () => {
+    const { page, problems } = await open();
+    await page.fill('#translate-source', 'The cat sleeps .');
+    await page.click('#translate');
+    await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok');
+    const words = Number(await page.getAttribute('#step', 'max'));
+    assert.ok(words > 0);
+    assert.ok((await page.textContent('#translation')).length > 0);
+    const rowSums = () => page.$$eval('#translate-heatmap rect.cell', (rects) => {
+      const sums = {};
+      for (const r of rects) sums[r.dataset.row] = (sums[r.dataset.row] ?? 0) + Number(r.dataset.value);
+      return sums;
+    });
+    await page.click('#step-back');
+    assert.equal(await page.getAttribute('#translate-heatmap', 'data-step'), String(words - 1));
+    let sums = await rowSums();
+    assert.equal(sums[String(words - 1)], 0);  // the last word is not produced yet
+    await page.fill('#step', '1');
+    await page.dispatchEvent('#step', 'input');
+    sums = await rowSums();
+    assert.ok(sums['0'] > 0);
+    for (let t = 1; t < words; t++) assert.equal(sums[String(t)], 0);
+    assert.match(await page.textContent('#step-label'), /^1 of /);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('SVG, PNG, JSON and links exports are valid files', async () => {
+    const { page, problems } = await open();
+    const save = async (button) => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+      return readFile(await download.path());
+    };
+    const svg = (await save('#export-svg')).toString('utf8');
+    assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.equal(await page.evaluate((text) => new DOMParser().parseFromString(text, 'image/svg+xml').querySelector('parsererror'), svg), null);
+    assert.equal((svg.match(/class="cell"/g) ?? []).length, 80);
+    const png = await save('#export-png');
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.equal(png.readUInt32BE(16), 2 * Number(await page.getAttribute('#heatmap', 'width')));
+    const json = JSON.parse((await save('#export-json')).toString('utf8'));
+    assert.equal(json.source.length, 10);
+    assert.equal(json.target.length, 8);
+    assert.equal(json.weights.length, 8);
+    assert.equal(json.weights[0].length, 10);
+    const links = (await save('#export-links')).toString('utf8');
+    assert.equal(links.trim(), (await page.textContent('#pharaoh')).trim());
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the URL hash carries the state and restores it', async () => {
+    const { page, problems } = await open();
+    await typeAndWait(page, '#source', 'The red house .', 8, 4);
+    await page.selectOption('#method', 'itermax');
+    await page.check('#shift');
+    await page.waitForTimeout(100);
+    const url = page.url();
+    assert.match(url, /#.*s=The\+red\+house/);
+    const { page: again, problems: moreProblems } = await open(url.slice(base.length));
+    assert.equal(await again.inputValue('#source'), 'The red house .');
+    assert.equal(await again.inputValue('#method'), 'itermax');
+    assert.equal(await again.isChecked('#shift'), true);
+    assert.equal(await again.getAttribute('#heatmap', 'data-cols'), '4');
+    assert.deepEqual([...problems, ...moreProblems], []);
+    await page.close();
+    await again.close();
   });
 });
