@@ -1,6 +1,7 @@
 // The explorer page: the alignment view (compute in a worker) and the playground.
 import loadAttn, { simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
+import { ByoView } from './byo.mjs';
 import { startPlayground } from './playground.mjs';
 import { TranslateView } from './translate.mjs';
 
@@ -29,6 +30,7 @@ async function main() {
     document.body.dataset[`${name}Model`] = String(Boolean(available));
   }
   startPlayground(attn);
+  new ByoView(attn).start();
   const align = new AlignView(worker);
   new TranslateView((message) => align.request(message)).start();
   await align.start();

@@ -194,3 +194,72 @@ describe('translation, exports and shareable state', () => {
     await again.close();
   });
 });
+
+// A .npy file of float32 values with the given shape (version 1 header, C order).
+function npy(shape, values) {
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const buffer = Buffer.alloc(10 + header.length + values.length * 4);
+  Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]).copy(buffer);
+  buffer.writeUInt16LE(header.length, 8);
+  buffer.write(header, 10, 'latin1');
+  values.forEach((v, i) => buffer.writeFloatLE(v, 10 + header.length + 4 * i));
+  return buffer;
+}
+
+describe('bring your own attention', () => {
+  test('a 4-D .npy shows the chosen layer and head, and the mean over heads', async () => {
+    const { page, problems } = await open();
+    const shape = [2, 2, 3, 4];
+    const values = Array.from({ length: 48 }, (_, i) => (i % 7) / 10);
+    await page.setInputFiles('#byo-file', { name: 'attention.npy', mimeType: 'application/octet-stream', buffer: npy(shape, values) });
+    await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '3');
+    assert.equal(await page.getAttribute('#byo-heatmap', 'data-cols'), '4');
+    await page.fill('#byo-layer', '1');
+    await page.dispatchEvent('#byo-layer', 'input');
+    const cellValues = () => page.$$eval('#byo-heatmap rect.cell', (r) => r.map((x) => Number(x.dataset.value)));
+    let shown = await cellValues();
+    values.slice(24, 36).forEach((v, i) => assert.ok(Math.abs(shown[i] - v) < 1e-6, `layer 1 head 0 cell ${i}`));
+    await page.selectOption('#byo-aggregate', 'mean');
+    shown = await cellValues();
+    for (let i = 0; i < 12; i++) {
+      const mean = [0, 1, 2, 3].reduce((a, k) => a + values[k * 12 + i], 0) / 4;
+      assert.ok(Math.abs(shown[i] - mean) < 1e-6, `mean cell ${i}`);
+    }
+    await page.setInputFiles('#byo-file', { name: 'broken.npy', mimeType: 'application/octet-stream', buffer: Buffer.from('not numpy') });
+    await page.waitForFunction(() => document.getElementById('byo-view').dataset.state === 'error');
+    assert.match(await page.textContent('#byo-status'), /broken\.npy: not a \.npy file/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('JSON with special tokens and subwords, and a gold file scored live', async () => {
+    const { page, problems } = await open();
+    const attention = {
+      source: ['<s>', '▁The', '▁ca', 't', '</s>'],
+      target: ['▁El', '▁gato', '</s>'],
+      weights: [[0.1, 0.6, 0.1, 0.1, 0.1], [0.1, 0.1, 0.3, 0.4, 0.1], [0.2, 0.2, 0.2, 0.2, 0.2]],
+    };
+    await page.setInputFiles('#byo-file', { name: 'attention.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(attention)) });
+    await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '2');
+    assert.equal(await page.getAttribute('#byo-heatmap', 'data-cols'), '2');  // The, cat
+    const labels = await page.$$eval('#byo-heatmap .col-label', (n) => n.map((x) => x.firstChild.textContent));
+    assert.deepEqual(labels, ['The', 'cat']);
+    assert.equal(await page.textContent('#byo-pharaoh'), '0-0 1-1');
+    // renormalized without specials: row "gato" = (0.1, 0.3 + 0.4) / 0.8
+    const cells = await page.$$eval('#byo-heatmap rect.cell', (r) => r.map((x) => Number(x.dataset.value)));
+    assert.ok(Math.abs(cells[2] - 0.1 / 0.8) < 1e-6 && Math.abs(cells[3] - 0.7 / 0.8) < 1e-6);
+    await page.setInputFiles('#byo-file', { name: 'gold.txt', mimeType: 'text/plain', buffer: Buffer.from('0-0 1-0\n') });
+    await page.waitForFunction(() => document.getElementById('byo-score').textContent.length > 0);
+    // A = {0-0, 1-1}, S = {0-0, 1-0}: AER = 1 - 2*1/4 = 0.5, precision 0.5, recall 0.5
+    assert.match(await page.textContent('#byo-score'), /AER 0\.500 · precision 0\.500 · recall 0\.500/);
+    assert.equal(await page.$$eval('#byo-heatmap rect.gold', (n) => n.length), 2);
+    await page.uncheck('#byo-merge');
+    assert.equal(await page.getAttribute('#byo-heatmap', 'data-cols'), '3');
+    await page.setInputFiles('#byo-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"weights": [[1, 2], [3]]}') });
+    await page.waitForFunction(() => document.getElementById('byo-view').dataset.state === 'error');
+    assert.match(await page.textContent('#byo-status'), /rectangular/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
