@@ -4,7 +4,6 @@
 // maxAbsErr against a float64 reference).
 //   attn_bench [--shapes 1x8x128x128x64,...] [--reps 30]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "attn/attn.hpp"
+#include "timing.hpp"
 
 namespace {
 
@@ -79,15 +79,7 @@ void run(const BenchShape& s, int reps, bool simd) {
   attn::AttentionOptions options;
   attn::AttentionOutputs outputs;
   outputs.output = output.data();
-  attn::attention(shape, q.data(), k.data(), v.data(), options, outputs);  // warm-up
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    attn::attention(shape, q.data(), k.data(), v.data(), options, outputs);
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  const double ms = times[times.size() / 2];
+  const double ms = attn::bench::median_ms(reps, [&] { attn::attention(shape, q.data(), k.data(), v.data(), options, outputs); });
   const double flops = double(shape.heads) * (4.0 * s.queries * s.keys * s.dim + 5.0 * s.queries * s.keys);
   const std::vector<double> expected = reference(s, q, k, v);
   double error = 0.0;

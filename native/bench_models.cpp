@@ -3,7 +3,6 @@
 // through the WebAssembly module.
 //   attn_bench_models [-m MODEL] [--reps N]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -12,6 +11,9 @@
 #include "attn/error.hpp"
 #include "attn/kernels.hpp"
 #include "attn/rnn.hpp"
+#include "timing.hpp"
+
+using attn::bench::median_ms;
 
 namespace {
 
@@ -20,19 +22,6 @@ const char* const source_30 =
 const char* const target_30 =
     "El anciano que vive en la pequeña casa cerca del río camina despacio hasta el mercado cada mañana para comprar pan fresco y fruta para toda su gran familia .";
 const char* const source_20 = "The committee will publish its final report on the new energy policy before the end of the next year .";
-
-template <class Body>
-double median_ms(int reps, Body&& body) {
-  std::vector<double> times;
-  body();  // warm-up
-  for (int r = 0; r < reps; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    body();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
-}
 
 }  // namespace
 

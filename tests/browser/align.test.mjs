@@ -1,44 +1,17 @@
 // The alignment view in Debian's Chromium: the model runs in a worker, the heatmap and the line
 // view follow the typed sentences, colours match the weights, hover highlights, every link
 // method runs, and hostile text stays text. Screenshots go to build/screenshots/.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
-import { chromium } from 'playwright-core';
-import { serve } from '../../tools/serve.mjs';
+import { readFile } from 'node:fs/promises';
 import { rgb, viridis } from '../../web/colormap.mjs';
+import { SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
 
-const ROOT = new URL('../../', import.meta.url);
-const SCREENSHOTS = new URL('build/screenshots/', ROOT);
-let server, browser, base;
 
-before(async () => {
-  server = await serve(new URL('web/', ROOT).pathname, 0);
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  await mkdir(SCREENSHOTS, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
-});
-
-async function open(path = '') {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
-  const problems = [];
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(base + path);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
-  return { page, problems };
-}
+const session = useBrowser();
 
 // Types into a field and waits until the heatmap shows `rows` x `cols` words.
+
 async function typeAndWait(page, selector, text, rows, cols) {
   await page.fill(selector, text);
   await page.waitForFunction(([r, c]) => {
@@ -53,7 +26,7 @@ const cells = (page) => page.$$eval('#heatmap rect.cell', (rects) => rects.map((
 
 describe('alignment view', () => {
   test('shows the prefilled pair as a heatmap (rows = Spanish words) and a line view', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '8');   // El anciano camina al mercado cada mañana .
     assert.equal(await page.getAttribute('#heatmap', 'data-cols'), '10');  // The old man walks to the market every morning .
     const all = await cells(page);
@@ -74,7 +47,7 @@ describe('alignment view', () => {
   });
 
   test('typing updates the heatmap and the lines; hovering a word highlights its row', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     await typeAndWait(page, '#target', 'El gato duerme .', 4, 10);
     await typeAndWait(page, '#source', 'The cat sleeps .', 4, 4);
     assert.equal((await cells(page)).length, 16);
@@ -88,7 +61,7 @@ describe('alignment view', () => {
   });
 
   test('every link method runs, and the Pharaoh text matches the marked cells', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     const methods = await page.$$eval('#method option', (options) => options.map((o) => o.value));
     const reverse = await page.getAttribute('body', 'data-reverse-model') === 'true';
     for (const method of methods) {
@@ -112,7 +85,7 @@ describe('alignment view', () => {
   });
 
   test('hostile text is shown as text and runs nothing', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     await page.evaluate(() => { window.pwned = false; });
     await typeAndWait(page, '#source', '<img src=x onerror="window.pwned=true"> <script>window.pwned=true</script>', 8, 27);
     assert.equal(await page.evaluate(() => window.pwned), false);
@@ -126,7 +99,7 @@ describe('alignment view', () => {
 
 describe('translation, exports and shareable state', () => {
   test('translates and steps through the output one word at a time', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     await page.fill('#translate-source', 'The cat sleeps .');
     await page.click('#translate');
     await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok');
@@ -153,7 +126,7 @@ describe('translation, exports and shareable state', () => {
   });
 
   test('SVG, PNG, JSON and links exports are valid files', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     const save = async (button) => {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
       return readFile(await download.path());
@@ -177,14 +150,14 @@ describe('translation, exports and shareable state', () => {
   });
 
   test('the URL hash carries the state and restores it', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     await typeAndWait(page, '#source', 'The red house .', 8, 4);
     await page.selectOption('#method', 'itermax');
     await page.check('#shift');
     await page.waitForTimeout(100);
     const url = page.url();
     assert.match(url, /#.*s=The\+red\+house/);
-    const { page: again, problems: moreProblems } = await open(url.slice(base.length));
+    const { page: again, problems: moreProblems } = await openPage(url.slice(session.base.length));
     assert.equal(await again.inputValue('#source'), 'The red house .');
     assert.equal(await again.inputValue('#method'), 'itermax');
     assert.equal(await again.isChecked('#shift'), true);
@@ -209,7 +182,7 @@ function npy(shape, values) {
 
 describe('bring your own attention', () => {
   test('a 4-D .npy shows the chosen layer and head, and the mean over heads', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     const shape = [2, 2, 3, 4];
     const values = Array.from({ length: 48 }, (_, i) => (i % 7) / 10);
     await page.setInputFiles('#byo-file', { name: 'attention.npy', mimeType: 'application/octet-stream', buffer: npy(shape, values) });
@@ -234,7 +207,7 @@ describe('bring your own attention', () => {
   });
 
   test('JSON with special tokens and subwords, and a gold file scored live', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     const attention = {
       source: ['<s>', '▁The', '▁ca', 't', '</s>'],
       target: ['▁El', '▁gato', '</s>'],

@@ -1,50 +1,15 @@
 // Drives the real page in Debian's Chromium through playwright-core: it must load without console
 // errors, draw the tutorial's weights with the right colours, react to inputs, and fall back to
 // the scalar build where SIMD is missing. Screenshots go to build/screenshots/.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { chromium } from 'playwright-core';
-import { serve } from '../../tools/serve.mjs';
 import { rgb, viridis } from '../../web/colormap.mjs';
+import { SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
 
-const ROOT = new URL('../../', import.meta.url);
-const SCREENSHOTS = new URL('build/screenshots/', ROOT);
 const ROW1 = [0.2976, 0.1095, 0.1805, 0.1805, 0.2318];
 const ROW5 = [0.2374, 0.144, 0.2374, 0.144, 0.2374];
 
-let server, browser, base;
-
-before(async () => {
-  server = await serve(new URL('web/', ROOT).pathname, 0);
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  await mkdir(SCREENSHOTS, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
-});
-
-// Opens the page and collects console errors and uncaught exceptions.
-async function open(path = '', { withoutSimd = false, width = 1200 } = {}) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  const problems = [];
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
-  page.on('pageerror', (error) => problems.push(error.message));
-  if (withoutSimd) {
-    // An engine without SIMD128 fails validation of any SIMD module, including the loader's probe.
-    await page.addInitScript(() => { WebAssembly.validate = () => false; });
-  }
-  await page.goto(base + path);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
-  return { page, problems };
-}
+useBrowser();
 
 async function cells(page) {
   return page.$$eval('#playground-heatmap rect.cell', (rects) => rects.map((r) => ({
@@ -63,7 +28,7 @@ function checkTutorialWeights(all) {
 
 describe('explorer page', () => {
   test('loads the SIMD build with no console errors and shows the tutorial weights in the playground', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     assert.equal(await page.getAttribute('body', 'data-simd'), 'true');
     assert.match(await page.textContent('#build'), /SIMD128/);
     checkTutorialWeights(await cells(page));
@@ -73,7 +38,7 @@ describe('explorer page', () => {
   });
 
   test('changing the score, the mask and a token updates the heatmap', async () => {
-    const { page, problems } = await open();
+    const { page, problems } = await openPage();
     await page.selectOption('#score', 'dot');
     let all = await cells(page);
     // dot scores of token 1: 2, 0, 1, 1, 1.5
@@ -98,7 +63,7 @@ describe('explorer page', () => {
   });
 
   test('forcing ?simd=0 runs the scalar build with the same numbers', async () => {
-    const { page, problems } = await open('?simd=0');
+    const { page, problems } = await openPage('?simd=0');
     assert.equal(await page.getAttribute('body', 'data-simd'), 'false');
     assert.match(await page.textContent('#build'), /scalar/);
     checkTutorialWeights(await cells(page));
@@ -107,7 +72,7 @@ describe('explorer page', () => {
   });
 
   test('an engine without WebAssembly SIMD falls back to the scalar build', async () => {
-    const { page, problems } = await open('', { withoutSimd: true });
+    const { page, problems } = await openPage('', { withoutSimd: true });
     assert.equal(await page.getAttribute('body', 'data-simd'), 'false');
     checkTutorialWeights(await cells(page));
     assert.deepEqual(problems, []);
@@ -115,7 +80,7 @@ describe('explorer page', () => {
   });
 
   test('fits a 360 px wide screen', async () => {
-    const { page, problems } = await open('', { width: 360 });
+    const { page, problems } = await openPage('', { width: 360 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
     await page.screenshot({ path: new URL('explorer-360.png', SCREENSHOTS).pathname, fullPage: true });

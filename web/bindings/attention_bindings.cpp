@@ -32,12 +32,7 @@ val attention_js(val options) {
     const auto value = floats(options, "value", element_count("value", {shape.heads, shape.key_length, value_dim}),
                               dims({shape.heads, shape.key_length, value_dim}));
 
-    AttentionOptions settings;
-    settings.score = parse_score(string(options, "score", "scaled_dot"));
-    settings.probability = parse_probability(string(options, "probability", "softmax"));
-    settings.temperature = static_cast<float>(number(options, "temperature", 1.0));
-    settings.dropout = static_cast<float>(number(options, "dropout", 0.0));
-    settings.seed = static_cast<std::uint64_t>(integer(options, "seed", 0));
+    AttentionOptions settings = parse_common_options(options);
     settings.hard = parse_hard(string(options, "hard", "none"));
 
     std::vector<float> general_weight, query_weight, key_weight, additive_v, additive_bias, position_weight, position_v;

@@ -1,9 +1,10 @@
-// The mask options shared by attention() and maskedSoftmax():
+// The options shared by attention(), multiHeadAttention() and maskedSoftmax(). Masks:
 //   validLength: number | Int32Array (one per head, or one per query row)
 //   mask: Uint8Array [rows][cols] or [batch][rows][cols], nonzero = may attend
 //   causal: boolean, maskValue: number (default -Infinity)
 #pragma once
 
+#include "attn/attention.hpp"
 #include "attn/probability.hpp"
 #include "js_args.hpp"
 
@@ -46,6 +47,18 @@ inline Masking parse_masking(const val& options, int batch, int rows, int cols, 
   }
   validate_masking(masking, batch, rows, cols);
   return masking;
+}
+
+// The options attention() and multiHeadAttention() share beyond masks: score, probability,
+// temperature, dropout and its seed.
+inline AttentionOptions parse_common_options(const val& options) {
+  AttentionOptions settings;
+  settings.score = parse_score(string(options, "score", "scaled_dot"));
+  settings.probability = parse_probability(string(options, "probability", "softmax"));
+  settings.temperature = static_cast<float>(number(options, "temperature", 1.0));
+  settings.dropout = static_cast<float>(number(options, "dropout", 0.0));
+  settings.seed = static_cast<std::uint64_t>(integer(options, "seed", 0));
+  return settings;
 }
 
 }  // namespace attn::js

@@ -61,12 +61,7 @@ val multi_head_attention_js(val options) {
              : floats(options, "keyValueInput", element_count("keyValueInput", {key_length, resolved.key_value_dim}),
                       dims({key_length, resolved.key_value_dim}));
 
-    AttentionOptions settings;
-    settings.score = parse_score(string(options, "score", "scaled_dot"));
-    settings.probability = parse_probability(string(options, "probability", "softmax"));
-    settings.temperature = static_cast<float>(number(options, "temperature", 1.0));
-    settings.dropout = static_cast<float>(number(options, "dropout", 0.0));
-    settings.seed = static_cast<std::uint64_t>(integer(options, "seed", 0));
+    AttentionOptions settings = parse_common_options(options);
     MaskStorage storage;
     settings.mask = parse_masking(options, resolved.heads, query_length, key_length, storage);
 
