@@ -18,10 +18,26 @@ function seededValues(count, seed) {
     return (state / 2 ** 32) * 2 - 1;
   });
 }
-const PARAMETERS = {
-  general: { weight: seededValues(DIM * DIM, 1) },
-  additive: { hidden: HIDDEN, queryWeight: seededValues(HIDDEN * DIM, 2), keyWeight: seededValues(HIDDEN * DIM, 3), v: seededValues(HIDDEN, 4) },
-};
+// Parameters for a head size d (4 with one head, 2 with two).
+function parameters(d) {
+  return {
+    general: { weight: seededValues(d * d, 1) },
+    additive: { hidden: HIDDEN, queryWeight: seededValues(HIDDEN * d, 2), keyWeight: seededValues(HIDDEN * d, 3), v: seededValues(HIDDEN, 4) },
+    local: { hidden: HIDDEN, positionWeight: seededValues(HIDDEN * d, 5), positionV: seededValues(HIDDEN, 6) },
+  };
+}
+
+// [length][heads * d] token rows -> [heads][length][d], the Transformer's split.
+function splitHeads(tokens, heads) {
+  const d = DIM / heads;
+  const out = new Float32Array(tokens.length);
+  for (let h = 0; h < heads; h++) {
+    for (let i = 0; i < LENGTH; i++) {
+      for (let k = 0; k < d; k++) out[(h * LENGTH + i) * d + k] = tokens[i * DIM + h * d + k];
+    }
+  }
+  return out;
+}
 
 function buildTokenTable() {
   const table = $('tokens');
@@ -107,6 +123,19 @@ function drawHeatmap(weights, rows, cols, labels) {
   }
 }
 
+function drawScores(scores, offset) {
+  const table = $('scores');
+  table.replaceChildren();
+  for (let i = 0; i < LENGTH; i++) {
+    const row = table.insertRow();
+    const header = document.createElement('th');
+    header.scope = 'row';
+    header.textContent = `q${i + 1}`;
+    row.append(header);
+    for (let j = 0; j < LENGTH; j++) row.insertCell().textContent = scores[offset + i * LENGTH + j].toFixed(3);
+  }
+}
+
 function drawOutput(output, rows, cols) {
   const table = $('output');
   table.replaceChildren();
@@ -123,21 +152,36 @@ function drawOutput(output, rows, cols) {
 function update(attn) {
   const error = $('error');
   try {
-    const tokens = readTokens();
-    const score = $('score').value;
-    const { output, weights } = attn.attention({
+    const heads = Number($('heads').value), d = DIM / heads;
+    const shown = Math.min(Number($('show-head').value), heads - 1);
+    $('show-head').max = String(heads - 1);
+    const tokens = splitHeads(readTokens(), heads);
+    const score = $('score').value, local = $('local').value;
+    const p = parameters(d);
+    const { output, weights, scores } = attn.attention({
       query: tokens, key: tokens, value: tokens,
-      queryLength: LENGTH, keyLength: LENGTH, dim: DIM,
+      heads, queryLength: LENGTH, keyLength: LENGTH, dim: d,
       score,
-      ...(score === 'general' ? { general: PARAMETERS.general } : {}),
-      ...(score === 'additive' ? { additive: PARAMETERS.additive } : {}),
+      ...(score === 'general' ? { general: p.general } : {}),
+      ...(score === 'additive' ? { additive: p.additive } : {}),
       probability: $('probability').value,
       temperature: Number($('temperature').value),
       causal: $('causal').checked,
       validLength: Number($('valid-length').value),
+      ...(local === 'none' ? {} : { local: { mode: local, halfWidth: Number($('half-width').value), ...(local === 'predictive' ? p.local : {}) } }),
+      returnScores: true,
     });
-    drawHeatmap(weights, LENGTH, LENGTH, TOKENS.map((_, i) => `x${i + 1}`));
-    drawOutput(output, LENGTH, DIM);
+    const offset = shown * LENGTH * LENGTH;
+    drawHeatmap(weights.subarray(offset, offset + LENGTH * LENGTH), LENGTH, LENGTH, TOKENS.map((_, i) => `x${i + 1}`));
+    drawScores(scores, offset);
+    // the heads' outputs side by side again: [length][heads * d]
+    const merged = new Float32Array(LENGTH * DIM);
+    for (let h = 0; h < heads; h++) {
+      for (let i = 0; i < LENGTH; i++) {
+        for (let k = 0; k < d; k++) merged[i * DIM + h * d + k] = output[(h * LENGTH + i) * d + k];
+      }
+    }
+    drawOutput(merged, LENGTH, DIM);
     error.hidden = true;
   } catch (e) {
     error.textContent = e.message;  // text, never markup
@@ -148,7 +192,9 @@ function update(attn) {
 // attn: a loaded module (the page's main-thread instance; these matrices are tiny).
 export function startPlayground(attn) {
   buildTokenTable();
-  for (const id of ['score', 'probability', 'temperature', 'causal', 'valid-length']) $(id).addEventListener('input', () => update(attn));
+  for (const id of ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head']) {
+    $(id).addEventListener('input', () => update(attn));
+  }
   $('tokens').addEventListener('input', () => update(attn));
   update(attn);
 }

@@ -88,3 +88,34 @@ describe('explorer page', () => {
     await page.close();
   });
 });
+
+describe('playground mechanisms', () => {
+  const values = (page, id = '#playground-heatmap') => page.$$eval(`${id} rect.cell`, (r) => r.map((x) => Number(x.dataset.value)));
+
+  test('a local window, two heads, sparsemax and the scores table all reach the page', async () => {
+    const { page, problems } = await openPage();
+    // raw scores of the tutorial: q1.k1 / 2 = 1, q1.k5 / 2 = 0.75
+    const firstRow = await page.$$eval('#scores tr:first-child td', (cells) => cells.map((c) => Number(c.textContent)));
+    assert.deepEqual(firstRow, [1, 0, 0.5, 0.5, 0.75]);
+    await page.selectOption('#local', 'monotonic');
+    await page.fill('#half-width', '1');
+    let weights = await values(page);
+    for (let t = 0; t < 5; t++) {
+      for (let s = 0; s < 5; s++) if (Math.abs(s - t) > 1) assert.equal(weights[t * 5 + s], 0, `outside the window ${t},${s}`);
+    }
+    await page.selectOption('#local', 'none');
+    await page.selectOption('#heads', '2');
+    await page.fill('#show-head', '1');
+    weights = await values(page);
+    // head 2 sees the last two components: x1 = [1, 0], x2 = [0, 1], x3 = [0, 0], x4 = [1, 1], x5 = [.5, 0]
+    const scores = [1, 0, 0, 1, 0.5].map((s) => s / Math.SQRT2);
+    const total = scores.reduce((a, s) => a + Math.exp(s), 0);
+    scores.forEach((s, j) => assert.ok(Math.abs(weights[j] - Math.exp(s) / total) < 1e-4, `head 2 weight ${j}`));
+    await page.selectOption('#heads', '1');
+    await page.selectOption('#probability', 'sparsemax');
+    weights = await values(page);
+    assert.ok(weights.some((w) => w === 0), 'sparsemax gives exact zeros');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
