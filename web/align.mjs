@@ -66,7 +66,11 @@ export class AlignView {
       this.timer = setTimeout(() => this.update(), 120);
     };
     for (const id of ['source', 'target']) $(id).addEventListener('input', schedule);
-    for (const id of ['method', 'shift', 'threshold']) $(id).addEventListener('input', () => this.update());
+    for (const id of ['method', 'shift', 'threshold', 'compare']) $(id).addEventListener('input', () => this.update());
+    if (document.body.dataset.generalModel !== 'true') {
+      $('compare').disabled = true;
+      $('compare').parentElement.title = 'the general-attention model is not shipped with this build';
+    }
     $('colormap').addEventListener('input', () => { this.saveToHash(); this.draw(); });
     $('copy').addEventListener('click', () => navigator.clipboard?.writeText($('pharaoh').textContent).then(
       () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
@@ -98,7 +102,12 @@ export class AlignView {
       while (this.pending) {
         const settings = this.pending;
         this.pending = null;
-        const reply = await this.request({ type: 'align', ...settings });
+        const compare = $('compare').checked && !$('compare').disabled;
+        const [reply, general] = await Promise.all([
+          this.request({ type: 'align', ...settings }),
+          compare ? this.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
+        ]);
+        this.general = general && general.type === 'result' ? general.result : null;
         if (reply.type === 'error') {
           $('align-status').textContent = reply.message;
           $('align-view').dataset.state = 'error';
@@ -123,6 +132,14 @@ export class AlignView {
     drawHeatmap($('heatmap'), { ...common, colormap: $('colormap').value });
     drawLines($('lines'), { ...common, topK: cols > 40 ? 2 : 3 });
     $('pharaoh').textContent = r.pharaoh;
+    $('compare-figure').hidden = !this.general;
+    if (this.general) {
+      const g = this.general;
+      drawHeatmap($('heatmap-general'), {
+        weights: g.weights, rows: g.targetWords.length, cols: g.sourceWords.length, rowLabels: g.targetWords,
+        colLabels: g.sourceWords, links: new Set(g.links.map(([s, t]) => `${s}-${t}`)), colormap: $('colormap').value,
+      });
+    }
     $('heatmap').dataset.links = String(r.links.length);
   }
 }

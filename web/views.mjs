@@ -41,12 +41,12 @@ export function drawHeatmap(svg, { weights, rows, cols, rowLabels, colLabels, li
   const values = showValues ?? cell >= 30;
   colLabels.forEach((word, s) => {
     const x = left + s * cell + cell / 2, y = top - 6;
-    const label = element('text', { x, y, transform: `rotate(-45 ${x} ${y})`, class: 'label col-label', 'data-col': s }, shortLabel(word));
+    const label = element('text', { x, y, transform: `rotate(-45 ${x} ${y})`, class: 'label col-label', 'data-col': s, tabindex: 0 }, shortLabel(word));
     label.append(element('title', {}, word));
     svg.append(label);
   });
   rowLabels.forEach((word, t) => {
-    const label = element('text', { x: left - 6, y: top + t * cell + cell / 2 + 4, 'text-anchor': 'end', class: 'label row-label', 'data-row': t }, shortLabel(word));
+    const label = element('text', { x: left - 6, y: top + t * cell + cell / 2 + 4, 'text-anchor': 'end', class: 'label row-label', 'data-row': t, tabindex: 0 }, shortLabel(word));
     label.append(element('title', {}, word));
     svg.append(label);
   });

@@ -84,6 +84,26 @@ describe('alignment view', () => {
     await page.close();
   });
 
+  test('keyboard focus on a word highlights it; the general-attention model compares side by side when shipped', async () => {
+    const { page, problems } = await openPage();
+    await page.focus('#heatmap .row-label[data-row="1"]');
+    const rows = await page.$$eval('#heatmap rect.cell.highlighted', (r) => [...new Set(r.map((x) => x.dataset.row))]);
+    assert.deepEqual(rows, ['1']);
+    await page.focus('#heatmap .col-label[data-col="2"]');
+    const cols = await page.$$eval('#heatmap rect.cell.highlighted', (r) => [...new Set(r.map((x) => x.dataset.col))]);
+    assert.deepEqual(cols, ['2']);
+    if (await page.getAttribute('body', 'data-general-model') === 'true') {
+      await page.check('#compare');
+      await page.waitForFunction(() => !document.getElementById('compare-figure').hidden);
+      assert.equal(await page.getAttribute('#heatmap-general', 'data-rows'), await page.getAttribute('#heatmap', 'data-rows'));
+      assert.equal(await page.getAttribute('#heatmap-general', 'data-cols'), await page.getAttribute('#heatmap', 'data-cols'));
+    } else {
+      assert.equal(await page.isDisabled('#compare'), true);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('hostile text is shown as text and runs nothing', async () => {
     const { page, problems } = await openPage();
     await page.evaluate(() => { window.pwned = false; });
