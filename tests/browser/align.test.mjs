@@ -104,6 +104,20 @@ describe('alignment view', () => {
     await page.close();
   });
 
+  test('200-word sentences, CJK, accents and right-to-left text display', async () => {
+    const { page, problems } = await openPage();
+    const long = Array.from({ length: 200 }, (_, i) => ['the', 'old', 'house', 'near', 'river'][i % 5]).join(' ');
+    await typeAndWait(page, '#source', long, 8, 200);
+    assert.equal((await cells(page)).length, 1600);
+    await typeAndWait(page, '#source', '東京 は 大きい Ñandú café مرحبا بالعالم', 8, 7);
+    const labels = await page.$$eval('#heatmap .col-label', (n) => n.map((x) => x.firstChild.textContent));
+    assert.deepEqual(labels, ['東京', 'は', '大きい', 'Ñandú', 'café', 'مرحبا', 'بالعالم']);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, 'the wide heatmap scrolls inside its box, not the page');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('hostile text is shown as text and runs nothing', async () => {
     const { page, problems } = await openPage();
     await page.evaluate(() => { window.pwned = false; });
