@@ -1,0 +1,59 @@
+"""Minimal safetensors reader and writer in numpy (F16 and F32 tensors only).
+
+The file layout (https://github.com/huggingface/safetensors, written here by hand so that the
+training tools need no extra package):
+
+  8 bytes    N, the header length, unsigned little-endian
+  N bytes    JSON: {"__metadata__": {str: str}, NAME: {"dtype": "F16"|"F32", "shape": [...],
+             "data_offsets": [begin, end]}, ...}, padded with spaces to a multiple of 8
+  rest       raw little-endian tensor data; offsets are relative to the end of the header
+
+Tensors are written in name order, each one contiguous and row-major.
+"""
+import json
+import struct
+
+import numpy as np
+
+DTYPES = {"F16": np.dtype("<f2"), "F32": np.dtype("<f4")}
+NAMES = {dtype: name for name, dtype in DTYPES.items()}
+
+
+def write(path, tensors, metadata):
+    """tensors: {name: float16 or float32 ndarray}; metadata: {str: str}."""
+    header = {"__metadata__": {str(k): str(v) for k, v in metadata.items()}}
+    blobs, offset = [], 0
+    for name in sorted(tensors):
+        array = np.ascontiguousarray(tensors[name])
+        dtype = array.dtype.newbyteorder("<")
+        if dtype not in NAMES:
+            raise ValueError(f"{name}: dtype {array.dtype} is not F16 or F32")
+        data = array.astype(dtype, copy=False).tobytes()
+        header[name] = {"dtype": NAMES[dtype], "shape": list(array.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)  # the data then starts 8-byte aligned
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for data in blobs:
+            f.write(data)
+
+
+def read(path):
+    """({name: ndarray in the stored dtype}, metadata) of a safetensors file."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    (length,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + length].decode("utf-8"))
+    metadata = header.pop("__metadata__", {})
+    body = memoryview(raw)[8 + length:]
+    tensors = {}
+    for name, info in header.items():
+        begin, end = info["data_offsets"]
+        dtype = DTYPES[info["dtype"]]
+        array = np.frombuffer(body[begin:end], dtype=dtype)
+        tensors[name] = array.reshape(info["shape"])
+    return tensors, metadata

@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""The numpy reference (translate.py) computes what the torch model computes.
+
+  /usr/bin/python3 tools/train/test_reference.py      (needs python3-torch; about 5 seconds)
+
+A small randomly initialised model of each attention type is exported to a temporary
+safetensors file; forced decoding in numpy must give the torch model's attention weights and
+log-probabilities, with the torch weights rounded to fp16 as the file stores them.
+"""
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bpe as B  # noqa: E402
+import safetensors  # noqa: E402
+from model import Seq2Seq  # noqa: E402
+from train import export  # noqa: E402
+from translate import Model  # noqa: E402
+
+WORDS = "the jury said it did find that many laws are outmoded el jurado dijo que".split()
+
+
+class Args:  # what export() reads from the command line
+    embedding_dim, encoder_hidden, decoder_hidden, attention_dim = 16, 12, 20, 10
+    direction, seed, align_supervision = "en-es", 42, None
+
+
+def exported(attention, directory):
+    bpe = B.learn({w: 3 for w in WORDS}, 300, min_char_count=1)
+    torch.manual_seed(0)
+    model = Seq2Seq(len(bpe.vocab), 16, 12, 20, 10, attention, dropout=0.0).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            # x3: sharper attention than at initialisation, so a wrong equation shows; then the
+            # fp16 rounding the file applies, so that both sides use the same weights
+            p.copy_((3.0 * p).half().float())
+    args = Args()
+    args.attention = attention
+    path = Path(directory) / f"{attention}.safetensors"
+    state = {"history": [], "step": 0, "epoch_progress": 0.0, "elapsed": 0.0}
+    export(model, args, bpe, state, path)
+    return model, bpe, path
+
+
+def check(attention):
+    with tempfile.TemporaryDirectory() as directory:
+        model, bpe, path = exported(attention, directory)
+        reference = Model(path)
+        source = bpe.encode("the jury said it did find".split())
+        target = bpe.encode("el jurado dijo que".split())
+        _, attention_np, log_probs_np = reference.run(source, target)
+        src = torch.tensor([source + [B.EOS]])
+        tgt_in = torch.tensor([[B.BOS] + target])
+        tgt_out = target + [B.EOS]
+        with torch.no_grad():
+            logits, weights = model(src, src != B.PAD, tgt_in)
+        log_probs = torch.log_softmax(logits[0], dim=-1)
+        log_probs_torch = [float(log_probs[t, y]) for t, y in enumerate(tgt_out)]
+        assert attention_np.shape == (len(target) + 1, len(source) + 1)
+        assert np.allclose(attention_np, weights[0].numpy(), atol=1e-5), \
+            np.abs(attention_np - weights[0].numpy()).max()
+        assert np.allclose(log_probs_np, log_probs_torch, atol=1e-4)
+        assert abs(attention_np.sum(1) - 1).max() < 1e-5
+        # the stored metadata names what the reader needs
+        _, metadata = safetensors.read(path)
+        assert metadata["format"] == "attnscope-rnn-v1" and metadata["attention"] == attention
+        assert B.BPE.from_json(metadata["tokenizer"]).vocab == bpe.vocab
+
+
+def test_additive_attention_matches_torch():
+    check("additive")
+
+
+def test_general_attention_matches_torch():
+    check("general")
+
+
+def test_safetensors_roundtrip_keeps_dtype_shape_and_values():
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "t.safetensors"
+        tensors = {"a": np.arange(6, dtype=np.float16).reshape(2, 3),
+                   "b": np.array([1.5, -2.25], dtype=np.float32)}
+        safetensors.write(path, tensors, {"format": "x", "n": 3})
+        read, metadata = safetensors.read(path)
+        assert metadata == {"format": "x", "n": "3"}
+        for name in tensors:
+            assert read[name].dtype == tensors[name].dtype and (read[name] == tensors[name]).all()
+        raw = path.read_bytes()
+        assert (8 + int.from_bytes(raw[:8], "little")) % 8 == 0  # data starts 8-byte aligned
+
+
+if __name__ == "__main__":
+    passed = failed = 0
+    for name, test in list(globals().items()):
+        if name.startswith("test_") and callable(test):
+            try:
+                test()
+                passed += 1
+            except Exception:
+                failed += 1
+                print(f"FAILED {name}")
+                traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
