@@ -29,6 +29,7 @@ async function main() {
   for (const [name, available] of [['reverse', status.models.reverse], ['general', status.models.general]]) {
     document.body.dataset[`${name}Model`] = String(Boolean(available));
   }
+  document.body.dataset.statisticalAligner = String(status.statistical);
   startPlayground(attn);
   new ByoView(attn).start();
   const align = new AlignView(worker);

@@ -10,6 +10,8 @@ const MODELS = {
   reverse: 'es-en-additive.safetensors',
   general: 'en-es-general.safetensors',
 };
+const STATISTICAL = 'ibm2-en-es.safetensors';
+let statistical = null;
 
 let attn = null;
 const models = {};
@@ -30,13 +32,24 @@ async function init(simd) {
   const names = Object.keys(MODELS).filter((name) => shipped.has(MODELS[name]));
   const loaded = await Promise.all(names.map((name) => fetchModel(MODELS[name])));
   names.forEach((name, i) => { models[name] = loaded[i]; });
+  if (shipped.has(STATISTICAL)) {
+    const response = await fetch(new URL(`./dist/models/${STATISTICAL}`, import.meta.url));
+    if (!response.ok) throw new Error(`${STATISTICAL}: HTTP ${response.status}`);
+    statistical = await attn.loadStatisticalAligner(new Uint8Array(await response.arrayBuffer()));
+  }
   return {
     type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet,
     models: Object.fromEntries(Object.entries(models).map(([name, model]) => [name, model.info])),
+    statistical: Boolean(statistical),
   };
 }
 
 function align({ source, target, method, shift, threshold, model = 'forward' }) {
+  if (method === 'ibm2') {
+    if (!statistical) throw new Error('the statistical aligner is not available in this build');
+    const started = performance.now();
+    return { ...statistical.align(source, target), milliseconds: performance.now() - started };
+  }
   const chosen = models[model];
   if (!chosen) throw new Error(`the ${model} model is not available`);
   const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax'].includes(method);

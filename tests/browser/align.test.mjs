@@ -70,6 +70,9 @@ describe('alignment view', () => {
       await page.waitForTimeout(50);
       const state = await page.getAttribute('#align-view', 'data-state');
       const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax'].includes(method);
+      if (method === 'ibm2') {
+        assert.equal(await page.getAttribute('body', 'data-statistical-aligner'), 'true');
+      }
       if (needsReverse && !reverse) {
         assert.equal(state, 'error');
         assert.match(await page.textContent('#align-status'), /needs the es-en model/);

@@ -150,3 +150,22 @@ for (const simd of [true, false]) {
     });
   });
 }
+
+describe('the statistical aligner from JS', async () => {
+  const attn = await loadAttn({ simd: true });
+  it('loads an IBM Model 2 file, aligns with posteriors, and rejects other files', async () => {
+    const path = new URL('../../models/ibm2-en-es.safetensors', import.meta.url);
+    const aligner = await attn.loadStatisticalAligner(new Uint8Array(readFileSync(path)));
+    const result = aligner.align('The house is red .', 'La casa es roja .');
+    assert.equal(result.weights.length, 25);
+    assert.match(result.pharaoh, /0-0/);
+    assert.match(result.pharaoh, /1-1/);  // house - casa
+    for (let t = 0; t < 5; t++) {
+      const sum = Array.from(result.weights.slice(t * 5, t * 5 + 5)).reduce((a, b) => a + b, 0);
+      assert.ok(sum > 0 && sum <= 1.0001);
+    }
+    aligner.delete();
+    assert.throws(() => aligner.align('a', 'b'), /deleted/);
+    await assert.rejects(attn.loadStatisticalAligner(bytes('tiny-additive.safetensors')), /not an attnscope-ibm2-v1 file/);
+  });
+});

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "attn/aligner.hpp"
+#include "attn/ibm2.hpp"
 #include "attn/rnn.hpp"
 #include "js_args.hpp"
 
@@ -116,6 +117,38 @@ class Model {
   std::shared_ptr<const RnnModel> model_;
 };
 
+// The statistical baseline (IBM Model 2, fast_align's prior), for comparison with attention.
+class StatisticalAligner {
+ public:
+  explicit StatisticalAligner(Ibm2Aligner aligner) : aligner_(std::make_shared<Ibm2Aligner>(std::move(aligner))) {}
+
+  val align(val source, val target) const {
+    return guarded([&] {
+      const std::vector<std::string> source_words = sentence(source, "source"), target_words = sentence(target, "target");
+      const Alignment links = aligner_->align(source_words, target_words);
+      val result = val::object();
+      result.set("sourceWords", string_array(source_words));
+      result.set("targetWords", string_array(target_words));
+      result.set("weights", copy_out(aligner_->posteriors(source_words, target_words)));
+      result.set("links", link_array(links));
+      result.set("pharaoh", to_pharaoh(links));
+      return result;
+    });
+  }
+
+ private:
+  std::shared_ptr<const Ibm2Aligner> aligner_;
+};
+
+val load_statistical_aligner(val bytes) {
+  return guarded([&] {
+    val holder = val::object();
+    holder.set("bytes", bytes);
+    const std::vector<std::uint8_t> data = typed_array<std::uint8_t>(holder, "bytes", "Uint8Array", -1);
+    return val(StatisticalAligner(Ibm2Aligner::deserialize(std::string(data.begin(), data.end()))));
+  });
+}
+
 val load_model(val bytes) {
   return guarded([&] {
     val holder = val::object();
@@ -198,7 +231,9 @@ EMSCRIPTEN_BINDINGS(models) {
       .function("info", &Model::info)
       .function("translate", &Model::translate)
       .function("align", &Model::align);
+  emscripten::class_<StatisticalAligner>("StatisticalAligner").function("align", &StatisticalAligner::align);
   emscripten::function("loadModel", &load_model);
+  emscripten::function("loadStatisticalAligner", &load_statistical_aligner);
   emscripten::function("extractLinks", &extract_links);
   emscripten::function("symmetrize", &symmetrize);
   emscripten::function("alignmentError", &alignment_error);

@@ -263,6 +263,13 @@ export interface Model {
   delete(): void;
 }
 
+/** The statistical baseline: IBM Model 2 with fast_align's diagonal prior, both directions. */
+export interface StatisticalAligner {
+  /** grow-diag-final-and links; weights are the mean of both directions' posteriors [target][source]. */
+  align(source: Sentence, target: Sentence): AlignResult;
+  delete(): void;
+}
+
 export interface Links {
   links: Array<[number, number]>;
   pharaoh: string;
@@ -291,6 +298,8 @@ export interface Attn {
 
   /** Loads an attnscope-rnn-v1 safetensors file; rejects with an Error naming what is wrong. */
   loadModel(bytes: Uint8Array): Promise<Model>;
+  /** Loads an attnscope-ibm2-v1 file (models/ibm2-en-es.safetensors). */
+  loadStatisticalAligner(bytes: Uint8Array): Promise<StatisticalAligner>;
   /** Links from a [rows = target][cols = source] matrix. */
   extractLinks(options: { weights: Float32Array; rows: number; cols: number; method?: 'argmax' | 'threshold' | 'itermax'; threshold?: number }): Links;
   /** Combines a forward and a backward alignment given as Pharaoh strings. */

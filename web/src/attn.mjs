@@ -108,6 +108,21 @@ export default async function loadAttn(options = {}) {
     attn[name] = (...args) => checked(module[name](...Array.from({ length: arity }, (_, i) => args[i])));
   }
   // async, so a page can await it the same way it awaits fetching the bytes
+  attn.loadStatisticalAligner = async (bytes) => {
+    if (!(bytes instanceof Uint8Array)) throw new Error('loadStatisticalAligner(bytes) needs the file as a Uint8Array');
+    const handle = checked(module.loadStatisticalAligner(bytes));
+    let deleted = false;
+    return Object.freeze({
+      align(source, target) {
+        if (deleted) throw new Error('this aligner was deleted');
+        return checked(handle.align(normalized(source), normalized(target)));
+      },
+      delete() {
+        if (!deleted) handle.delete();
+        deleted = true;
+      },
+    });
+  };
   attn.loadModel = async (bytes) => {
     if (!(bytes instanceof Uint8Array)) throw new Error('loadModel(bytes) needs the model file as a Uint8Array');
     return wrapModel(checked(module.loadModel(bytes)));
