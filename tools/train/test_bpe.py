@@ -5,13 +5,13 @@ Each test is a function named test_*; the runner at the bottom calls them all an
 """
 import collections
 import sys
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bpe as B  # noqa: E402
 from words import tokenize  # noqa: E402
+from testing import run_tests  # noqa: E402
 
 CORPUS = """
 The lower house voted on the new budget on Tuesday .
@@ -131,15 +131,4 @@ def test_special_and_byte_ids_are_fixed():
 
 
 if __name__ == "__main__":
-    passed = failed = 0
-    for name, test in list(globals().items()):
-        if name.startswith("test_") and callable(test):
-            try:
-                test()
-                passed += 1
-            except Exception:
-                failed += 1
-                print(f"FAILED {name}")
-                traceback.print_exc()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    run_tests(globals())

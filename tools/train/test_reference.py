@@ -9,7 +9,6 @@ log-probabilities, with the torch weights rounded to fp16 as the file stores the
 """
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ import safetensors  # noqa: E402
 from model import Seq2Seq  # noqa: E402
 from train import export  # noqa: E402
 from translate import Model  # noqa: E402
+from testing import run_tests  # noqa: E402
 
 WORDS = "the jury said it did find that many laws are outmoded el jurado dijo que".split()
 
@@ -95,15 +95,4 @@ def test_safetensors_roundtrip_keeps_dtype_shape_and_values():
 
 
 if __name__ == "__main__":
-    passed = failed = 0
-    for name, test in list(globals().items()):
-        if name.startswith("test_") and callable(test):
-            try:
-                test()
-                passed += 1
-            except Exception:
-                failed += 1
-                print(f"FAILED {name}")
-                traceback.print_exc()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    run_tests(globals())

@@ -101,12 +101,11 @@ inline std::string type_name(const val& value) {
 }
 
 // Copies a typed array (Float32Array, Int32Array, Uint8Array: `constructor`) into a vector,
-// checking its type and, when expected >= 0, its length.
+// checking its type and, when expected >= 0, its length. `name` is for the error message.
 template <class T>
-std::vector<T> typed_array(const val& object, const char* name, const char* constructor, long long expected,
-                           const std::string& shape_description = "") {
-  if (!has(object, name)) fail(name, " is required");
-  const val array = object[name];
+std::vector<T> copy_in(const val& array, const char* name, const char* constructor, long long expected = -1,
+                       const std::string& shape_description = "") {
+  if (array.isUndefined() || array.isNull()) fail(name, " is required");
   if (!array.instanceof(val::global(constructor))) {
     fail(name, " must be a", constructor[0] == 'I' ? "n " : " ", constructor, ", got ", type_name(array));
   }
@@ -118,6 +117,20 @@ std::vector<T> typed_array(const val& object, const char* name, const char* cons
   std::vector<T> data(static_cast<std::size_t>(length));
   if (length > 0) val(emscripten::typed_memory_view(data.size(), data.data())).call<void>("set", array);
   return data;
+}
+
+// The same for the option `name` of an options object.
+template <class T>
+std::vector<T> typed_array(const val& object, const char* name, const char* constructor, long long expected,
+                           const std::string& shape_description = "") {
+  if (!has(object, name)) fail(name, " is required");
+  return copy_in<T>(object[name], name, constructor, expected, shape_description);
+}
+
+// A file's bytes, given as a Uint8Array.
+inline std::string file_bytes(const val& bytes) {
+  const std::vector<std::uint8_t> data = copy_in<std::uint8_t>(bytes, "bytes", "Uint8Array");
+  return std::string(data.begin(), data.end());
 }
 
 inline std::vector<float> floats(const val& object, const char* name, long long expected,

@@ -124,9 +124,7 @@ val attention_over_attention_js(val options) {
 
 val dropout_js(val weights, val options) {
   return guarded([&] {
-    val holder = val::object();
-    holder.set("weights", weights);
-    auto data = floats(holder, "weights", -1);
+    auto data = copy_in<float>(weights, "weights", "Float32Array");
     check_options(options, "dropout", {"rate", "seed"});
     const double rate = number(options, "rate", 0.0, true);
     const int seed = integer(options, "seed", 0);

@@ -142,19 +142,13 @@ class StatisticalAligner {
 
 val load_statistical_aligner(val bytes) {
   return guarded([&] {
-    val holder = val::object();
-    holder.set("bytes", bytes);
-    const std::vector<std::uint8_t> data = typed_array<std::uint8_t>(holder, "bytes", "Uint8Array", -1);
-    return val(StatisticalAligner(Ibm2Aligner::deserialize(std::string(data.begin(), data.end()))));
+    return val(StatisticalAligner(Ibm2Aligner::deserialize(file_bytes(bytes))));
   });
 }
 
 val load_model(val bytes) {
   return guarded([&] {
-    val holder = val::object();
-    holder.set("bytes", bytes);
-    const std::vector<std::uint8_t> data = typed_array<std::uint8_t>(holder, "bytes", "Uint8Array", -1);
-    return val(Model(RnnModel::load(std::string(data.begin(), data.end()))));
+    return val(Model(RnnModel::load(file_bytes(bytes))));
   });
 }
 

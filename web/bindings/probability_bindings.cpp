@@ -11,9 +11,7 @@ namespace {
 // Applies one probability function to a copy of a single row.
 val row_function(const char* name, val scores, val options, Probability probability) {
   return guarded([&] {
-    val holder = val::object();
-    holder.set("scores", scores);
-    auto row = floats(holder, "scores", -1);
+    auto row = copy_in<float>(scores, "scores", "Float32Array");
     if (row.empty()) fail(name, "() needs at least one score");
     check_finite("scores", row.data(), row.size());
     float temperature = 1.0f;
