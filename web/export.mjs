@@ -29,12 +29,35 @@ export function standaloneSvg(svg) {
   return new XMLSerializer().serializeToString(copy);
 }
 
-export function exportSvg(svg, name = 'attention.svg') {
-  download(name, new Blob([standaloneSvg(svg)], { type: 'image/svg+xml' }));
+// The labels' font as a data URL, fetched once: exported files then carry their font with them.
+let fontDataUrl = null;
+async function embeddedFont() {
+  if (fontDataUrl === null) {
+    const response = await fetch(new URL('./dist/fonts/DejaVuSans.ttf', import.meta.url));
+    if (!response.ok) return '';
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    fontDataUrl = `data:font/ttf;base64,${btoa(binary)}`;
+  }
+  return fontDataUrl;
+}
+
+// The standalone SVG with an @font-face rule holding the font itself.
+async function svgWithFont(svg) {
+  const font = await embeddedFont();
+  const text = standaloneSvg(svg);
+  if (!font) return text;
+  const style = `<defs><style>@font-face{font-family:"attnscope-sans";src:url(${font}) format("truetype");}</style></defs>`;
+  return text.replace(/^(<svg[^>]*>)/, `$1${style}`);
+}
+
+export async function exportSvg(svg, name = 'attention.svg') {
+  download(name, new Blob([await svgWithFont(svg)], { type: 'image/svg+xml' }));
 }
 
 export async function svgToPngBlob(svg, scale = 2) {
-  const text = standaloneSvg(svg);
+  const text = await svgWithFont(svg);
   const width = Number(svg.getAttribute('width')), height = Number(svg.getAttribute('height'));
   const image = new Image();
   const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));

@@ -170,8 +170,13 @@ describe('translation, exports and shareable state', () => {
     };
     const svg = (await save('#export-svg')).toString('utf8');
     assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    assert.equal(await page.evaluate((text) => new DOMParser().parseFromString(text, 'image/svg+xml').querySelector('parsererror'), svg), null);
+    // parsed on a blank page: the explorer's CSP would (rightly) refuse the file's <style>
+    const blank = await session.browser.newPage();
+    assert.equal(await blank.evaluate((text) => new DOMParser().parseFromString(text, 'image/svg+xml').querySelector('parsererror'), svg), null);
+    await blank.close();
     assert.equal((svg.match(/class="cell"/g) ?? []).length, 80);
+    assert.match(svg, /@font-face\{font-family:"attnscope-sans";src:url\(data:font\/ttf;base64,AAEAAA/);  // the TrueType font itself
+    assert.match(svg, /font-family="[^"]*attnscope-sans/);
     const png = await save('#export-png');
     assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     assert.equal(png.readUInt32BE(16), 2 * Number(await page.getAttribute('#heatmap', 'width')));
