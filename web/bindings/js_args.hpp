@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,14 @@
 namespace attn::js {
 
 using emscripten::val;
+
+// A JS global (a constructor such as Float32Array), looked up once: each lookup crosses into JS.
+inline const val& global(const char* name) {
+  static std::map<std::string, val> cache;
+  auto found = cache.find(name);
+  if (found == cache.end()) found = cache.emplace(name, val::global(name)).first;
+  return found->second;
+}
 
 // Runs a binding body. A C++ exception comes back as a JS Error object *returned*, not thrown:
 // a JS throw from inside C++ would skip the destructors of the live vals (the argument's among
@@ -30,21 +39,21 @@ val guarded(Body&& body) {
   } catch (const std::exception& e) {
     message = e.what();
   }
-  return val::global("Error").new_(message);
+  return global("Error").new_(message);
 }
 
 inline bool is_object(const val& value) {
   return !value.isNull() && value.typeOf().as<std::string>() == "object";
 }
 
-inline bool has(const val& object, const char* name) {
-  return !object[name].isUndefined() && !object[name].isNull();
-}
+inline bool absent(const val& value) { return value.isUndefined() || value.isNull(); }
+
+inline bool has(const val& object, const char* name) { return !absent(object[name]); }
 
 // Throws unless `options` is a plain object whose keys are all in `allowed` (catches typos).
 inline void check_options(const val& options, const char* function, std::initializer_list<const char*> allowed) {
   if (!is_object(options) || options.isArray()) fail(function, "() expects an options object");
-  const val keys = val::global("Object").call<val>("keys", options);
+  const val keys = global("Object").call<val>("keys", options);
   const int count = keys["length"].as<int>();
   for (int k = 0; k < count; ++k) {
     const std::string key = keys[k].as<std::string>();
@@ -59,11 +68,11 @@ inline void check_options(const val& options, const char* function, std::initial
 }
 
 inline double number(const val& object, const char* name, double fallback, bool required = false) {
-  if (!has(object, name)) {
+  const val value = object[name];  // read once: every property access crosses into JS
+  if (absent(value)) {
     if (required) fail(name, " is required");
     return fallback;
   }
-  const val value = object[name];
   if (value.typeOf().as<std::string>() != "number") fail(name, " must be a number, got ", value.typeOf().as<std::string>());
   const double x = value.as<double>();
   if (std::isnan(x)) fail(name, " is NaN");
@@ -78,15 +87,15 @@ inline int integer(const val& object, const char* name, int fallback, bool requi
 }
 
 inline bool boolean(const val& object, const char* name, bool fallback) {
-  if (!has(object, name)) return fallback;
   const val value = object[name];
+  if (absent(value)) return fallback;
   if (value.typeOf().as<std::string>() != "boolean") fail(name, " must be true or false");
   return value.as<bool>();
 }
 
 inline std::string string(const val& object, const char* name, const std::string& fallback) {
-  if (!has(object, name)) return fallback;
   const val value = object[name];
+  if (absent(value)) return fallback;
   if (value.typeOf().as<std::string>() != "string") fail(name, " must be a string");
   return value.as<std::string>();
 }
@@ -105,8 +114,8 @@ inline std::string type_name(const val& value) {
 template <class T>
 std::vector<T> copy_in(const val& array, const char* name, const char* constructor, long long expected = -1,
                        const std::string& shape_description = "") {
-  if (array.isUndefined() || array.isNull()) fail(name, " is required");
-  if (!array.instanceof(val::global(constructor))) {
+  if (absent(array)) fail(name, " is required");
+  if (!array.instanceof(global(constructor))) {
     fail(name, " must be a", constructor[0] == 'I' ? "n " : " ", constructor, ", got ", type_name(array));
   }
   const long long length = array["length"].as<double>();
@@ -123,7 +132,6 @@ std::vector<T> copy_in(const val& array, const char* name, const char* construct
 template <class T>
 std::vector<T> typed_array(const val& object, const char* name, const char* constructor, long long expected,
                            const std::string& shape_description = "") {
-  if (!has(object, name)) fail(name, " is required");
   return copy_in<T>(object[name], name, constructor, expected, shape_description);
 }
 
@@ -142,7 +150,7 @@ inline std::vector<float> floats(const val& object, const char* name, long long 
 // would go stale when memory grows).
 template <class T>
 val copy_out(const T* data, std::size_t count) {
-  return val::global(std::is_same<T, float>::value ? "Float32Array" : "Int32Array")
+  return global(std::is_same<T, float>::value ? "Float32Array" : "Int32Array")
       .new_(emscripten::typed_memory_view(count, data));  // the constructor copies
 }
 
