@@ -33,8 +33,7 @@ async function main() {
   startPlayground(attn);
   new ByoView(attn).start();
   const align = new AlignView(worker);
-  new TranslateView((message) => align.request(message)).start();
-  await align.start();
+  await Promise.all([align.start(), new TranslateView((message) => align.request(message)).start()]);
   document.body.dataset.ready = 'true';
 }
 

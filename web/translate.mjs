@@ -16,6 +16,7 @@ export class TranslateView {
     $('step').addEventListener('input', () => this.draw());
     $('step-back').addEventListener('click', () => this.move(-1));
     $('step-forward').addEventListener('click', () => this.move(1));
+    return this.translate();  // the prefilled sentence, so the view is never empty
   }
 
   move(delta) {
@@ -25,6 +26,7 @@ export class TranslateView {
   }
 
   async translate() {
+    $('translate-view').dataset.state = 'busy';
     const beam = Number($('beam').value);
     const reply = await this.request({ type: 'translate', text: $('translate-source').value, beam });
     if (reply.type === 'error') {
