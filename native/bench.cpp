@@ -2,7 +2,8 @@
 // kernels and with their scalar twins, one JSON line per case in the schema of
 // ../shared/bench/peers (impl, shape, ms = median, gflops = (4 L S D + 5 L S) per head / time,
 // maxAbsErr against a float64 reference).
-//   attn_bench [--shapes 1x8x128x128x64,...] [--reps 30]
+//   attn_bench [--shapes 1x8x128x128x64,...] [--reps 30] [--memory]
+// --memory: peak resident memory of one 4096 x 4096 x 64 attention without weights (Linux).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -89,6 +90,40 @@ void run(const BenchShape& s, int reps, bool simd) {
   std::fflush(stdout);
 }
 
+// VmHWM (peak resident set) or VmRSS of this process in MiB, from /proc/self/status.
+double resident_mib(const char* field) {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (!status) return -1.0;
+  char line[256];
+  double kib = -1.0;
+  while (std::fgets(line, sizeof line, status)) {
+    if (std::strncmp(line, field, std::strlen(field)) == 0) kib = std::atof(line + std::strlen(field) + 1);
+  }
+  std::fclose(status);
+  return kib / 1024.0;
+}
+
+// The memory claim: without weights, attention keeps a [block][keys] scratch, not the [L][L]
+// score matrix (64 MiB here), so the peak grows by O(L d) over the inputs and output.
+void memory_case() {
+  const int length = 4096, dim = 64;
+  attn::Shape shape;
+  shape.query_length = shape.key_length = length;
+  shape.dim = dim;
+  const auto q = random_values(static_cast<std::size_t>(length) * dim, 1);
+  const auto k = random_values(static_cast<std::size_t>(length) * dim, 2);
+  const auto v = random_values(static_cast<std::size_t>(length) * dim, 3);
+  std::vector<float> output(q.size(), 0.0f);
+  const double before = resident_mib("VmRSS:");
+  attn::AttentionOutputs outputs;
+  outputs.output = output.data();
+  attn::attention(shape, q.data(), k.data(), v.data(), attn::AttentionOptions{}, outputs);
+  const double peak = resident_mib("VmHWM:");
+  std::printf("{\"impl\":\"attn-native-simd\",\"case\":\"memory 1x1x4096x4096x64, no weights\",\"rssBeforeMiB\":%.1f,"
+              "\"peakRssMiB\":%.1f,\"extraMiB\":%.1f,\"scoreMatrixMiB\":%.1f}\n",
+              before, peak, peak - before, double(length) * length * 4 / (1 << 20));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,6 +132,10 @@ int main(int argc, char** argv) {
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--shapes") && a + 1 < argc) shapes = argv[++a];
     else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc) reps = std::max(1, std::atoi(argv[++a]));
+    else if (!std::strcmp(argv[a], "--memory")) {
+      memory_case();
+      return 0;
+    }
     else {
       std::fprintf(stderr, "usage: %s [--shapes 1x8x128x128x64,...] [--reps 30]\n", argv[0]);
       return 2;
