@@ -89,6 +89,7 @@ struct Arguments {
   std::vector<std::string> positional;
   std::string model, reverse, method = default_method, input, ibm2, source, target, output;
   float min_probability = 1e-5f;
+  float statistical_weight = 0.5f;
   int beam = 4;
   float threshold = 0.3f;
   bool shift = false;
@@ -111,6 +112,7 @@ Arguments parse(int argc, char** argv, int first) {
     else if (arg == "-t" || arg == "--target") a.target = value();
     else if (arg == "-o" || arg == "--output") a.output = value();
     else if (arg == "--min-probability") a.min_probability = std::stof(value());
+    else if (arg == "--statistical-weight") a.statistical_weight = std::stof(value());
     else if (arg == "--shift") a.shift = true;
     else if (arg == "--threshold") a.threshold = std::stof(value());
     else if (arg == "--beam") {
@@ -140,6 +142,12 @@ class PairAligner {
       if (a.reverse.empty() && !a.model.empty()) fail("method '", a.method, "' needs a reverse model: give -r");
       reverse_ = std::make_unique<RnnModel>(load_model(a.reverse.empty() ? directory + "/" + default_reverse : a.reverse));
     }
+    if (needs_statistical(options_.method)) {
+      ibm2_for_hybrid_ = std::make_unique<Ibm2Aligner>(
+          Ibm2Aligner::deserialize(read_file(a.ibm2.empty() ? directory + "/" + default_ibm2 : a.ibm2)));
+      options_.statistical = ibm2_for_hybrid_.get();
+      options_.statistical_weight = a.statistical_weight;
+    }
   }
   Alignment align(const std::vector<std::string>& source, const std::vector<std::string>& target) const {
     if (ibm2_) return ibm2_->align(source, target);
@@ -149,7 +157,7 @@ class PairAligner {
  private:
   AlignOptions options_;
   std::unique_ptr<RnnModel> forward_, reverse_;
-  std::unique_ptr<Ibm2Aligner> ibm2_;
+  std::unique_ptr<Ibm2Aligner> ibm2_, ibm2_for_hybrid_;
 };
 
 int align(const Arguments& a) {
@@ -248,7 +256,8 @@ int ibm2_train(const Arguments& a) {
 
 void usage() {
   std::cerr << "usage:\n"
-               "  attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [-i FILE]\n"
+               "  attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [--ibm2 FILE]\n"
+               "             [--statistical-weight W] [-i FILE]\n"
                "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
                "  attn aer GOLD PREDICTED\n"
                "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"

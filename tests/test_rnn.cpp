@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "attn/aligner.hpp"
+#include "attn/ibm2.hpp"
 #include "attn/rnn.hpp"
 #include "support.hpp"
 
@@ -187,4 +189,26 @@ TEST_CASE("a given word that the tokenizer would split keeps its place and gets 
     CHECK(given.weights[t * 3 + 1] == Approx(split.weights[t * 5 + 1] + split.weights[t * 5 + 2] + split.weights[t * 5 + 3]).margin(1e-6));
     CHECK(given.weights[t * 3 + 2] == Approx(split.weights[t * 5 + 4]).margin(1e-6));
   }
+}
+
+TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight 0 is plain grow-diag-final-and", "[rnn][align]") {
+  const RnnModel& forward = model("additive");
+  const RnnModel& backward = model("general");
+  const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
+  const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
+  Ibm2Aligner statistical;
+  statistical.train({source, {"the", "dog"}, {"a", "cat"}}, {target, {"el", "perro"}, {"un", "gato"}});
+  AlignOptions options;
+  options.method = AlignMethod::hybrid;
+  CHECK_THROWS_WITH(align_pair(forward, &backward, source, target, options), Contains("needs the statistical aligner"));
+  options.statistical = &statistical;
+  options.statistical_weight = 0.0f;
+  AlignOptions plain;
+  plain.method = AlignMethod::grow_diag_final_and;
+  CHECK(align_pair(forward, &backward, source, target, options).links == align_pair(forward, &backward, source, target, plain).links);
+  options.statistical_weight = 1.0f;  // only the statistical model speaks: its one-to-one pairs come back
+  const Alignment mixed = align_pair(forward, &backward, source, target, options).links;
+  CHECK(std::find(mixed.begin(), mixed.end(), Link{1, 1}) != mixed.end());  // cat - gato
+  options.statistical_weight = 2.0f;
+  CHECK_THROWS_WITH(align_pair(forward, &backward, source, target, options), Contains("statistical weight"));
 }

@@ -52,10 +52,15 @@ function align({ source, target, method, shift, threshold, model = 'forward' }) 
   }
   const chosen = models[model];
   if (!chosen) throw new Error(`the ${model} model is not available`);
-  const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax'].includes(method);
+  const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'hybrid'].includes(method);
   if (needsReverse && !models.reverse) throw new Error(`${method} needs the es-en model, which is not available`);
+  if (method === 'hybrid' && !statistical) throw new Error('hybrid needs the statistical aligner, which is not available');
   const started = performance.now();
-  const result = chosen.align(source, target, { method, shift, threshold, ...(needsReverse ? { reverse: models.reverse } : {}) });
+  const result = chosen.align(source, target, {
+    method, shift, threshold,
+    ...(needsReverse ? { reverse: models.reverse } : {}),
+    ...(method === 'hybrid' ? { statistical } : {}),
+  });
   return { ...result, milliseconds: performance.now() - started };
 }
 

@@ -1,6 +1,7 @@
 #include "attn/aligner.hpp"
 
 #include "attn/error.hpp"
+#include "attn/ibm2.hpp"
 
 namespace attn {
 
@@ -17,6 +18,7 @@ const MethodName method_names[] = {
     {AlignMethod::union_, "union"},
     {AlignMethod::grow_diag_final_and, "grow-diag-final-and"},
     {AlignMethod::soft_intersection, "soft-itermax"},
+    {AlignMethod::hybrid, "hybrid"},
 };
 }  // namespace
 
@@ -44,12 +46,19 @@ std::vector<std::string> align_method_names() {
 
 bool needs_reverse(AlignMethod method) {
   return method == AlignMethod::intersection || method == AlignMethod::union_ ||
-         method == AlignMethod::grow_diag_final_and || method == AlignMethod::soft_intersection;
+         method == AlignMethod::grow_diag_final_and || method == AlignMethod::soft_intersection ||
+         method == AlignMethod::hybrid;
 }
+
+bool needs_statistical(AlignMethod method) { return method == AlignMethod::hybrid; }
 
 PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const std::vector<std::string>& source,
                          const std::vector<std::string>& target, const AlignOptions& options) {
   if (needs_reverse(options.method) && !reverse) fail("method '", to_string(options.method), "' needs a reverse model");
+  if (needs_statistical(options.method) && !options.statistical) {
+    fail("method '", to_string(options.method), "' needs the statistical aligner (IBM Model 2)");
+  }
+  if (!(options.statistical_weight >= 0.0f && options.statistical_weight <= 1.0f)) fail("the statistical weight must be in [0, 1]");
   PairAlignment result;
   result.forward = align_words(forward, source, target, options.shift);
   const int S = static_cast<int>(source.size()), T = static_cast<int>(target.size());
@@ -85,6 +94,23 @@ PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const
       result.links = options.method == AlignMethod::intersection ? intersect(f, b)
                    : options.method == AlignMethod::union_       ? unite(f, b)
                                                                    : grow_diag_final_and(f, b, S, T);
+      break;
+    }
+    case AlignMethod::hybrid: {
+      // each direction's attention mixed with the same direction's IBM Model 2 posteriors, then
+      // argmax per word in each direction and grow-diag-final-and, as for plain attention
+      const std::vector<float> forward_posteriors = options.statistical->forward().posteriors(source, target);     // [t][s]
+      const std::vector<float> backward_posteriors = options.statistical->backward().posteriors(target, source);   // [s][t]
+      const float w = options.statistical_weight;
+      WordAttention forward_mix = result.forward, backward_mix = backward;
+      for (std::size_t k = 0; k < forward_mix.weights.size(); ++k) forward_mix.weights[k] = (1 - w) * forward_mix.weights[k] + w * forward_posteriors[k];
+      for (std::size_t k = 0; k < backward_mix.weights.size(); ++k) backward_mix.weights[k] = (1 - w) * backward_mix.weights[k] + w * backward_posteriors[k];
+      for (float& x : forward_mix.null_weights) x *= 1 - w;
+      for (float& x : backward_mix.null_weights) x *= 1 - w;
+      const Alignment f = argmax_without_null(forward_mix, T, S);
+      Alignment b;
+      for (const Link& link : argmax_without_null(backward_mix, S, T)) b.push_back({link.target, link.source});
+      result.links = grow_diag_final_and(f, b, S, T);
       break;
     }
     case AlignMethod::soft_intersection: {

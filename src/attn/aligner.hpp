@@ -19,15 +19,22 @@ enum class AlignMethod {
   intersection,  // argmax of the forward model ∩ argmax of the reverse model
   union_,        // ... ∪ ...
   grow_diag_final_and,
-  soft_intersection  // itermax on the mean of forward and reverse matrices
+  soft_intersection,  // itermax on the mean of forward and reverse matrices
+  hybrid              // grow-diag-final-and over attention mixed with IBM Model 2 posteriors
 };
 AlignMethod parse_align_method(const std::string& name);
 const char* to_string(AlignMethod method);
 bool needs_reverse(AlignMethod method);
+bool needs_statistical(AlignMethod method);
 std::vector<std::string> align_method_names();
+
+class Ibm2Aligner;
 
 struct AlignOptions {
   AlignMethod method = AlignMethod::argmax;
+  // hybrid only: the statistical aligner and the weight of its posteriors in the mix
+  const Ibm2Aligner* statistical = nullptr;
+  float statistical_weight = 0.5f;
   float threshold = 0.3f;
   bool shift = false;  // read attention where the word is the decoder input (Chen et al. 2020)
 };

@@ -69,7 +69,7 @@ describe('alignment view', () => {
       await page.waitForFunction(() => document.getElementById('align-status').textContent.length > 0);
       await page.waitForTimeout(50);
       const state = await page.getAttribute('#align-view', 'data-state');
-      const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax'].includes(method);
+      const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'hybrid'].includes(method);
       if (method === 'ibm2') {
         assert.equal(await page.getAttribute('body', 'data-statistical-aligner'), 'true');
       }

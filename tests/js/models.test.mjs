@@ -69,7 +69,7 @@ for (const simd of [true, false]) {
       for (const link of links.intersection) assert.ok(links.union.has(link));
       for (const link of links['grow-diag-final-and']) assert.ok(links.union.has(link));
       assert.throws(() => forward.align(...pair, { method: 'union' }), /needs a reverse model/);
-      assert.throws(() => forward.align(...pair, { method: 'union', reverse: {} }), /reverse must be a model from loadModel/);
+      assert.throws(() => forward.align(...pair, { method: 'union', reverse: {} }), /reverse must be an object from loadModel/);
       assert.throws(() => forward.align(...pair, { method: 'median' }), /unknown alignment method 'median'/);
       const shifted = forward.align(...pair, { shift: true });
       assert.notDeepEqual(Array.from(shifted.weights), Array.from(forward.align(...pair).weights));
@@ -164,6 +164,18 @@ describe('the statistical aligner from JS', async () => {
       const sum = Array.from(result.weights.slice(t * 5, t * 5 + 5)).reduce((a, b) => a + b, 0);
       assert.ok(sum > 0 && sum <= 1.0001);
     }
+    // the hybrid method: the fixtures' attention mixed with these posteriors
+    const forward = await attn.loadModel(bytes('tiny-additive.safetensors'));
+    const reverse = await attn.loadModel(bytes('tiny-general.safetensors'));
+    const pair = ['The house is red .', 'La casa es roja .'];
+    const none = forward.align(...pair, { method: 'hybrid', reverse, statistical: aligner, statisticalWeight: 0 });
+    assert.equal(none.pharaoh, forward.align(...pair, { method: 'grow-diag-final-and', reverse }).pharaoh);
+    const all = forward.align(...pair, { method: 'hybrid', reverse, statistical: aligner, statisticalWeight: 1 });
+    assert.match(all.pharaoh, /1-1/);
+    assert.throws(() => forward.align(...pair, { method: 'hybrid', reverse }), /needs the statistical aligner/);
+    assert.throws(() => forward.align(...pair, { method: 'hybrid', reverse, statistical: {} }), /statistical must be an object from loadStatisticalAligner/);
+    forward.delete();
+    reverse.delete();
     aligner.delete();
     assert.throws(() => aligner.align('a', 'b'), /deleted/);
     await assert.rejects(attn.loadStatisticalAligner(bytes('tiny-additive.safetensors')), /not an attnscope-ibm2-v1 file/);

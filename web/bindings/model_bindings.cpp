@@ -59,6 +59,31 @@ val word_attention(const WordAttention& words) {
   return result;
 }
 
+// The statistical baseline (IBM Model 2, fast_align's prior), for comparison with attention.
+class StatisticalAligner {
+ public:
+  explicit StatisticalAligner(Ibm2Aligner aligner) : aligner_(std::make_shared<Ibm2Aligner>(std::move(aligner))) {}
+
+  val align(val source, val target) const {
+    return guarded([&] {
+      const std::vector<std::string> source_words = sentence(source, "source"), target_words = sentence(target, "target");
+      const Alignment links = aligner_->align(source_words, target_words);
+      val result = val::object();
+      result.set("sourceWords", string_array(source_words));
+      result.set("targetWords", string_array(target_words));
+      result.set("weights", copy_out(aligner_->posteriors(source_words, target_words)));
+      result.set("links", link_array(links));
+      result.set("pharaoh", to_pharaoh(links));
+      return result;
+    });
+  }
+
+ const Ibm2Aligner& aligner() const { return *aligner_; }
+
+ private:
+  std::shared_ptr<const Ibm2Aligner> aligner_;
+};
+
 class Model {
  public:
   explicit Model(RnnModel model) : model_(std::make_shared<RnnModel>(std::move(model))) {}
@@ -97,11 +122,15 @@ class Model {
       AlignOptions settings;
       const Model* reverse = nullptr;
       if (!options.isUndefined()) {
-        check_options(options, "align", {"method", "reverse", "shift", "threshold"});
+        check_options(options, "align", {"method", "reverse", "statistical", "statisticalWeight", "shift", "threshold"});
         settings.method = parse_align_method(string(options, "method", "argmax"));
         settings.shift = boolean(options, "shift", false);
         settings.threshold = static_cast<float>(number(options, "threshold", 0.3));
         if (has(options, "reverse")) reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers());
+        if (has(options, "statistical")) {
+          settings.statistical = &options["statistical"].as<const StatisticalAligner*>(emscripten::allow_raw_pointers())->aligner();
+        }
+        settings.statistical_weight = static_cast<float>(number(options, "statisticalWeight", 0.5));
       }
       const PairAlignment pair = align_pair(*model_, reverse ? reverse->model_.get() : nullptr, sentence(source, "source"),
                                             sentence(target, "target"), settings);
@@ -115,29 +144,6 @@ class Model {
 
  private:
   std::shared_ptr<const RnnModel> model_;
-};
-
-// The statistical baseline (IBM Model 2, fast_align's prior), for comparison with attention.
-class StatisticalAligner {
- public:
-  explicit StatisticalAligner(Ibm2Aligner aligner) : aligner_(std::make_shared<Ibm2Aligner>(std::move(aligner))) {}
-
-  val align(val source, val target) const {
-    return guarded([&] {
-      const std::vector<std::string> source_words = sentence(source, "source"), target_words = sentence(target, "target");
-      const Alignment links = aligner_->align(source_words, target_words);
-      val result = val::object();
-      result.set("sourceWords", string_array(source_words));
-      result.set("targetWords", string_array(target_words));
-      result.set("weights", copy_out(aligner_->posteriors(source_words, target_words)));
-      result.set("links", link_array(links));
-      result.set("pharaoh", to_pharaoh(links));
-      return result;
-    });
-  }
-
- private:
-  std::shared_ptr<const Ibm2Aligner> aligner_;
 };
 
 val load_statistical_aligner(val bytes) {

@@ -197,7 +197,9 @@ export interface AttentionOverAttentionResult {
 
 export type AlignMethod =
   | 'argmax' | 'threshold' | 'itermax'
-  | 'intersection' | 'union' | 'grow-diag-final-and' | 'soft-itermax';
+  | 'intersection' | 'union' | 'grow-diag-final-and' | 'soft-itermax'
+  /** attention mixed with IBM Model 2 posteriors (needs reverse and statistical) */
+  | 'hybrid';
 
 export interface ModelInfo {
   /** 'attnscope-rnn-v1' */
@@ -246,6 +248,10 @@ export interface AlignOptions {
   method?: AlignMethod;
   /** The model of the other direction (es-en for an en-es model). */
   reverse?: Model;
+  /** The statistical aligner, for 'hybrid'. */
+  statistical?: StatisticalAligner;
+  /** Weight of its posteriors in the 'hybrid' mix (default 0.5). */
+  statisticalWeight?: number;
   /** Read each target word's attention where it is the decoder input (Chen et al. 2020). */
   shift?: boolean;
   /** For 'threshold' (default 0.3). */

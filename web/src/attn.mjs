@@ -63,11 +63,12 @@ function wrapModel(handle) {
     translate: (text, options) => checked(live().translate(normalized(text), options)),
     align(source, target, options) {
       let settings = options;
-      if (options && options.reverse !== undefined) {
-        const reverse = options.reverse && options.reverse[HANDLE];
-        if (!reverse) throw new Error('align(): reverse must be a model from loadModel()');
-        if (reverse.isDeleted()) throw new Error('align(): the reverse model was deleted');
-        settings = { ...options, reverse };
+      for (const [key, loader] of [['reverse', 'loadModel()'], ['statistical', 'loadStatisticalAligner()']]) {
+        if (!options || options[key] === undefined) continue;
+        const handle = options[key] && options[key][HANDLE];
+        if (!handle) throw new Error(`align(): ${key} must be an object from ${loader}`);
+        if (handle.isDeleted()) throw new Error(`align(): the ${key} ${key === 'reverse' ? 'model' : 'aligner'} was deleted`);
+        settings = { ...settings, [key]: handle };
       }
       return checked(live().align(normalized(source), normalized(target), settings));
     },
@@ -113,6 +114,7 @@ export default async function loadAttn(options = {}) {
     const handle = checked(module.loadStatisticalAligner(bytes));
     let deleted = false;
     return Object.freeze({
+      [HANDLE]: handle,
       align(source, target) {
         if (deleted) throw new Error('this aligner was deleted');
         return checked(handle.align(normalized(source), normalized(target)));
