@@ -57,5 +57,14 @@ for model in "$models"/es-en-*.safetensors; do
         score "$pair, $method${shift:+ (shift)}" "$work/out"
       done
     done
+    if [ -f "$models/ibm2-en-es.safetensors" ]; then
+      for weight in 0.3 0.5 0.7; do
+        for shift in "" --shift; do
+          "$attn" align -m "$forward" -r "$model" --method hybrid --statistical-weight "$weight" $shift \
+            --ibm2 "$models/ibm2-en-es.safetensors" -i "$work/en-es" >"$work/out"
+          score "$pair + IBM Model 2 (weight $weight), hybrid${shift:+ (shift)}" "$work/out"
+        done
+      done
+    fi
   done
 done
