@@ -63,18 +63,11 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
   if (source.size() != target.size()) fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
   if (options.iterations < 1) fail("iterations must be at least 1");
   if (!(options.null_probability > 0.0f && options.null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
-  source_vocabulary_.clear();
-  target_vocabulary_.clear();
-  std::vector<std::vector<int>> sources, targets;
-  for (std::size_t k = 0; k < source.size(); ++k) {
-    if (source[k].empty() || target[k].empty()) continue;
-    std::vector<int> s, t;
-    for (const auto& word : source[k]) s.push_back(intern(source_vocabulary_, word));
-    for (const auto& word : target[k]) t.push_back(intern(target_vocabulary_, word));
-    sources.push_back(std::move(s));
-    targets.push_back(std::move(t));
-  }
-  if (sources.empty()) fail("no sentence pair to train on");
+  lexicon_ = TranslationTable();
+  const IndexedCorpus corpus = IndexedCorpus::build(source, target, lexicon_);
+  const auto& sources = corpus.sources;
+  const auto& targets = corpus.targets;
+  const auto& links = corpus.links;
 
   std::map<std::pair<int, int>, long long> size_counts;  // (m, n) -> pairs, for the tension gradient
   long long tokens = 0;
@@ -82,27 +75,8 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
     size_counts[{static_cast<int>(targets[k].size()), static_cast<int>(sources[k].size())}]++;
     tokens += static_cast<long long>(targets[k].size());
   }
-
-  // Every (e, f) pair that co-occurs gets an index once; EM then works on flat arrays instead of
-  // hash lookups. links[k] holds, per target word i, the indices of (NULL, e_1 .. e_n) with f_i.
-  std::unordered_map<std::uint64_t, int> pair_index;
-  std::vector<int> pair_source;
-  std::vector<std::vector<int>> links(sources.size());
-  const auto index_of = [&](int e, int f) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | static_cast<std::uint32_t>(f);
-    const auto found = pair_index.emplace(key, static_cast<int>(pair_source.size()));
-    if (found.second) pair_source.push_back(e);
-    return found.first->second;
-  };
-  for (std::size_t k = 0; k < sources.size(); ++k) {
-    links[k].reserve(targets[k].size() * (sources[k].size() + 1));
-    for (int f : targets[k]) {
-      links[k].push_back(index_of(0, f));
-      for (int e : sources[k]) links[k].push_back(index_of(e, f));
-    }
-  }
-  const std::size_t pairs = pair_source.size();
-  std::vector<double> theta(pairs, 1.0), counts(pairs), totals(source_vocabulary_.size() + 1);
+  const std::size_t pairs = corpus.pair_source.size();
+  std::vector<double> theta(pairs, 1.0), counts(pairs);
 
   null_probability_ = options.null_probability;
   tension_ = options.tension;
@@ -142,40 +116,88 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
         tension_ = static_cast<float>(std::clamp(tension_ + (empirical_feature - model_feature) * 20.0, 0.1, 14.0));
       }
     }
-    // M-step: theta(f|e) = c(e,f) / sum_f c(e,f), or its variational-Bayes form
-    const double alpha = options.variational_bayes ? options.alpha : 0.0;
-    std::fill(totals.begin(), totals.end(), 0.0);
-    for (std::size_t p = 0; p < pairs; ++p) totals[pair_source[p]] += counts[p] + alpha;
-    for (std::size_t p = 0; p < pairs; ++p) {
-      const double total = totals[pair_source[p]];
-      theta[p] = options.variational_bayes ? std::exp(digamma(counts[p] + alpha) - digamma(total)) : counts[p] / total;
-    }
+    corpus.maximize(counts, options.variational_bayes, options.alpha, theta);
   }
-  table_.assign(source_vocabulary_.size() + 1, {});
-  for (const auto& [key, p] : pair_index) table_[key >> 32].emplace(static_cast<int>(key & 0xFFFFFFFFu), static_cast<float>(theta[p]));
+  corpus.store(theta, lexicon_);
   trained_ = true;
 }
 
-double Ibm2Model::translation(int source, int target) const {
-  if (source < 0 || target < 0 || source >= static_cast<int>(table_.size())) return unseen_probability;
-  const auto found = table_[source].find(target);
-  return found == table_[source].end() ? unseen_probability : std::max<double>(found->second, unseen_probability);
+double TranslationTable::translation(int source, int target) const {
+  if (source < 0 || target < 0 || source >= static_cast<int>(table.size())) return unseen_probability;
+  const auto found = table[source].find(target);
+  return found == table[source].end() ? unseen_probability : std::max<double>(found->second, unseen_probability);
 }
 
-int Ibm2Model::source_id(const std::string& word) const {
-  const auto found = source_vocabulary_.find(word);
-  return found == source_vocabulary_.end() ? -1 : found->second;
+int TranslationTable::source_id(const std::string& word) const {
+  const auto found = source_vocabulary.find(word);
+  return found == source_vocabulary.end() ? -1 : found->second;
 }
 
-int Ibm2Model::target_id(const std::string& word) const {
-  const auto found = target_vocabulary_.find(word);
-  return found == target_vocabulary_.end() ? -1 : found->second;
+int TranslationTable::target_id(const std::string& word) const {
+  const auto found = target_vocabulary.find(word);
+  return found == target_vocabulary.end() ? -1 : found->second;
 }
 
-std::size_t Ibm2Model::table_size() const {
+std::size_t TranslationTable::size() const {
   std::size_t total = 0;
-  for (const auto& row : table_) total += row.size();
+  for (const auto& row : table) total += row.size();
   return total;
+}
+
+IndexedCorpus IndexedCorpus::build(const std::vector<Sentence>& source, const std::vector<Sentence>& target, TranslationTable& table) {
+  if (source.size() != target.size()) fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
+  IndexedCorpus corpus;
+  for (std::size_t k = 0; k < source.size(); ++k) {
+    if (source[k].empty() || target[k].empty()) continue;
+    std::vector<int> s, t;
+    for (const auto& word : source[k]) s.push_back(intern(table.source_vocabulary, word));
+    for (const auto& word : target[k]) t.push_back(intern(table.target_vocabulary, word));
+    corpus.sources.push_back(std::move(s));
+    corpus.targets.push_back(std::move(t));
+  }
+  if (corpus.sources.empty()) fail("no sentence pair to train on");
+  std::unordered_map<std::uint64_t, int> pair_index;
+  const auto index_of = [&](int e, int f) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | static_cast<std::uint32_t>(f);
+    const auto found = pair_index.emplace(key, static_cast<int>(corpus.pair_source.size()));
+    if (found.second) {
+      corpus.pair_source.push_back(e);
+      corpus.pair_target.push_back(f);
+    }
+    return found.first->second;
+  };
+  corpus.links.resize(corpus.sources.size());
+  for (std::size_t k = 0; k < corpus.sources.size(); ++k) {
+    corpus.links[k].reserve(corpus.targets[k].size() * (corpus.sources[k].size() + 1));
+    for (int f : corpus.targets[k]) {
+      corpus.links[k].push_back(index_of(0, f));
+      for (int e : corpus.sources[k]) corpus.links[k].push_back(index_of(e, f));
+    }
+  }
+  return corpus;
+}
+
+std::vector<double> IndexedCorpus::translations(const TranslationTable& table) const {
+  std::vector<double> theta(pair_source.size());
+  for (std::size_t p = 0; p < theta.size(); ++p) theta[p] = table.translation(pair_source[p], pair_target[p]);
+  return theta;
+}
+
+void IndexedCorpus::maximize(const std::vector<double>& counts, bool variational_bayes, double alpha, std::vector<double>& theta) const {
+  if (!variational_bayes) alpha = 0.0;
+  const int sources = pair_source.empty() ? 0 : *std::max_element(pair_source.begin(), pair_source.end());
+  std::vector<double> totals(static_cast<std::size_t>(sources) + 1, 0.0);
+  for (std::size_t p = 0; p < pair_source.size(); ++p) totals[pair_source[p]] += counts[p] + alpha;
+  theta.resize(pair_source.size());
+  for (std::size_t p = 0; p < pair_source.size(); ++p) {
+    const double total = totals[pair_source[p]];
+    theta[p] = variational_bayes ? std::exp(digamma(counts[p] + alpha) - digamma(total)) : counts[p] / total;
+  }
+}
+
+void IndexedCorpus::store(const std::vector<double>& theta, TranslationTable& table) const {
+  table.table.assign(table.source_vocabulary.size() + 1, {});
+  for (std::size_t p = 0; p < pair_source.size(); ++p) table.table[pair_source[p]].emplace(pair_target[p], static_cast<float>(theta[p]));
 }
 
 std::vector<float> Ibm2Model::posteriors(const Sentence& source, const Sentence& target) const {
@@ -183,16 +205,16 @@ std::vector<float> Ibm2Model::posteriors(const Sentence& source, const Sentence&
   check_pair(source, target);
   const int m = static_cast<int>(target.size()), n = static_cast<int>(source.size());
   std::vector<int> s(n);
-  for (int j = 0; j < n; ++j) s[j] = source_id(source[j]);
+  for (int j = 0; j < n; ++j) s[j] = lexicon_.source_id(source[j]);
   std::vector<float> result(static_cast<std::size_t>(m) * n);
   std::vector<double> probabilities(n + 1);
   for (int i = 1; i <= m; ++i) {
-    const int f = target_id(target[i - 1]);
-    probabilities[0] = null_probability_ * translation(0, f);
+    const int f = lexicon_.target_id(target[i - 1]);
+    probabilities[0] = null_probability_ * lexicon_.translation(0, f);
     double sum = probabilities[0];
     const double z = partition(i, m, n, tension_) / (1.0 - null_probability_);
     for (int j = 1; j <= n; ++j) {
-      probabilities[j] = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z * translation(s[j - 1], f);
+      probabilities[j] = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z * lexicon_.translation(s[j - 1], f);
       sum += probabilities[j];
     }
     for (int j = 1; j <= n; ++j) result[static_cast<std::size_t>(i - 1) * n + (j - 1)] = static_cast<float>(probabilities[j] / sum);
@@ -214,8 +236,7 @@ Alignment Ibm2Model::align(const Sentence& source, const Sentence& target) const
   return links;
 }
 
-void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
-  if (!trained_) fail("the IBM Model 2 aligner is not trained");
+void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
   const auto vocabulary_json = [](const std::unordered_map<std::string, int>& vocabulary) {
     std::vector<std::string> words(vocabulary.size());
     for (const auto& [word, id] : vocabulary) words[id - 1] = word;
@@ -223,8 +244,8 @@ void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, floa
   };
   std::vector<std::int32_t> sources, targets;
   std::vector<float> probabilities;
-  for (std::size_t e = 0; e < table_.size(); ++e) {
-    std::vector<std::pair<int, float>> row(table_[e].begin(), table_[e].end());
+  for (std::size_t e = 0; e < table.size(); ++e) {
+    std::vector<std::pair<int, float>> row(table[e].begin(), table[e].end());
     std::sort(row.begin(), row.end());
     for (const auto& [f, p] : row) {
       if (p < min_probability) continue;
@@ -237,14 +258,30 @@ void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, floa
   writer.add(prefix + "source", sources, {count});
   writer.add(prefix + "target", targets, {count});
   writer.add(prefix + "probability", probabilities, {count}, true);
-  writer.metadata(prefix + "source_vocabulary", vocabulary_json(source_vocabulary_));
-  writer.metadata(prefix + "target_vocabulary", vocabulary_json(target_vocabulary_));
+  writer.metadata(prefix + "source_vocabulary", vocabulary_json(source_vocabulary));
+  writer.metadata(prefix + "target_vocabulary", vocabulary_json(target_vocabulary));
+}
+
+void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
+  if (!trained_) fail("the IBM Model 2 aligner is not trained");
+  lexicon_.write(writer, prefix, min_probability);
   writer.metadata(prefix + "tension", std::to_string(tension_));
   writer.metadata(prefix + "null_probability", std::to_string(null_probability_));
 }
 
-Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix) {
-  Ibm2Model model;
+float read_number(const SafeTensors& file, const std::string& key, float low, float high) {
+  float value = 0.0f;
+  try {
+    value = std::stof(file.meta(key));
+  } catch (const std::logic_error&) {
+    fail(key, " is not a number");
+  }
+  if (!(value >= low && value <= high)) fail(key, " = ", value, " is outside ", low, "..", high);
+  return value;
+}
+
+TranslationTable TranslationTable::read(const SafeTensors& file, const std::string& prefix) {
+  TranslationTable result;
   const auto vocabulary = [&](const std::string& key, std::unordered_map<std::string, int>& out) {
     nlohmann::json words;
     try {
@@ -258,33 +295,29 @@ Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix) {
       if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second) fail(prefix, key, " repeats '", word.get<std::string>(), "'");
     }
   };
-  vocabulary("source_vocabulary", model.source_vocabulary_);
-  vocabulary("target_vocabulary", model.target_vocabulary_);
-  const auto number = [&](const std::string& key, float low, float high) {
-    float value = 0.0f;
-    try {
-      value = std::stof(file.meta(prefix + key));
-    } catch (const std::logic_error&) {
-      fail(prefix, key, " is not a number");
-    }
-    if (!(value >= low && value <= high)) fail(prefix, key, " = ", value, " is outside ", low, "..", high);
-    return value;
-  };
-  model.tension_ = number("tension", 0.0f, 100.0f);
-  model.null_probability_ = number("null_probability", 1e-6f, 0.999f);
+  vocabulary("source_vocabulary", result.source_vocabulary);
+  vocabulary("target_vocabulary", result.target_vocabulary);
   const std::vector<std::int32_t> sources = file.ints(prefix + "source");
   const std::int64_t count = static_cast<std::int64_t>(sources.size());
   const std::vector<std::int32_t> targets = file.ints(prefix + "target", {count});
   const std::vector<float> probabilities = file.floats(prefix + "probability", {count});
-  model.table_.assign(model.source_vocabulary_.size() + 1, {});
-  const int target_size = static_cast<int>(model.target_vocabulary_.size());
+  result.table.assign(result.source_vocabulary.size() + 1, {});
+  const int target_size = static_cast<int>(result.target_vocabulary.size());
   for (std::int64_t k = 0; k < count; ++k) {
-    if (sources[k] < 0 || sources[k] >= static_cast<int>(model.table_.size()) || targets[k] < 1 || targets[k] > target_size) {
+    if (sources[k] < 0 || sources[k] >= static_cast<int>(result.table.size()) || targets[k] < 1 || targets[k] > target_size) {
       fail(prefix, "entry ", k, " names a word outside the vocabularies");
     }
     if (!(probabilities[k] >= 0.0f && probabilities[k] <= 1.0f)) fail(prefix, "entry ", k, " is not a probability");
-    model.table_[sources[k]][targets[k]] = probabilities[k];
+    result.table[sources[k]][targets[k]] = probabilities[k];
   }
+  return result;
+}
+
+Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix) {
+  Ibm2Model model;
+  model.lexicon_ = TranslationTable::read(file, prefix);
+  model.tension_ = read_number(file, prefix + "tension", 0.0f, 100.0f);
+  model.null_probability_ = read_number(file, prefix + "null_probability", 1e-6f, 0.999f);
   model.trained_ = true;
   return model;
 }

@@ -27,6 +27,46 @@ struct Ibm2Options {
 
 using Sentence = std::vector<std::string>;
 
+class SafeTensorsWriter;
+class SafeTensors;
+
+// theta(f | e) with its two vocabularies; shared by IBM Model 2 and the HMM (src/attn/hmm.hpp).
+// Word ids start at 1; source id 0 is NULL; a word outside the vocabulary has id -1.
+struct TranslationTable {
+  std::unordered_map<std::string, int> source_vocabulary, target_vocabulary;
+  std::vector<std::unordered_map<int, float>> table;  // [source id] -> target id -> theta
+
+  double translation(int source_id, int target_id) const;  // tiny (1e-9) for unseen pairs
+  int source_id(const std::string& word) const;
+  int target_id(const std::string& word) const;
+  std::size_t size() const;  // entries
+  // Tensors source, target (I32) and probability (F16) of the entries >= min_probability, and
+  // the vocabularies as JSON arrays in the metadata, all under `prefix`.
+  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
+  static TranslationTable read(const SafeTensors& file, const std::string& prefix);
+};
+
+// A training corpus as word ids, every co-occurring (e, f) pair numbered once, so that EM works
+// on flat arrays instead of hash lookups.
+struct IndexedCorpus {
+  std::vector<std::vector<int>> sources, targets;  // [pair][word] ids; empty pairs skipped
+  // links[k]: for each target word i of pair k, the pair numbers of (NULL, e_1 .. e_n) with f_i
+  std::vector<std::vector<int>> links;
+  std::vector<int> pair_source, pair_target;  // [pair number] -> e, f ids
+
+  // Adds new words to the vocabularies of `table` (which keeps the ids it already has).
+  static IndexedCorpus build(const std::vector<Sentence>& source, const std::vector<Sentence>& target, TranslationTable& table);
+  // theta for every pair number, from `table` (whose vocabularies this corpus was built with).
+  std::vector<double> translations(const TranslationTable& table) const;
+  // M-step: theta(f|e) = c(e,f) / sum_f c(e,f), or its variational-Bayes form with Dirichlet alpha.
+  void maximize(const std::vector<double>& counts, bool variational_bayes, double alpha, std::vector<double>& theta) const;
+  // Replaces table.table by these pairs' theta.
+  void store(const std::vector<double>& theta, TranslationTable& table) const;
+};
+
+// The metadata value `key` as a number in [low, high], or an error naming the key.
+float read_number(const SafeTensors& file, const std::string& key, float low, float high);
+
 // One direction: aligns each target word to one source word (or none).
 class Ibm2Model {
  public:
@@ -40,28 +80,34 @@ class Ibm2Model {
 
   // Storage in a safetensors file under `prefix`: I32 source and target ids, F16 probabilities
   // of the entries >= min_probability, vocabularies and parameters in the metadata.
-  void write(class SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
-  static Ibm2Model read(const class SafeTensors& file, const std::string& prefix);
+  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
+  static Ibm2Model read(const SafeTensors& file, const std::string& prefix);
 
   float tension() const { return tension_; }
   float null_probability() const { return null_probability_; }
-  std::size_t table_size() const;
+  std::size_t table_size() const { return lexicon_.size(); }
   bool trained() const { return trained_; }
+  const TranslationTable& lexicon() const { return lexicon_; }
 
  private:
-  double translation(int source_id, int target_id) const;  // theta(f|e), tiny for unseen pairs
-  int source_id(const std::string& word) const;
-  int target_id(const std::string& word) const;
-
-  std::unordered_map<std::string, int> source_vocabulary_, target_vocabulary_;  // id 0 = NULL / unknown
-  std::vector<std::unordered_map<int, float>> table_;  // [source id] -> target id -> theta
+  TranslationTable lexicon_;
   float tension_ = 4.0f;
   float null_probability_ = 0.08f;
   bool trained_ = false;
 };
 
+// A statistical aligner's two directions, as the hybrid alignment method mixes them with attention.
+class StatisticalModel {
+ public:
+  virtual ~StatisticalModel() = default;
+  // p(a_t = s) of the direction whose target words choose source words: P[t][s].
+  virtual std::vector<float> forward_posteriors(const Sentence& source, const Sentence& target) const = 0;
+  // p(a_s = t) of the other direction, source words choosing target words: [s][t].
+  virtual std::vector<float> backward_posteriors(const Sentence& source, const Sentence& target) const = 0;
+};
+
 // Both directions and grow-diag-final-and, like fast_align + atools.
-class Ibm2Aligner {
+class Ibm2Aligner : public StatisticalModel {
  public:
   void train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Ibm2Options& options = {});
   Alignment align(const Sentence& source, const Sentence& target) const;
@@ -70,6 +116,12 @@ class Ibm2Aligner {
 
   const Ibm2Model& forward() const { return forward_; }
   const Ibm2Model& backward() const { return backward_; }
+  std::vector<float> forward_posteriors(const Sentence& source, const Sentence& target) const override {
+    return forward_.posteriors(source, target);
+  }
+  std::vector<float> backward_posteriors(const Sentence& source, const Sentence& target) const override {
+    return backward_.posteriors(target, source);
+  }
 
   // One file (format attnscope-ibm2-v1) for both directions; loading validates everything.
   std::string serialize(float min_probability = 1e-5f) const;
