@@ -1,0 +1,456 @@
+#include "attn/hmm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "attn/error.hpp"
+#include "attn/safetensors.hpp"
+
+namespace attn {
+
+namespace {
+
+// emission of a word pair outside the table whose two words are the same string: the value
+// hardly matters (0.01 to 0.5 measure the same), only that it beats the 1e-9 of other unseen pairs
+constexpr double identical_unseen_probability = 0.1;
+constexpr int largest_max_jump = 1000;  // no sentence is longer, so no wider bucket is meaningful
+
+// The code point's lowercase for Latin (Basic, Latin-1, Extended-A), Greek and Cyrillic capitals.
+std::uint32_t lower(std::uint32_t c) {
+  if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7) || (c >= 0x391 && c <= 0x3AB && c != 0x3A2) || (c >= 0x410 && c <= 0x42F)) return c + 0x20;
+  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+  if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x17F) {
+    if (c == 0x178) return 0xFF;
+    const bool odd_capitals = (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E);
+    return (c % 2 == (odd_capitals ? 1u : 0u)) ? c + 1 : c;
+  }
+  return c;
+}
+
+Sentence lowercased(const Sentence& words) {
+  Sentence out;
+  out.reserve(words.size());
+  for (const std::string& word : words) {
+    std::string result;
+    for (std::size_t k = 0; k < word.size();) {
+      const unsigned char b = static_cast<unsigned char>(word[k]);
+      const int length = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+      if (length < 2 || length == 4 || k + length > word.size()) {  // ASCII, 4-byte or invalid: byte by byte
+        result += static_cast<char>(length == 1 ? lower(b) : b);
+        ++k;
+        continue;
+      }
+      std::uint32_t c = length == 2 ? (b & 0x1Fu) : (b & 0x0Fu);
+      for (int n = 1; n < length; ++n) c = (c << 6) | (static_cast<unsigned char>(word[k + n]) & 0x3Fu);
+      const std::uint32_t l = lower(c);
+      if (l == c || length != 2 || l >= 0x800) {
+        result.append(word, k, length);
+      } else {
+        result += static_cast<char>(0xC0 | (l >> 6));
+        result += static_cast<char>(0x80 | (l & 0x3F));
+      }
+      k += length;
+    }
+    out.push_back(std::move(result));
+  }
+  return out;
+}
+
+std::vector<Sentence> lowercased(const std::vector<Sentence>& sentences) {
+  std::vector<Sentence> out;
+  out.reserve(sentences.size());
+  for (const Sentence& s : sentences) out.push_back(lowercased(s));
+  return out;
+}
+
+void check_pair(const Sentence& source, const Sentence& target) {
+  if (source.empty()) fail("the source sentence is empty");
+  if (target.empty()) fail("the target sentence is empty");
+}
+
+// transition [I + 1][I]: p(word i | last position i') / (1 - p0) for i' = 0..I (0 = start), i = 1..I
+void transitions(const std::vector<float>& jump, int source_length, std::vector<double>& out) {
+  const int I = source_length, max_jump = static_cast<int>(jump.size() / 2);
+  out.resize(static_cast<std::size_t>(I + 1) * I);
+  for (int from = 0; from <= I; ++from) {
+    double* row = out.data() + static_cast<std::size_t>(from) * I;
+    double total = 0.0;
+    for (int to = 1; to <= I; ++to) total += row[to - 1] = jump[std::clamp(to - from, -max_jump, max_jump) + max_jump];
+    for (int to = 0; to < I; ++to) row[to] = total > 0.0 ? row[to] / total : 1.0 / I;
+  }
+}
+
+// Scaled forward-backward over one pair (Rabiner's scaling: every step's forward vector sums to 1).
+struct Lattice {
+  int J = 0, I = 0;
+  std::vector<double> word_forward, null_forward;  // [J][I + 1]: word column 0 unused; NULL(i') at i'
+  std::vector<double> backward;                    // [J][I + 1]: same for word i' and NULL(i')
+  std::vector<double> scale;                       // [J]
+  std::vector<double> word_posterior, null_posterior;  // [J][I], [J]
+  double log_likelihood = 0.0;
+};
+
+// emission [J][I + 1] with column 0 = NULL. Adds expected jump counts to *jump_counts when given.
+void forward_backward(const double* emission, int J, int I, const std::vector<double>& transition, double null_probability,
+                      Lattice& lattice, std::vector<double>* jump_counts = nullptr) {
+  const std::size_t width = static_cast<std::size_t>(I) + 1;
+  const double p0 = null_probability, p1 = 1.0 - null_probability;
+  lattice.J = J;
+  lattice.I = I;
+  lattice.word_forward.assign(J * width, 0.0);
+  lattice.null_forward.assign(J * width, 0.0);
+  lattice.backward.assign(J * width, 0.0);
+  lattice.scale.assign(J, 0.0);
+  std::vector<double> previous(width, 0.0);  // mass on each last position i' (word or NULL state)
+  previous[0] = 1.0;
+  lattice.log_likelihood = 0.0;
+  for (int j = 0; j < J; ++j) {
+    const double* e = emission + j * width;
+    double* word = lattice.word_forward.data() + j * width;
+    double* null = lattice.null_forward.data() + j * width;
+    double sum = 0.0;
+    for (int from = 0; from <= I; ++from) {
+      if (previous[from] == 0.0) continue;
+      const double mass = p1 * previous[from];
+      const double* row = transition.data() + static_cast<std::size_t>(from) * I;
+      for (int to = 1; to <= I; ++to) word[to] += mass * row[to - 1];
+      null[from] = p0 * previous[from] * e[0];
+      sum += null[from];
+    }
+    for (int to = 1; to <= I; ++to) sum += word[to] *= e[to];
+    if (!(sum > 0.0)) fail("the HMM gives the pair probability zero");
+    for (std::size_t i = 0; i < width; ++i) {
+      word[i] /= sum;
+      null[i] /= sum;
+      previous[i] = word[i] + null[i];
+    }
+    lattice.scale[j] = sum;
+    lattice.log_likelihood += std::log(sum);
+  }
+  std::fill(lattice.backward.end() - width, lattice.backward.end(), 1.0);
+  std::vector<double> next(I + 1);
+  for (int j = J - 2; j >= 0; --j) {
+    const double* e = emission + (j + 1) * width;
+    const double* later = lattice.backward.data() + (j + 1) * width;
+    double* b = lattice.backward.data() + j * width;
+    for (int to = 1; to <= I; ++to) next[to] = e[to] * later[to];
+    for (int from = 0; from <= I; ++from) {
+      const double* row = transition.data() + static_cast<std::size_t>(from) * I;
+      double total = 0.0;
+      for (int to = 1; to <= I; ++to) total += row[to - 1] * next[to];
+      b[from] = (p1 * total + p0 * e[0] * later[from]) / lattice.scale[j + 1];
+    }
+  }
+  lattice.word_posterior.assign(static_cast<std::size_t>(J) * I, 0.0);
+  lattice.null_posterior.assign(J, 0.0);
+  for (int j = 0; j < J; ++j) {
+    const double* word = lattice.word_forward.data() + j * width;
+    const double* null = lattice.null_forward.data() + j * width;
+    const double* b = lattice.backward.data() + j * width;
+    for (int i = 1; i <= I; ++i) lattice.word_posterior[static_cast<std::size_t>(j) * I + i - 1] = word[i] * b[i];
+    double nulls = 0.0;
+    for (int i = 0; i <= I; ++i) nulls += null[i] * b[i];
+    lattice.null_posterior[j] = nulls;
+  }
+  if (!jump_counts) return;
+  const int max_jump = static_cast<int>(jump_counts->size() / 2);
+  std::fill(previous.begin(), previous.end(), 0.0);
+  previous[0] = 1.0;
+  for (int j = 0; j < J; ++j) {
+    const double* e = emission + j * width;
+    const double* b = lattice.backward.data() + j * width;
+    for (int to = 1; to <= I; ++to) next[to] = p1 * e[to] * b[to] / lattice.scale[j];
+    for (int from = 0; from <= I; ++from) {
+      if (previous[from] == 0.0) continue;
+      const double* row = transition.data() + static_cast<std::size_t>(from) * I;
+      for (int to = 1; to <= I; ++to) (*jump_counts)[std::clamp(to - from, -max_jump, max_jump) + max_jump] += previous[from] * row[to - 1] * next[to];
+    }
+    for (std::size_t i = 0; i < width; ++i) previous[i] = lattice.word_forward[j * width + i] + lattice.null_forward[j * width + i];
+  }
+}
+
+void check_jump(const std::vector<float>& jump, const char* name) {
+  if (jump.size() < 3 || jump.size() % 2 == 0 || jump.size() > 2 * largest_max_jump + 1) {
+    fail(name, " must have an odd length from 3 to ", 2 * largest_max_jump + 1, ", got ", jump.size());
+  }
+  double total = 0.0;
+  for (std::size_t d = 0; d < jump.size(); ++d) {
+    if (!(jump[d] >= 0.0f && std::isfinite(jump[d]))) fail(name, "[", d, "] = ", jump[d], " is not a non-negative number");
+    total += jump[d];
+  }
+  if (!(total > 0.0)) fail(name, " is all zeros");
+}
+
+}  // namespace
+
+void HmmModel::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options) {
+  Ibm2Model initial;
+  if (options.lowercase) {
+    const std::vector<Sentence> lower_source = lowercased(source), lower_target = lowercased(target);
+    initial.train(lower_source, lower_target, options.ibm2);
+    train(initial, lower_source, lower_target, options);
+  } else {
+    initial.train(source, target, options.ibm2);
+    train(initial, source, target, options);
+  }
+}
+
+// EM state of one direction: the model being trained, its corpus and its expected counts.
+struct HmmTraining {
+  HmmModel& model;
+  const HmmOptions& options;
+  IndexedCorpus corpus;
+  std::vector<double> theta, counts, jump_counts, emission, transition;
+  Lattice lattice;
+
+  HmmTraining(HmmModel& trained, const Ibm2Model& initial, const std::vector<Sentence>& source, const std::vector<Sentence>& target,
+              const HmmOptions& training_options)
+      : model(trained), options(training_options) {
+    if (!initial.trained()) fail("the HMM needs a trained IBM Model 2 to start from");
+    if (options.iterations < 1) fail("iterations must be at least 1");
+    if (options.max_jump < 1 || options.max_jump > largest_max_jump) fail("max_jump must be in 1..", largest_max_jump);
+    if (!(options.null_probability > 0.0f && options.null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
+    model.lexicon_ = TranslationTable();
+    model.lexicon_.source_vocabulary = initial.lexicon().source_vocabulary;
+    model.lexicon_.target_vocabulary = initial.lexicon().target_vocabulary;
+    corpus = IndexedCorpus::build(source, target, model.lexicon_);
+    theta = corpus.translations(initial.lexicon());
+    counts.assign(theta.size(), 0.0);
+    model.null_probability_ = options.null_probability;
+    model.lowercase_ = options.lowercase;
+    // jumps start near-monotone, c(d) ~ 1 / (1 + |d - 1|), so the first E-step keeps a diagonal bias
+    model.jump_.assign(2 * options.max_jump + 1, 0.0f);
+    for (int d = -options.max_jump; d <= options.max_jump; ++d) model.jump_[d + options.max_jump] = 1.0f / (1.0f + std::abs(d - 1));
+    jump_counts.assign(model.jump_.size(), 0.0);
+  }
+  int source_length(std::size_t k) const { return static_cast<int>(corpus.sources[k].size()); }
+  int target_length(std::size_t k) const { return static_cast<int>(corpus.targets[k].size()); }
+  // forward-backward over pair k: posteriors in `lattice`, jump counts added
+  void expect(std::size_t k) {
+    const std::vector<int>& links = corpus.links[k];
+    emission.resize(links.size());
+    for (std::size_t c = 0; c < links.size(); ++c) emission[c] = theta[links[c]];
+    transitions(model.jump_, source_length(k), transition);
+    forward_backward(emission.data(), target_length(k), source_length(k), transition, model.null_probability_, lattice, &jump_counts);
+  }
+  // translation counts of pair k: word [J][I] and NULL [J] posteriors
+  void add(std::size_t k, const std::vector<double>& word, const std::vector<double>& null) {
+    const int I = source_length(k), J = target_length(k);
+    for (int j = 0; j < J; ++j) {
+      const int* index = corpus.links[k].data() + static_cast<std::size_t>(j) * (I + 1);
+      counts[index[0]] += null[j];
+      for (int i = 1; i <= I; ++i) counts[index[i]] += word[static_cast<std::size_t>(j) * I + i - 1];
+    }
+  }
+  void maximize() {
+    corpus.maximize(counts, options.variational_bayes, options.alpha, theta);
+    double total = 0.0;
+    for (double c : jump_counts) total += c;
+    // a little smoothing keeps every width possible (a jump unseen in training is not impossible)
+    for (std::size_t d = 0; d < model.jump_.size(); ++d) {
+      model.jump_[d] = static_cast<float>((jump_counts[d] + 1e-3 * total / model.jump_.size()) / (1.001 * total));
+    }
+    std::fill(counts.begin(), counts.end(), 0.0);
+    std::fill(jump_counts.begin(), jump_counts.end(), 0.0);
+  }
+  void finish() {
+    corpus.store(theta, model.lexicon_);
+    model.trained_ = true;
+  }
+};
+
+void HmmModel::train(const Ibm2Model& initial, const std::vector<Sentence>& source, const std::vector<Sentence>& target,
+                     const HmmOptions& options) {
+  HmmTraining training(*this, initial, source, target, options);
+  for (int iteration = 0; iteration < options.iterations; ++iteration) {
+    for (std::size_t k = 0; k < training.corpus.sources.size(); ++k) {
+      training.expect(k);
+      training.add(k, training.lattice.word_posterior, training.lattice.null_posterior);
+    }
+    training.maximize();
+  }
+  training.finish();
+}
+
+HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> jump, float null_probability) {
+  check_jump(jump, "jump");
+  if (!(null_probability > 0.0f && null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
+  HmmModel model;
+  model.lexicon_ = std::move(lexicon);
+  if (model.lexicon_.table.size() < model.lexicon_.source_vocabulary.size() + 1) model.lexicon_.table.resize(model.lexicon_.source_vocabulary.size() + 1);
+  model.jump_ = std::move(jump);
+  model.null_probability_ = null_probability;
+  model.trained_ = true;
+  return model;
+}
+
+std::vector<double> HmmModel::emissions(const Sentence& original_source, const Sentence& original_target) const {
+  if (!trained_) fail("the HMM aligner is not trained");
+  check_pair(original_source, original_target);
+  const Sentence source = lowercase_ ? lowercased(original_source) : original_source;
+  const Sentence target = lowercase_ ? lowercased(original_target) : original_target;
+  const std::size_t I = source.size(), J = target.size();
+  std::vector<int> s(I);
+  for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(source[i]);
+  std::vector<double> emission(J * (I + 1));
+  for (std::size_t j = 0; j < J; ++j) {
+    const int f = lexicon_.target_id(target[j]);
+    emission[j * (I + 1)] = lexicon_.translation(0, f);
+    for (std::size_t i = 0; i < I; ++i) {
+      // a word the table has never seen is likely its own translation where the other side has it (names, numbers)
+      const bool unseen_twins = (s[i] < 0 || f < 0) && source[i] == target[j];
+      emission[j * (I + 1) + i + 1] = unseen_twins ? identical_unseen_probability : lexicon_.translation(s[i], f);
+    }
+  }
+  return emission;
+}
+
+std::vector<float> HmmModel::posteriors(const Sentence& source, const Sentence& target) const {
+  const std::vector<double> emission = emissions(source, target);
+  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
+  std::vector<double> transition;
+  transitions(jump_, I, transition);
+  Lattice lattice;
+  forward_backward(emission.data(), J, I, transition, null_probability_, lattice);
+  return std::vector<float>(lattice.word_posterior.begin(), lattice.word_posterior.end());
+}
+
+double HmmModel::log_likelihood(const Sentence& source, const Sentence& target) const {
+  const std::vector<double> emission = emissions(source, target);
+  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
+  std::vector<double> transition;
+  transitions(jump_, I, transition);
+  Lattice lattice;
+  forward_backward(emission.data(), J, I, transition, null_probability_, lattice);
+  return lattice.log_likelihood;
+}
+
+Alignment HmmModel::align(const Sentence& source, const Sentence& target) const {
+  const std::vector<float> p = posteriors(source, target);
+  const int J = static_cast<int>(target.size()), I = static_cast<int>(source.size());
+  Alignment links;
+  for (int j = 0; j < J; ++j) {
+    const float* row = p.data() + static_cast<std::size_t>(j) * I;
+    const int best = static_cast<int>(std::max_element(row, row + I) - row);
+    float total = 0.0f;
+    for (int i = 0; i < I; ++i) total += row[i];
+    if (row[best] >= 1.0f - total) links.push_back({best, j});  // NULL (probability 1 - total) wins otherwise
+  }
+  std::sort(links.begin(), links.end());
+  return links;
+}
+
+Alignment HmmModel::viterbi(const Sentence& source, const Sentence& target) const {
+  const std::vector<double> emission = emissions(source, target);
+  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
+  const std::size_t width = static_cast<std::size_t>(I) + 1;
+  std::vector<double> transition;
+  transitions(jump_, I, transition);
+  for (double& t : transition) t = std::log(t);
+  const double log_p0 = std::log(null_probability_), log_p1 = std::log(1.0 - null_probability_);
+  constexpr double impossible = -std::numeric_limits<double>::infinity();
+  // best[i']: the best log score ending at last position i' (word i' or NULL(i')); word_from[j][i]:
+  // the last position before word i; is_word[j][i']: whether best[i'] at j is the word state
+  std::vector<double> best(width, impossible), scores(width);
+  best[0] = 0.0;
+  std::vector<int> word_from(J * width, 0);
+  std::vector<char> is_word(J * width, 0);
+  for (int j = 0; j < J; ++j) {
+    const double* e = emission.data() + j * width;
+    std::fill(scores.begin(), scores.end(), impossible);
+    for (int to = 1; to <= I; ++to) {
+      double top = impossible;
+      int argument = 0;
+      for (int from = 0; from <= I; ++from) {
+        const double score = best[from] + transition[static_cast<std::size_t>(from) * I + to - 1];
+        if (score > top) top = score, argument = from;
+      }
+      scores[to] = top + log_p1 + std::log(e[to]);
+      word_from[j * width + to] = argument;
+    }
+    for (int i = 0; i <= I; ++i) {
+      const double null = best[i] + log_p0 + std::log(e[0]);
+      is_word[j * width + i] = i > 0 && scores[i] >= null;
+      best[i] = is_word[j * width + i] ? scores[i] : null;
+    }
+  }
+  int position = static_cast<int>(std::max_element(best.begin(), best.end()) - best.begin());
+  Alignment links;
+  for (int j = J - 1; j >= 0; --j) {
+    if (is_word[j * width + position]) {
+      links.push_back({position - 1, j});
+      position = word_from[j * width + position];
+    }  // a NULL state keeps its position
+  }
+  std::sort(links.begin(), links.end());
+  return links;
+}
+
+void HmmModel::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
+  if (!trained_) fail("the HMM aligner is not trained");
+  lexicon_.write(writer, prefix, min_probability);
+  writer.add(prefix + "jump", jump_, {static_cast<std::int64_t>(jump_.size())});
+  writer.metadata(prefix + "null_probability", std::to_string(null_probability_));
+  writer.metadata(prefix + "lowercase", lowercase_ ? "true" : "false");
+}
+
+HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix) {
+  if (!file.has(prefix + "jump")) fail("tensor ", prefix, "jump is missing");
+  std::vector<float> jump = file.floats(prefix + "jump");
+  check_jump(jump, (prefix + "jump").c_str());
+  HmmModel model = from_parameters(TranslationTable::read(file, prefix), std::move(jump),
+                                   read_number(file, prefix + "null_probability", 1e-6f, 0.999f));
+  const std::string lowercase = file.meta(prefix + "lowercase");
+  if (lowercase != "true" && lowercase != "false") fail(prefix, "lowercase must be true or false, got '", lowercase, "'");
+  model.lowercase_ = lowercase == "true";
+  return model;
+}
+
+void HmmAligner::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options) {
+  forward_.train(source, target, options);
+  backward_.train(target, source, options);
+}
+
+Alignment HmmAligner::align(const Sentence& source, const Sentence& target, Symmetrization symmetrization, float threshold) const {
+  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
+  if (symmetrization == Symmetrization::posterior_mean) {
+    if (!(threshold > 0.0f && threshold <= 1.0f)) fail("the posterior threshold must be in (0, 1]");
+    const std::vector<float> p = posteriors(source, target);
+    return threshold_links(p.data(), J, I, threshold);
+  }
+  const Alignment forward = forward_.align(source, target);
+  Alignment backward;
+  for (const Link& link : backward_.align(target, source)) backward.push_back({link.target, link.source});
+  std::sort(backward.begin(), backward.end());
+  return grow_diag_final_and(forward, backward, I, J);
+}
+
+std::vector<float> HmmAligner::posteriors(const Sentence& source, const Sentence& target) const {
+  std::vector<float> forward = forward_.posteriors(source, target);
+  const std::vector<float> backward = backward_.posteriors(target, source);  // [s][t]
+  const std::size_t J = target.size(), I = source.size();
+  for (std::size_t t = 0; t < J; ++t)
+    for (std::size_t s = 0; s < I; ++s) forward[t * I + s] = 0.5f * (forward[t * I + s] + backward[s * J + t]);
+  return forward;
+}
+
+std::string HmmAligner::serialize(float min_probability) const {
+  SafeTensorsWriter writer;
+  writer.metadata("format", "attnscope-hmm-v1");
+  forward_.write(writer, "forward.", min_probability);
+  backward_.write(writer, "backward.", min_probability);
+  return writer.bytes();
+}
+
+HmmAligner HmmAligner::deserialize(std::string bytes) {
+  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+  if (file.metadata().count("format") == 0 || file.meta("format") != "attnscope-hmm-v1") fail("not an attnscope-hmm-v1 file");
+  HmmAligner aligner;
+  aligner.forward_ = HmmModel::read(file, "forward.");
+  aligner.backward_ = HmmModel::read(file, "backward.");
+  return aligner;
+}
+
+}  // namespace attn

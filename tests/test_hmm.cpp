@@ -1,0 +1,248 @@
+// The HMM aligner: forward-backward and Viterbi against brute-force enumeration of every
+// alignment, what EM learns from synthetic corpora (one of which IBM Model 2 gets wrong), and its
+// file format.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "attn/hmm.hpp"
+#include "attn/safetensors.hpp"
+#include "support.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// A random model over source words a b c and target words w x y z (one of them never in the table).
+HmmModel random_model(std::uint64_t seed, int max_jump, float null_probability) {
+  Rng rng(seed);
+  TranslationTable lexicon;
+  lexicon.source_vocabulary = {{"a", 1}, {"b", 2}, {"c", 3}};
+  lexicon.target_vocabulary = {{"w", 1}, {"x", 2}, {"y", 3}, {"z", 4}};
+  lexicon.table.resize(4);
+  for (int e = 0; e <= 3; ++e)
+    for (int f = 1; f <= 3; ++f) lexicon.table[e][f] = 0.05f + 0.9f * rng.uniform();
+  std::vector<float> jump(2 * max_jump + 1);
+  for (float& c : jump) c = 0.05f + rng.uniform();
+  return HmmModel::from_parameters(lexicon, jump, null_probability);
+}
+
+// Every alignment a_1..a_J (0 = NULL, else a source position 1..I) with its probability, straight
+// from the model's definition (jump widths clamped, NULL remembering the last source position).
+struct Enumeration {
+  double total = 0.0;
+  std::vector<double> posterior, null_posterior;  // [J][I], [J]
+  std::vector<int> best;                          // the most probable alignment
+};
+
+Enumeration enumerate(const HmmModel& model, const Sentence& source, const Sentence& target) {
+  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size()), B = model.max_jump();
+  const double p0 = model.null_probability();
+  const auto c = [&](int d) { return double(model.jump()[std::clamp(d, -B, B) + B]); };
+  const auto theta = [&](int i, int j) {  // i = 0: NULL
+    const TranslationTable& t = model.lexicon();
+    return t.translation(i == 0 ? 0 : t.source_id(source[i - 1]), t.target_id(target[j]));
+  };
+  Enumeration result;
+  result.posterior.assign(J * I, 0.0);
+  result.null_posterior.assign(J, 0.0);
+  double best_probability = -1.0;
+  std::vector<int> a(J);
+  std::function<void(int, int, double)> walk = [&](int j, int last, double probability) {
+    if (j == J) {
+      result.total += probability;
+      for (int k = 0; k < J; ++k) (a[k] ? result.posterior[k * I + a[k] - 1] : result.null_posterior[k]) += probability;
+      if (probability > best_probability) best_probability = probability, result.best = a;
+      return;
+    }
+    a[j] = 0;
+    walk(j + 1, last, probability * p0 * theta(0, j));
+    double z = 0.0;
+    for (int k = 1; k <= I; ++k) z += c(k - last);
+    for (int i = 1; i <= I; ++i) {
+      a[j] = i;
+      walk(j + 1, i, probability * (1 - p0) * c(i - last) / z * theta(i, j));
+    }
+  };
+  walk(0, 0, 1.0);
+  for (double& p : result.posterior) p /= result.total;
+  for (double& p : result.null_posterior) p /= result.total;
+  return result;
+}
+
+// Synthetic English-like source "the NOUN VERB the NOUN" and its translation, word for word,
+// after 0 to 4 filler words that translate nothing: the fillers shift the target against the
+// source, which misleads a diagonal prior about which "the" each "el" translates.
+struct Corpus {
+  std::vector<Sentence> source, target;
+  std::vector<Alignment> links;
+};
+
+Corpus filler_corpus(int sentences, std::uint64_t seed) {
+  const std::vector<std::string> nouns{"cat", "house", "car", "book", "tree", "dog", "man", "girl"}, verbs{"sees", "has", "likes", "takes"};
+  Rng rng(seed);
+  Corpus corpus;
+  for (int k = 0; k < sentences; ++k) {
+    const int fillers = static_cast<int>(rng.next() % 5);
+    const Sentence source{"the", nouns[rng.next() % 8], verbs[rng.next() % 4], "the", nouns[rng.next() % 8]};
+    Sentence target(fillers, "eh");
+    Alignment links;
+    for (int i = 0; i < 5; ++i) {
+      links.push_back({i, fillers + i});
+      target.push_back(source[i] == "the" ? "el" : "es_" + source[i]);
+    }
+    corpus.source.push_back(source);
+    corpus.target.push_back(target);
+    corpus.links.push_back(links);
+  }
+  return corpus;
+}
+
+HmmOptions quick_options() {
+  HmmOptions options;
+  options.ibm2.iterations = 3;
+  options.iterations = 5;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("forward-backward gives the posteriors and likelihood of brute-force enumeration", "[hmm]") {
+  for (const auto& [seed, max_jump, null_probability] : {std::tuple{42, 1, 0.1f}, std::tuple{7, 2, 0.3f}, std::tuple{9, 5, 0.15f}}) {
+    const HmmModel model = random_model(seed, max_jump, null_probability);
+    const Sentence source{"a", "c", "b", "a"}, target{"x", "w", "q", "y", "x"};  // "q" is unknown
+    const Enumeration expected = enumerate(model, source, target);
+    CHECK(model.log_likelihood(source, target) == Approx(std::log(expected.total)).epsilon(1e-9));
+    const std::vector<float> p = model.posteriors(source, target);
+    REQUIRE(p.size() == expected.posterior.size());
+    CHECK(testing::max_abs_difference(p, expected.posterior) < 1e-6);
+    for (std::size_t j = 0; j < target.size(); ++j) {  // each row sums to 1 - p(NULL)
+      double row = 0.0;
+      for (std::size_t i = 0; i < source.size(); ++i) row += p[j * source.size() + i];
+      CHECK(row == Approx(1.0 - expected.null_posterior[j]).margin(1e-6));
+      CHECK(expected.null_posterior[j] > 1e-3);
+    }
+    Alignment best;
+    for (std::size_t j = 0; j < target.size(); ++j)
+      if (expected.best[j]) best.push_back({expected.best[j] - 1, static_cast<int>(j)});
+    std::sort(best.begin(), best.end());
+    CHECK(to_pharaoh(model.viterbi(source, target)) == to_pharaoh(best));
+  }
+}
+
+TEST_CASE("the HMM learns the adjective-noun swap and keeps rows summing to 1 - NULL", "[hmm]") {
+  Corpus corpus;
+  Rng rng(42);
+  const std::vector<std::string> adjectives{"red", "big", "old", "new"}, nouns{"cat", "house", "car", "book", "tree", "dog"};
+  for (int k = 0; k < 300; ++k) {
+    const Sentence source{"the", adjectives[rng.next() % 4], nouns[rng.next() % 6], "sees", "a", nouns[rng.next() % 6]};
+    Sentence target;
+    for (int i : {0, 2, 1, 3, 4, 5}) target.push_back("es_" + source[i]);
+    corpus.source.push_back(source);
+    corpus.target.push_back(target);
+    corpus.links.push_back({{0, 0}, {1, 2}, {2, 1}, {3, 3}, {4, 4}, {5, 5}});
+  }
+  // A rarer NULL than the default: in so small a corpus, theta(f | NULL) is otherwise learned
+  // high enough to win the swapped adjective (a NULL state costs less than the jumps -1, +2).
+  HmmOptions options = quick_options();
+  options.null_probability = 0.05f;
+  HmmAligner aligner;
+  aligner.train(corpus.source, corpus.target, options);
+  AlignmentScore score;
+  for (std::size_t k = 0; k < 20; ++k) score.add(aligner.align(corpus.source[k], corpus.target[k]), corpus.links[k]);
+  CHECK(score.aer() < 0.02);
+  const std::vector<float> p = aligner.forward().posteriors(corpus.source[0], corpus.target[0]);
+  CHECK(p[1 * 6 + 2] > 0.9f);
+  CHECK(p[2 * 6 + 1] > 0.8f);  // the adjective keeps some NULL probability
+  for (int t = 0; t < 6; ++t) {
+    float row = 0.0f;
+    for (int s = 0; s < 6; ++s) row += p[t * 6 + s];
+    CHECK(row <= 1.0f + 1e-5f);
+    CHECK(row > 0.5f);
+  }
+  // the learned jumps favour +1 (the next word) over the rest
+  const std::vector<float>& jump = aligner.forward().jump();
+  const int middle = aligner.forward().max_jump();
+  CHECK(std::max_element(jump.begin(), jump.end()) - jump.begin() == middle + 1);
+}
+
+TEST_CASE("the jump model finds which repeated word a word translates where IBM Model 2's diagonal prior cannot", "[hmm]") {
+  const Corpus corpus = filler_corpus(400, 42);
+  HmmOptions options = quick_options();
+  HmmModel hmm;
+  hmm.train(corpus.source, corpus.target, options);
+  Ibm2Model ibm2;
+  ibm2.train(corpus.source, corpus.target, options.ibm2);
+  // four fillers: "el" at target 4 is nearer (relatively) to the second "the" of the source
+  const Sentence source{"the", "cat", "sees", "the", "dog"}, target{"eh", "eh", "eh", "eh", "el", "es_cat", "es_sees", "el", "es_dog"};
+  CHECK(to_pharaoh(hmm.align(source, target)) == "0-4 1-5 2-6 3-7 4-8");
+  CHECK(to_pharaoh(hmm.viterbi(source, target)) == "0-4 1-5 2-6 3-7 4-8");
+  // IBM Model 2 sends the first "el" to the middle of the source (and the fillers to "the")
+  CHECK(to_pharaoh(ibm2.align(source, target)) != "0-4 1-5 2-6 3-7 4-8");
+  AlignmentScore hmm_score, ibm2_score;
+  for (std::size_t k = 0; k < 100; ++k) {
+    hmm_score.add(hmm.align(corpus.source[k], corpus.target[k]), corpus.links[k]);
+    ibm2_score.add(ibm2.align(corpus.source[k], corpus.target[k]), corpus.links[k]);
+  }
+  CHECK(hmm_score.aer() < 0.01);
+  CHECK(ibm2_score.aer() > hmm_score.aer() + 0.05);
+}
+
+TEST_CASE("the HMM lowercases words and aligns identical unknown words to each other", "[hmm]") {
+  Corpus corpus = filler_corpus(200, 3);
+  for (Sentence& s : corpus.source) s[0] = "The";  // capitalised in training, lowercase in use
+  HmmOptions options = quick_options();
+  HmmModel model;
+  model.train(corpus.source, corpus.target, options);
+  CHECK(model.lowercase());
+  CHECK(model.lexicon().source_id("the") > 0);
+  CHECK(model.lexicon().source_id("The") < 0);
+  CHECK(to_pharaoh(model.align({"the", "CAT", "sees", "the", "dog"}, {"El", "es_cat", "es_sees", "el", "es_dog"})) == "0-0 1-1 2-2 3-3 4-4");
+  // "Fokker" was never seen: it still finds itself, where a diagonal would say 3-2
+  CHECK(to_pharaoh(model.align({"the", "dog", "sees", "Fokker"}, {"Fokker", "el", "es_dog", "es_sees"})) == "0-1 1-2 2-3 3-0");
+}
+
+TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason", "[hmm]") {
+  const Corpus corpus = filler_corpus(100, 7);
+  HmmAligner aligner;
+  aligner.train(corpus.source, corpus.target, quick_options());
+  const std::string bytes = aligner.serialize(1e-6f);
+  const HmmAligner loaded = HmmAligner::deserialize(bytes);
+  for (std::size_t k = 0; k < 10; ++k) {
+    CHECK(loaded.align(corpus.source[k], corpus.target[k]) == aligner.align(corpus.source[k], corpus.target[k]));
+    CHECK(testing::max_abs_difference(loaded.posteriors(corpus.source[k], corpus.target[k]),
+                                      aligner.posteriors(corpus.source[k], corpus.target[k])) < 2e-3);  // F16 table
+  }
+  CHECK(loaded.forward().jump() == aligner.forward().jump());  // F32, exact
+  CHECK(loaded.backward().null_probability() == Approx(aligner.backward().null_probability()));
+  CHECK(loaded.forward().lowercase());
+  CHECK_THROWS_WITH(HmmAligner::deserialize(bytes.substr(0, bytes.size() - 3)), Contains("outside"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize("not safetensors"), Contains("header"));
+  SafeTensorsWriter other;
+  other.metadata("format", "attnscope-ibm2-v1");
+  CHECK_THROWS_WITH(HmmAligner::deserialize(other.bytes()), Contains("not an attnscope-hmm-v1 file"));
+  const auto damaged = [&](const std::function<void(SafeTensorsWriter&)>& damage) {
+    SafeTensorsWriter writer;
+    writer.metadata("format", "attnscope-hmm-v1");
+    aligner.forward().write(writer, "forward.", 1e-6f);
+    aligner.backward().write(writer, "backward.", 1e-6f);
+    damage(writer);
+    return writer.bytes();
+  };
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.add("backward.jump", std::vector<float>{0.5f, -1.0f, 0.5f}, {3}); })),
+                    Contains("backward.jump[1] = -1 is not a non-negative number"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.add("forward.jump", std::vector<float>{1.0f, 1.0f}, {2}); })),
+                    Contains("forward.jump must have an odd length"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("forward.null_probability", "1.5"); })),
+                    Contains("forward.null_probability = 1.5 is outside"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("backward.lowercase", "yes"); })),
+                    Contains("backward.lowercase must be true or false"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.add("forward.target", std::vector<std::int32_t>{}, {0}); })),
+                    Contains("forward.target"));
+  CHECK_THROWS_WITH(HmmModel().align({"a"}, {"b"}), Contains("not trained"));
+  CHECK_THROWS_WITH(aligner.align({"the"}, {}), Contains("target sentence is empty"));
+  CHECK_THROWS_WITH(HmmModel::from_parameters({}, {1.0f, 0.0f, 1.0f}, 0.0f), Contains("NULL probability"));
+}
