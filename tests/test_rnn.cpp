@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "attn/aligner.hpp"
+#include "attn/hmm.hpp"
 #include "attn/ibm2.hpp"
 #include "attn/rnn.hpp"
 #include "support.hpp"
@@ -200,7 +201,7 @@ TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight
   statistical.train({source, {"the", "dog"}, {"a", "cat"}}, {target, {"el", "perro"}, {"un", "gato"}});
   AlignOptions options;
   options.method = AlignMethod::hybrid;
-  CHECK_THROWS_WITH(align_pair(forward, &backward, source, target, options), Contains("needs the statistical aligner"));
+  CHECK_THROWS_WITH(align_pair(forward, &backward, source, target, options), Contains("needs a statistical aligner"));
   options.statistical = &statistical;
   options.statistical_weight = 0.0f;
   AlignOptions plain;
@@ -211,4 +212,28 @@ TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight
   CHECK(std::find(mixed.begin(), mixed.end(), Link{1, 1}) != mixed.end());  // cat - gato
   options.statistical_weight = 2.0f;
   CHECK_THROWS_WITH(align_pair(forward, &backward, source, target, options), Contains("statistical weight"));
+}
+
+TEST_CASE("the hybrid method takes the HMM too; weight 1 with a posterior threshold is the HMM's own posterior symmetrization", "[rnn][align][hmm]") {
+  const RnnModel& forward = model("additive");
+  const RnnModel& backward = model("general");
+  const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
+  const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
+  HmmAligner statistical;
+  HmmOptions training;
+  training.iterations = 2;
+  statistical.train({source, {"the", "dog"}, {"a", "cat"}}, {target, {"el", "perro"}, {"un", "gato"}}, training);
+  AlignOptions options;
+  options.method = AlignMethod::hybrid;
+  options.statistical = &statistical;
+  options.statistical_weight = 1.0f;
+  options.posterior_threshold = 0.35f;
+  const Alignment mixed = align_pair(forward, &backward, source, target, options).links;
+  CHECK(mixed == statistical.align(source, target, Symmetrization::posterior_mean, 0.35f));
+  CHECK(std::find(mixed.begin(), mixed.end(), Link{1, 1}) != mixed.end());  // cat - gato
+  options.statistical_weight = 0.6f;
+  options.geometric_mix = true;  // runs and still finds cat - gato
+  options.posterior_threshold = 0.0f;
+  const Alignment geometric = align_pair(forward, &backward, source, target, options).links;
+  CHECK(std::find(geometric.begin(), geometric.end(), Link{1, 1}) != geometric.end());
 }

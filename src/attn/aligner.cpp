@@ -1,5 +1,8 @@
 #include "attn/aligner.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "attn/error.hpp"
 #include "attn/ibm2.hpp"
 
@@ -56,7 +59,7 @@ PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const
                          const std::vector<std::string>& target, const AlignOptions& options) {
   if (needs_reverse(options.method) && !reverse) fail("method '", to_string(options.method), "' needs a reverse model");
   if (needs_statistical(options.method) && !options.statistical) {
-    fail("method '", to_string(options.method), "' needs the statistical aligner (IBM Model 2)");
+    fail("method '", to_string(options.method), "' needs a statistical aligner (IBM Model 2 or the HMM)");
   }
   if (!(options.statistical_weight >= 0.0f && options.statistical_weight <= 1.0f)) fail("the statistical weight must be in [0, 1]");
   PairAlignment result;
@@ -97,16 +100,42 @@ PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const
       break;
     }
     case AlignMethod::hybrid: {
-      // each direction's attention mixed with the same direction's IBM Model 2 posteriors, then
+      // each direction's attention mixed with the same direction's statistical posteriors, then
       // argmax per word in each direction and grow-diag-final-and, as for plain attention
-      const std::vector<float> forward_posteriors = options.statistical->forward().posteriors(source, target);     // [t][s]
-      const std::vector<float> backward_posteriors = options.statistical->backward().posteriors(target, source);   // [s][t]
+      const std::vector<float> forward_posteriors = options.statistical->forward_posteriors(source, target);    // [t][s]
+      const std::vector<float> backward_posteriors = options.statistical->backward_posteriors(source, target);  // [s][t]
       const float w = options.statistical_weight;
       WordAttention forward_mix = result.forward, backward_mix = backward;
-      for (std::size_t k = 0; k < forward_mix.weights.size(); ++k) forward_mix.weights[k] = (1 - w) * forward_mix.weights[k] + w * forward_posteriors[k];
-      for (std::size_t k = 0; k < backward_mix.weights.size(); ++k) backward_mix.weights[k] = (1 - w) * backward_mix.weights[k] + w * backward_posteriors[k];
-      for (float& x : forward_mix.null_weights) x *= 1 - w;
-      for (float& x : backward_mix.null_weights) x *= 1 - w;
+      // linear: the NULL weight is attention's alone, scaled (as first measured); geometric: the
+      // statistical NULL probability of a row is what its posteriors leave of 1
+      const auto mix = [&](WordAttention& words, const std::vector<float>& posteriors, int rows, int columns) {
+        for (int r = 0; r < rows; ++r) {
+          float* attention = words.weights.data() + static_cast<std::size_t>(r) * columns;
+          const float* statistical = posteriors.data() + static_cast<std::size_t>(r) * columns;
+          if (options.geometric_mix) {
+            float statistical_null = 1.0f;
+            for (int c = 0; c < columns; ++c) statistical_null -= statistical[c];
+            statistical_null = std::max(statistical_null, 0.0f);
+            for (int c = 0; c < columns; ++c) attention[c] = std::pow(attention[c], 1 - w) * std::pow(statistical[c], w);
+            words.null_weights[r] = std::pow(words.null_weights[r], 1 - w) * std::pow(statistical_null, w);
+          } else {
+            for (int c = 0; c < columns; ++c) attention[c] = (1 - w) * attention[c] + w * statistical[c];
+            words.null_weights[r] *= 1 - w;
+          }
+        }
+      };
+      mix(forward_mix, forward_posteriors, T, S);
+      mix(backward_mix, backward_posteriors, S, T);
+      if (options.posterior_threshold > 0.0f) {
+        std::vector<float> mean(forward_mix.weights.size());
+        for (int t = 0; t < T; ++t)
+          for (int s = 0; s < S; ++s) {
+            const std::size_t k = static_cast<std::size_t>(t) * S + s;
+            mean[k] = 0.5f * (forward_mix.weights[k] + backward_mix.weights[static_cast<std::size_t>(s) * T + t]);
+          }
+        result.links = threshold_links(mean.data(), T, S, options.posterior_threshold);
+        break;
+      }
       const Alignment f = argmax_without_null(forward_mix, T, S);
       Alignment b;
       for (const Link& link : argmax_without_null(backward_mix, S, T)) b.push_back({link.target, link.source});

@@ -20,7 +20,7 @@ enum class AlignMethod {
   union_,        // ... ∪ ...
   grow_diag_final_and,
   soft_intersection,  // itermax on the mean of forward and reverse matrices
-  hybrid              // grow-diag-final-and over attention mixed with IBM Model 2 posteriors
+  hybrid              // grow-diag-final-and over attention mixed with a statistical aligner's posteriors
 };
 AlignMethod parse_align_method(const std::string& name);
 const char* to_string(AlignMethod method);
@@ -28,13 +28,18 @@ bool needs_reverse(AlignMethod method);
 bool needs_statistical(AlignMethod method);
 std::vector<std::string> align_method_names();
 
-class Ibm2Aligner;
+class StatisticalModel;  // attn/ibm2.hpp: IBM Model 2 (Ibm2Aligner) or the HMM (HmmAligner)
 
 struct AlignOptions {
   AlignMethod method = AlignMethod::argmax;
-  // hybrid only: the statistical aligner and the weight of its posteriors in the mix
-  const Ibm2Aligner* statistical = nullptr;
+  // hybrid only: the statistical aligner and the weight w of its posteriors in the mix, either
+  // (1 - w) attention + w posterior, or, geometric, attention^(1 - w) posterior^w
+  const StatisticalModel* statistical = nullptr;
   float statistical_weight = 0.5f;
+  bool geometric_mix = false;
+  // hybrid: when > 0, link every (s, t) whose mixed weight, averaged over the two directions,
+  // reaches it, instead of argmax per direction and grow-diag-final-and
+  float posterior_threshold = 0.0f;
   float threshold = 0.3f;
   bool shift = false;  // read attention where the word is the decoder input (Chen et al. 2020)
 };
