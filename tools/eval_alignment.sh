@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Alignment error rate on the XL-WA English-Spanish dev set (../shared/data/xl-wa-es-dev, 105
 # pairs, sure links) for every shipped model and extraction method, as a Markdown table.
-#   tools/eval_alignment.sh [MODELS_DIR]        (after ./run build)
+#   tools/eval_alignment.sh [MODELS_DIR]        (after ./run build; ATTN=path/to/attn to use another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 models=${1:-models}
 dev=../shared/data/xl-wa-es-dev/dev.tsv
-attn=build/bin/attn
+attn=${ATTN:-build/bin/attn}
 [ -f "$dev" ] || { echo "no $dev" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -32,6 +32,17 @@ score "diagonal baseline" "$work/diagonal"
 if [ -f "$models/ibm2-en-es.safetensors" ]; then
   "$attn" align --method ibm2 --ibm2 "$models/ibm2-en-es.safetensors" -i "$work/en-es" >"$work/ibm2"
   score "IBM Model 2 (fast_align prior), grow-diag-final-and" "$work/ibm2"
+fi
+hmm=$models/hmm-en-es.safetensors
+if [ -f "$hmm" ]; then
+  "$attn" align --method hmm --hmm "$hmm" --symmetrize grow-diag-final-and -i "$work/en-es" >"$work/out"
+  score "HMM, posterior decoding, grow-diag-final-and" "$work/out"
+  "$attn" align --method hmm --hmm "$hmm" --viterbi --symmetrize grow-diag-final-and -i "$work/en-es" >"$work/out"
+  score "HMM, Viterbi, grow-diag-final-and" "$work/out"
+  for threshold in 0.3 0.4 0.5; do
+    "$attn" align --method hmm --hmm "$hmm" --symmetrize posterior --posterior-threshold "$threshold" -i "$work/en-es" >"$work/out"
+    score "HMM, mean posterior >= $threshold" "$work/out"
+  done
 fi
 for model in "$models"/en-es-*.safetensors; do
   name=$(basename "$model" .safetensors)
@@ -61,10 +72,29 @@ for model in "$models"/es-en-*.safetensors; do
       for weight in 0.3 0.5 0.7; do
         for shift in "" --shift; do
           "$attn" align -m "$forward" -r "$model" --method hybrid --statistical-weight "$weight" $shift \
-            --ibm2 "$models/ibm2-en-es.safetensors" -i "$work/en-es" >"$work/out"
+            --statistical ibm2 --symmetrize grow-diag-final-and --ibm2 "$models/ibm2-en-es.safetensors" -i "$work/en-es" >"$work/out"
           score "$pair + IBM Model 2 (weight $weight), hybrid${shift:+ (shift)}" "$work/out"
         done
       done
     fi
+    if [ -f "$hmm" ]; then
+      for weight in 0.3 0.5 0.6 0.7 0.85; do
+        "$attn" align -m "$forward" -r "$model" --method hybrid --statistical hmm --hmm "$hmm" --statistical-weight "$weight" \
+          --symmetrize grow-diag-final-and -i "$work/en-es" >"$work/out"
+        score "$pair + HMM (weight $weight), hybrid, grow-diag-final-and" "$work/out"
+        for threshold in 0.3 0.35 0.4; do
+          "$attn" align -m "$forward" -r "$model" --method hybrid --statistical hmm --hmm "$hmm" --statistical-weight "$weight" \
+            --symmetrize posterior --posterior-threshold "$threshold" -i "$work/en-es" >"$work/out"
+          score "$pair + HMM (weight $weight), hybrid, mean >= $threshold" "$work/out"
+        done
+      done
+      for weight in 0.7 0.8 0.9; do
+        "$attn" align -m "$forward" -r "$model" --method hybrid --statistical hmm --hmm "$hmm" --statistical-weight "$weight" \
+          --mix geometric --symmetrize grow-diag-final-and -i "$work/en-es" >"$work/out"
+        score "$pair + HMM (weight $weight), geometric hybrid, grow-diag-final-and" "$work/out"
+      done
+    fi
   done
 done
+"$attn" align -i "$work/en-es" >"$work/out"
+score "attn align with no options (the default)" "$work/out"
