@@ -206,7 +206,7 @@ TEST_CASE("cross-attention: queries and keys of different lengths", "[attention]
   CHECK(testing::relative_error(result.output, reference.output) <= 1e-5);
 }
 
-TEST_CASE("requesting weights or not gives the same output", "[attention]") {
+TEST_CASE("requesting weights or not gives the same output (fused path and blocked path)", "[attention]") {
   Shape shape = self_shape(150, 8);  // more rows than one block
   const auto x = testing::random_values(150 * 8, 4);
   AttentionOptions options;
@@ -219,7 +219,95 @@ TEST_CASE("requesting weights or not gives the same output", "[attention]") {
   outputs.output = without.data();
   outputs.weights = nullptr;
   attention(shape, x.data(), x.data(), x.data(), options, outputs);
-  CHECK(with == without);
+  CHECK(testing::relative_error(without, with) <= 1e-6);
+}
+
+namespace {
+// attention() with only the output requested, which takes the fused online-softmax path.
+std::vector<float> output_only(const Shape& shape, const std::vector<float>& q, const std::vector<float>& k,
+                               const std::vector<float>& v, const AttentionOptions& options) {
+  std::vector<float> output(std::size_t(shape.heads) * shape.query_length * shape.resolved_value_dim(), -7.0f);
+  AttentionOutputs outputs;
+  outputs.output = output.data();
+  attention(shape, q.data(), k.data(), v.data(), options, outputs);
+  return output;
+}
+}  // namespace
+
+TEST_CASE("fused online softmax: several key tiles and query blocks, every mask, both kernels", "[attention][fused]") {
+  Rng rng(7);
+  for (int trial = 0; trial < 24; ++trial) {
+    Shape shape;
+    shape.heads = testing::random_int(rng, 1, 3);
+    shape.query_length = testing::random_int(rng, 1, 150);  // up to three blocks of 64 rows
+    shape.key_length = trial % 3 == 0 ? testing::random_int(rng, 1, 20) : testing::random_int(rng, 250, 700);  // up to three tiles
+    shape.dim = testing::random_int(rng, 1, 70);
+    shape.value_dim = testing::random_int(rng, 1, 70);
+    AttentionOptions options;
+    options.score = trial % 4 == 0 ? Score::dot : Score::scaled_dot;
+    std::vector<float> general;
+    if (trial % 4 == 3) {
+      options.score = Score::general;
+      general = testing::random_values(std::size_t(shape.dim) * shape.dim, rng.next());
+      options.general.weight = general.data();
+      options.general.scale = 0.5f;
+    }
+    std::vector<std::int32_t> lengths;
+    std::vector<std::uint8_t> keep;
+    switch (trial % 5) {
+      case 1:  // valid lengths per query row, some zero
+        for (int i = 0; i < shape.heads * shape.query_length; ++i) lengths.push_back(testing::random_int(rng, 0, shape.key_length));
+        options.mask.valid_lengths = lengths.data();
+        options.mask.valid_length_count = static_cast<int>(lengths.size());
+        break;
+      case 2:  // causal, queries and keys of different lengths
+        options.mask.causal = true;
+        break;
+      case 3:  // a shared boolean mask, whole tiles masked for some rows
+        for (int i = 0; i < shape.query_length; ++i)
+          for (int j = 0; j < shape.key_length; ++j) keep.push_back(i % 7 == 3 ? j >= 256 : rng.next() % 3 != 0);
+        options.mask.keep = keep.data();
+        options.mask.keep_batch = 1;
+        break;
+      case 4:
+        options.temperature = 0.3f + rng.uniform();
+        break;
+      default: break;
+    }
+    // large scores: the running maximum moves from tile to tile
+    const float spread = trial % 2 ? 1.0f : 6.0f;
+    const auto q = testing::random_values(std::size_t(shape.heads) * shape.query_length * shape.dim, rng.next(), -spread, spread);
+    const auto k = testing::random_values(std::size_t(shape.heads) * shape.key_length * shape.dim, rng.next(), -spread, spread);
+    const auto v = testing::random_values(std::size_t(shape.heads) * shape.key_length * shape.value_dim, rng.next());
+    const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
+    INFO("trial " << trial << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length
+                  << " dim " << shape.dim << " value_dim " << shape.value_dim);
+    // float32 scores of magnitude |s| carry absolute errors near |s|·2^-24·dim, which exp turns into
+    // relative errors of the weights: the blocked path (weights requested) sets the bar
+    const double blocked = testing::relative_error(attention(shape, q, k, v, options).output, reference.output);
+    const double bar = std::max(1e-5, 2 * blocked);
+    INFO("the blocked path's error: " << blocked);
+    CHECK(testing::relative_error(output_only(shape, q, k, v, options), reference.output) <= bar);
+    testing::ScalarKernels scalar;
+    CHECK(testing::relative_error(output_only(shape, q, k, v, options), reference.output) <= bar);
+  }
+}
+
+TEST_CASE("fused online softmax: fully masked rows are zero and overflow is an error", "[attention][fused][errors]") {
+  Shape shape = self_shape(3, 4);
+  shape.heads = 2;
+  const auto x = testing::random_values(2 * 3 * 4, 8);
+  const std::int32_t lengths[] = {0, 3};
+  AttentionOptions options;
+  options.mask.valid_lengths = lengths;
+  options.mask.valid_length_count = 2;
+  const std::vector<float> output = output_only(shape, x, x, x, options);
+  for (int i = 0; i < 12; ++i) CHECK(output[i] == 0.0f);
+  for (float o : output) CHECK(std::isfinite(o));
+  const std::vector<float> q{-1e19f, 1e19f, -1e19f, 1e19f, -5e18f, 5e18f, -5e18f, 5e18f};
+  AttentionOptions dot;
+  dot.score = Score::dot;
+  CHECK_THROWS_WITH(output_only(self_shape(2, 4), q, q, q, dot), Contains("overflow float32"));
 }
 
 TEST_CASE("bad input is rejected with an error that names the problem", "[attention][errors]") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "attn/error.hpp"
 #include "attn/kernels.hpp"
@@ -194,11 +195,133 @@ void predictive_positions(const float* query, int query_length, int dim, const L
   }
 }
 
+// The fused path applies: softmax over dot, scaled-dot or general scores, nothing asked for but
+// the output, and masks that remove keys exactly (or no masks at all).
+bool fusable(const AttentionOptions& options, const AttentionOutputs& outputs) {
+  const Masking& mask = options.mask;
+  const bool exact_masks = mask.mask_value == -std::numeric_limits<float>::infinity() || !mask.any();
+  return options.score != Score::additive && options.probability == Probability::softmax && options.hard == Hard::none &&
+         options.dropout == 0.0f && options.local.mode == Local::none && !outputs.weights && !outputs.scores &&
+         exact_masks;
+}
+
+void overflow(float score) {
+  fail("a score is ", std::isnan(score) ? "NaN" : "+infinity", ": the inputs overflow float32 when multiplied; scale them down");
+}
+
+// FlashAttention's schedule (Dao et al. 2022) with the online softmax of Milakov & Gimelshein
+// (2018): a block of query rows meets the keys one tile at a time; each row keeps its running
+// maximum m and sum l, rescales what it has accumulated when m grows, and divides by l at the
+// end. Scratch is one [block][tile] score tile, the transposed keys and the query projection:
+// O(L·d), never the L×S score matrix. Tiles that masks or causality leave empty are skipped.
+void fused_attention(const Shape& shape, const float* query, const float* key, const float* value,
+                     const AttentionOptions& options, float* output) {
+  constexpr int block_rows = 64, tile_keys = 256;
+  const int heads = shape.heads, query_length = shape.query_length, key_length = shape.key_length;
+  const int dim = shape.dim, key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
+  const float minus_infinity = -std::numeric_limits<float>::infinity();
+  const int rows_max = std::min(block_rows, query_length), tile_max = std::min(tile_keys, key_length);
+  std::vector<float> keys_t(static_cast<std::size_t>(key_dim) * key_length);
+  std::vector<float> projected(options.score == Score::general ? static_cast<std::size_t>(query_length) * key_dim : 0);
+  std::vector<float> tile(static_cast<std::size_t>(rows_max) * tile_max);
+  std::vector<float> running_max(rows_max), running_sum(rows_max);
+  std::vector<detail::KeyRange> ranges(rows_max);
+
+  for (int h = 0; h < heads; ++h) {
+    const float* q = query + static_cast<std::size_t>(h) * query_length * dim;
+    const float* k = key + static_cast<std::size_t>(h) * key_length * key_dim;
+    const float* v = value + static_cast<std::size_t>(h) * key_length * value_dim;
+    float* out = output + static_cast<std::size_t>(h) * query_length * value_dim;
+    transpose(k, key_length, key_dim, keys_t.data());
+    const float* query_rows = q;
+    int query_stride = dim;
+    float alpha = 1.0f;
+    if (options.score == Score::scaled_dot) alpha = 1.0f / std::sqrt(static_cast<float>(dim));
+    if (options.score == Score::general) {
+      kernels::matmul(query_length, key_dim, dim, 1.0f, q, dim, options.general.weight, key_dim, projected.data(), key_dim, false);
+      query_rows = projected.data();
+      query_stride = key_dim;
+      alpha = options.general.scale;
+    }
+
+    for (int first_row = 0; first_row < query_length; first_row += block_rows) {
+      const int rows = std::min(block_rows, query_length - first_row);
+      float* out_block = out + static_cast<std::size_t>(first_row) * value_dim;
+      std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim, 0.0f);
+      int block_first = key_length, block_last = 0;
+      for (int r = 0; r < rows; ++r) {
+        detail::KeyRange range = detail::key_range(options.mask, heads, h, first_row + r, query_length, key_length);
+        range.first = std::max(range.first, 0);
+        range.last = std::min(range.last, key_length);
+        ranges[r] = range;
+        if (range.first < range.last) {
+          block_first = std::min(block_first, range.first);
+          block_last = std::max(block_last, range.last);
+        }
+        running_max[r] = minus_infinity;
+        running_sum[r] = 0.0f;
+      }
+      for (int first_key = block_first; first_key < block_last; first_key += tile_keys) {
+        const int keys = std::min(tile_keys, block_last - first_key);
+        kernels::matmul(rows, keys, key_dim, alpha, query_rows + static_cast<std::size_t>(first_row) * query_stride,
+                        query_stride, keys_t.data() + first_key, key_length, tile.data(), keys, false);
+        for (int r = 0; r < rows; ++r) {
+          float* row = tile.data() + static_cast<std::size_t>(r) * keys;
+          const int begin = std::max(ranges[r].first - first_key, 0), end = std::min(ranges[r].last - first_key, keys);
+          if (begin >= end) {
+            std::fill(row, row + keys, 0.0f);
+            continue;
+          }
+          // divided after the product, as normalize_row does: folding 1/T into alpha rounds worse
+          if (options.temperature != 1.0f) kernels::scale(row + begin, end - begin, 1.0f / options.temperature);
+          if (options.mask.keep) {
+            const std::size_t matrix = options.mask.keep_batch == 1 ? 0 : h;
+            const std::uint8_t* keep = options.mask.keep +
+                (matrix * query_length + first_row + r) * static_cast<std::size_t>(key_length) + first_key;
+            for (int j = begin; j < end; ++j) {
+              if (!keep[j]) row[j] = minus_infinity;
+            }
+          }
+          const float tile_maximum = kernels::max(row + begin, end - begin);
+          if (!(tile_maximum < std::numeric_limits<float>::infinity())) overflow(tile_maximum);  // +inf or NaN
+          if (tile_maximum == minus_infinity) {  // every key of this tile is masked for this row
+            std::fill(row, row + keys, 0.0f);
+            continue;
+          }
+          const float previous = running_max[r], maximum = std::max(previous, tile_maximum);
+          const float sum = kernels::exp_shifted_sum(row + begin, end - begin, maximum);
+          std::fill(row, row + begin, 0.0f);
+          std::fill(row + end, row + keys, 0.0f);
+          if (previous != minus_infinity && previous != maximum) {
+            const float correction = static_cast<float>(std::exp(double(previous) - double(maximum)));
+            kernels::scale(out_block + static_cast<std::size_t>(r) * value_dim, value_dim, correction);
+            running_sum[r] *= correction;
+          }
+          running_sum[r] += sum;
+          running_max[r] = maximum;
+        }
+        kernels::matmul(rows, value_dim, keys, 1.0f, tile.data(), keys, v + static_cast<std::size_t>(first_key) * value_dim,
+                        value_dim, out_block, value_dim, true);
+      }
+      for (int r = 0; r < rows; ++r) {
+        const float sum = running_sum[r];
+        if (std::isnan(sum) || std::isinf(sum)) overflow(sum);
+        // sum == 0: every key masked, and the row stays zero, as normalize_row leaves it
+        if (sum > 0.0f) kernels::scale(out_block + static_cast<std::size_t>(r) * value_dim, value_dim, 1.0f / sum);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void attention(const Shape& shape, const float* query, const float* key, const float* value,
                const AttentionOptions& options, const AttentionOutputs& outputs) {
   validate(shape, query, key, value, options, outputs);
+  if (fusable(options, outputs)) {
+    fused_attention(shape, query, key, value, options, outputs.output);
+    return;
+  }
   const int heads = shape.heads, query_length = shape.query_length, key_length = shape.key_length;
   const int dim = shape.dim, key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
   const AdditiveScore& additive = options.additive;

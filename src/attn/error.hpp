@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cstddef>
 #include <sstream>
 #include <stdexcept>
@@ -43,6 +45,15 @@ inline void check_size(const char* name, long long value, long long minimum = 1)
 
 // Throws unless every value is finite; names the array and the first bad index.
 inline void check_finite(const char* name, const float* data, std::size_t count) {
+  // A first pass that compilers vectorize (an all-ones exponent is inf or NaN): inputs are
+  // checked on every call, and a per-element branch costs as much as a small attention.
+  std::uint32_t bad = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, data + i, sizeof bits);
+    bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  if (!bad) return;
   for (std::size_t i = 0; i < count; ++i) {
     if (!std::isfinite(data[i])) {
       fail(name, " contains ", std::isnan(data[i]) ? "NaN" : "an infinite value", " at index ", i);

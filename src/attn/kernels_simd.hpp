@@ -9,7 +9,9 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace attn::kernels::simd_impl {
 
@@ -64,57 +66,92 @@ inline floats<Arch> tanh(floats<Arch> x) {
   return xsimd::select(magnitude < F(0.625f), small, large);
 }
 
-// Rows x (2 vectors) register tile of C = alpha*A*B (+C): each B load feeds Rows FMAs.
-template <class Arch, int Rows>
-inline void matmul_rows(int N, int K, float alpha, const float* A, int lda, const float* B,
-                        int ldb, float* C, int ldc, bool accumulate) {
+// Register tile of the matrix product: Rows rows of C by Cols vectors of columns, so that each
+// B load feeds Rows multiply-adds and each broadcast of A feeds Cols. Sized per architecture to
+// the vector registers it has: 32 on AVX-512, 16 elsewhere (and WebAssembly, where the engine has
+// 16 XMM registers and no FMA, so a multiply-add also needs a temporary).
+template <class Arch>
+struct Tile {
+  static constexpr int width = static_cast<int>(xsimd::batch<float, Arch>::size);
+  static constexpr int rows = width >= 16 ? 6 : width == 8 ? 6 : 4;
+  static constexpr int cols = width >= 16 ? 4 : 2;
+};
+
+// A panel of Rows rows of A, packed k-major (panel[k * Rows + r]): one pointer walks it with
+// constant offsets, so the inner loop spends its instructions on arithmetic, not addresses.
+template <int Rows>
+inline void pack_panel(int K, float alpha, const float* A, int lda, float* panel) {
+  for (int r = 0; r < Rows; ++r) {
+    const float* a = A + static_cast<long>(r) * lda;
+    for (int k = 0; k < K; ++k) panel[k * Rows + r] = alpha * a[k];
+  }
+}
+
+// C[Rows][Cols*W] (+)= panel * B[.][j0..]: the micro-kernel.
+template <class Arch, int Rows, int Cols>
+inline void micro_kernel(int K, const float* panel, const float* B, int ldb, float* C, int ldc, bool accumulate) {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
-  const F scale(alpha);
+  F acc[Rows][Cols];
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c) acc[r][c] = F(0.0f);
+  // pointers bumped rather than indices multiplied: the loop body stays loads and arithmetic
+  const float* b = B;
+  const float* a = panel;
+  for (int k = 0; k < K; ++k, b += ldb, a += Rows) {
+    F bv[Cols];
+    for (int c = 0; c < Cols; ++c) bv[c] = F::load_unaligned(b + c * W);
+    for (int r = 0; r < Rows; ++r) {
+      const F av(a[r]);
+      for (int c = 0; c < Cols; ++c) acc[r][c] = xsimd::fma(av, bv[c], acc[r][c]);
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    float* c_row = C + static_cast<long>(r) * ldc;
+    for (int c = 0; c < Cols; ++c) {
+      F out = acc[r][c];
+      if (accumulate) out += F::load_unaligned(c_row + c * W);
+      out.store_unaligned(c_row + c * W);
+    }
+  }
+}
+
+// Rows rows of C = alpha*A*B (+C), A packed once per call into a panel.
+template <class Arch, int Rows>
+inline void matmul_rows(int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                        float* C, int ldc, bool accumulate, float* panel) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  constexpr int Cols = Tile<Arch>::cols;
+  pack_panel<Rows>(K, alpha, A, lda, panel);
   int j = 0;
-  for (; j + 2 * W <= N; j += 2 * W) {
-    F acc0[Rows], acc1[Rows];
-    for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = F(0.0f);
-    for (int k = 0; k < K; ++k) {
-      const F b0 = F::load_unaligned(B + static_cast<long>(k) * ldb + j);
-      const F b1 = F::load_unaligned(B + static_cast<long>(k) * ldb + j + W);
-      for (int r = 0; r < Rows; ++r) {
-        const F a(A[static_cast<long>(r) * lda + k]);
-        acc0[r] = xsimd::fma(a, b0, acc0[r]);
-        acc1[r] = xsimd::fma(a, b1, acc1[r]);
-      }
-    }
-    for (int r = 0; r < Rows; ++r) {
-      float* c = C + static_cast<long>(r) * ldc + j;
-      F c0 = acc0[r] * scale, c1 = acc1[r] * scale;
-      if (accumulate) {
-        c0 += F::load_unaligned(c);
-        c1 += F::load_unaligned(c + W);
-      }
-      c0.store_unaligned(c);
-      c1.store_unaligned(c + W);
-    }
-  }
-  for (; j + W <= N; j += W) {
-    F acc[Rows];
-    for (int r = 0; r < Rows; ++r) acc[r] = F(0.0f);
-    for (int k = 0; k < K; ++k) {
-      const F b = F::load_unaligned(B + static_cast<long>(k) * ldb + j);
-      for (int r = 0; r < Rows; ++r) acc[r] = xsimd::fma(F(A[static_cast<long>(r) * lda + k]), b, acc[r]);
-    }
-    for (int r = 0; r < Rows; ++r) {
-      float* c = C + static_cast<long>(r) * ldc + j;
-      F out = acc[r] * scale;
-      if (accumulate) out += F::load_unaligned(c);
-      out.store_unaligned(c);
-    }
-  }
+  for (; j + Cols * W <= N; j += Cols * W) micro_kernel<Arch, Rows, Cols>(K, panel, B + j, ldb, C + j, ldc, accumulate);
+  for (; j + W <= N; j += W) micro_kernel<Arch, Rows, 1>(K, panel, B + j, ldb, C + j, ldc, accumulate);
   for (; j < N; ++j) {  // fewer columns left than one vector
     for (int r = 0; r < Rows; ++r) {
       float sum = 0.0f;
-      for (int k = 0; k < K; ++k) sum += A[static_cast<long>(r) * lda + k] * B[static_cast<long>(k) * ldb + j];
+      for (int k = 0; k < K; ++k) sum += panel[k * Rows + r] * B[static_cast<long>(k) * ldb + j];
       float* c = C + static_cast<long>(r) * ldc + j;
-      *c = alpha * sum + (accumulate ? *c : 0.0f);
+      *c = sum + (accumulate ? *c : 0.0f);
+    }
+  }
+}
+
+// The panel buffer, kept per thread so that small products do not allocate.
+inline float* panel_buffer(std::size_t floats) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < floats) buffer.resize(floats);
+  return buffer.data();
+}
+
+template <class Arch, int Rows>
+inline void matmul_rest(int rest, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                        float* C, int ldc, bool accumulate, float* panel) {
+  if constexpr (Rows > 0) {
+    if (rest == Rows) {
+      matmul_rows<Arch, Rows>(N, K, alpha, A, lda, B, ldb, C, ldc, accumulate, panel);
+    } else {
+      matmul_rest<Arch, Rows - 1>(rest, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate, panel);
     }
   }
 }
@@ -122,12 +159,15 @@ inline void matmul_rows(int N, int K, float alpha, const float* A, int lda, cons
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
             float* C, int ldc, bool accumulate) {
+  constexpr int R = Tile<Arch>::rows;
+  float* panel = panel_buffer(static_cast<std::size_t>(R) * K);
   int i = 0;
-  for (; i + 4 <= M; i += 4) {
-    matmul_rows<Arch, 4>(N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc, accumulate);
+  for (; i + R <= M; i += R) {
+    matmul_rows<Arch, R>(N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc, accumulate, panel);
   }
-  for (; i < M; ++i) {
-    matmul_rows<Arch, 1>(N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc, accumulate);
+  if (i < M) {
+    matmul_rest<Arch, R - 1>(M - i, N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb,
+                             C + static_cast<long>(i) * ldc, ldc, accumulate, panel);
   }
 }
 

@@ -8,9 +8,17 @@
 namespace attn {
 
 // out[cols][rows] = in[rows][cols]^T
+// In 16x16 blocks, so that both the reads and the strided writes stay within a few cache lines.
 inline void transpose(const float* in, int rows, int cols, float* out) {
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) out[static_cast<long>(c) * rows + r] = in[static_cast<long>(r) * cols + c];
+  constexpr int block = 16;
+  for (int r0 = 0; r0 < rows; r0 += block) {
+    const int r1 = r0 + block < rows ? r0 + block : rows;
+    for (int c0 = 0; c0 < cols; c0 += block) {
+      const int c1 = c0 + block < cols ? c0 + block : cols;
+      for (int r = r0; r < r1; ++r) {
+        for (int c = c0; c < c1; ++c) out[static_cast<long>(c) * rows + r] = in[static_cast<long>(r) * cols + c];
+      }
+    }
   }
 }
 

@@ -79,6 +79,68 @@ function wrapModel(handle) {
   });
 }
 
+// The plain case of attention() (dot or scaled-dot softmax attention, optionally causal, with a
+// temperature) goes straight to a C entry point with the arrays copied into the heap: a few
+// microseconds, where the Embind path's option parsing costs tens (web/bindings/plain_attention.cpp).
+// Anything else, and any call the C side refuses, takes the Embind path, whose errors name the problem.
+const PLAIN_OPTIONS = new Set(['query', 'key', 'value', 'heads', 'queryLength', 'keyLength', 'dim', 'valueDim',
+  'keyDim', 'score', 'causal', 'probability', 'temperature', 'returnWeights', 'returnScores']);
+const PLAIN_SCORES = { dot: 0, scaled_dot: 1 };
+const SCRATCH_KEPT_BYTES = 4 << 20;  // scratch up to this size stays allocated between calls
+const MAX_PLAIN_ELEMENTS = 1 << 26;  // larger calls take the checked path
+
+const positiveInteger = (x) => Number.isInteger(x) && x >= 1 && x <= 0x7fffffff;
+
+function plainAttention(module, scratch, o) {
+  if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
+  for (const name in o) if (!PLAIN_OPTIONS.has(name)) return undefined;
+  const { query, key, value, queryLength: L, keyLength: S, dim: D } = o;
+  const H = o.heads === undefined ? 1 : o.heads;
+  const Dv = o.valueDim === undefined || o.valueDim === 0 ? D : o.valueDim;
+  const score = PLAIN_SCORES[o.score === undefined ? 'scaled_dot' : o.score];
+  const temperature = o.temperature === undefined ? 1 : o.temperature;
+  const returnWeights = o.returnWeights === undefined ? true : o.returnWeights;
+  if (!(query instanceof Float32Array && key instanceof Float32Array && value instanceof Float32Array)) return undefined;
+  if (![H, L, S, D, Dv].every(positiveInteger) || score === undefined) return undefined;
+  if (o.keyDim !== undefined && o.keyDim !== 0 && o.keyDim !== D) return undefined;
+  if (o.causal !== undefined && typeof o.causal !== 'boolean') return undefined;
+  if (o.probability !== undefined && o.probability !== 'softmax') return undefined;
+  if (typeof temperature !== 'number' || !(temperature > 0) || !Number.isFinite(temperature)) return undefined;
+  if (typeof returnWeights !== 'boolean' || (o.returnScores !== undefined && o.returnScores !== false)) return undefined;
+  const counts = [H * L * D, H * S * D, H * S * Dv, H * L * Dv, returnWeights ? H * L * S : 0];
+  if (query.length !== counts[0] || key.length !== counts[1] || value.length !== counts[2]) return undefined;
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total > MAX_PLAIN_ELEMENTS) return undefined;
+  const bytes = total * 4;
+  if (scratch.bytes < bytes) {
+    if (scratch.pointer) module._free(scratch.pointer);
+    scratch.pointer = module._malloc(bytes);
+    scratch.bytes = scratch.pointer ? bytes : 0;
+    if (!scratch.pointer) return undefined;
+  }
+  const base = scratch.pointer >> 2;
+  const at = [base];
+  for (let i = 1; i < counts.length; i++) at.push(at[i - 1] + counts[i - 1]);
+  let heap = module.HEAPF32;
+  heap.set(query, at[0]);
+  heap.set(key, at[1]);
+  heap.set(value, at[2]);
+  const status = module._attn_plain_attention(at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0,
+    H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature);
+  let result;
+  if (status === 0) {
+    heap = module.HEAPF32;  // the call may have grown the memory, which replaces the view
+    result = { output: heap.slice(at[3], at[3] + counts[3]) };
+    if (returnWeights) result.weights = heap.slice(at[4], at[4] + counts[4]);
+  }
+  if (scratch.bytes > SCRATCH_KEPT_BYTES) {
+    module._free(scratch.pointer);
+    scratch.pointer = 0;
+    scratch.bytes = 0;
+  }
+  return result;
+}
+
 export default async function loadAttn(options = {}) {
   if (options === null || typeof options !== 'object') throw new Error('loadAttn() expects an options object');
   const requested = options.simd === undefined ? 'auto' : options.simd;
@@ -108,6 +170,9 @@ export default async function loadAttn(options = {}) {
   for (const [name, arity] of Object.entries(API)) {
     attn[name] = (...args) => checked(module[name](...Array.from({ length: arity }, (_, i) => args[i])));
   }
+  const embindAttention = attn.attention;
+  const scratch = { pointer: 0, bytes: 0 };
+  attn.attention = (options) => plainAttention(module, scratch, options) ?? embindAttention(options);
   // async, so a page can await it the same way it awaits fetching the bytes
   attn.loadStatisticalAligner = async (bytes) => {
     if (!(bytes instanceof Uint8Array)) throw new Error('loadStatisticalAligner(bytes) needs the file as a Uint8Array');

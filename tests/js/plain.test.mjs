@@ -1,0 +1,86 @@
+// The loader's fast path for plain attention() calls (typed arrays copied into the heap, a C entry
+// point instead of Embind): the same results as the float64 reference and as the Embind path, the
+// same errors, every option that is not plain going through Embind, and no heap growth.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+
+import { assertClose, forEachBuild, makeRng, referenceAttention } from './helpers.mjs';
+
+const randomArray = (rng, n, scale = 1) => rng.floats(n, scale);
+
+function randomCall(rng) {
+  const heads = rng.int(1, 4), queryLength = rng.int(1, 70), keyLength = rng.int(1, 300);
+  const dim = rng.int(1, 40), valueDim = rng.int(1, 40);
+  const call = {
+    query: randomArray(rng, heads * queryLength * dim),
+    key: randomArray(rng, heads * keyLength * dim),
+    value: randomArray(rng, heads * keyLength * valueDim),
+    heads, queryLength, keyLength, dim, valueDim,
+    score: rng.pick(['dot', 'scaled_dot']),
+    returnWeights: rng.chance(0.5),
+  };
+  if (rng.chance(0.4)) call.causal = true;
+  if (rng.chance(0.3)) call.temperature = 0.25 + rng.next();
+  return call;
+}
+
+forEachBuild('plain attention() calls', (attn) => {
+  it('match the float64 reference and the Embind path, with and without weights', () => {
+    const rng = makeRng(11);
+    for (let trial = 0; trial < 30; trial++) {
+      const call = randomCall(rng);
+      const fast = attn.attention(call);
+      // an own property the fast path does not know sends the same call through Embind
+      const embind = attn.attention({ ...call, validLength: undefined });
+      const reference = referenceAttention(call);
+      const label = `trial ${trial}: ${JSON.stringify({ ...call, query: undefined, key: undefined, value: undefined })}`;
+      assertClose(fast.output, reference.output, 1e-5, `${label} output`);
+      assertClose(fast.output, embind.output, 1e-5, `${label} output vs Embind`);
+      assert.equal(fast.weights === undefined, call.returnWeights === false, label);
+      if (call.returnWeights) assertClose(fast.weights, reference.weights, 1e-5, `${label} weights`);
+    }
+  });
+
+  it('return fresh arrays that later calls do not overwrite', () => {
+    const rng = makeRng(3);
+    const call = { ...randomCall(rng), returnWeights: true };
+    const first = attn.attention(call);
+    const copy = Float32Array.from(first.output);
+    attn.attention({ ...call, query: randomArray(rng, call.query.length) });
+    assert.deepEqual(first.output, copy);
+    assert.ok(first.output.buffer !== first.weights.buffer || first.output.byteOffset !== first.weights.byteOffset);
+  });
+
+  it('give the Embind path\'s errors for bad values and impossible scores', () => {
+    const base = () => ({ query: new Float32Array(8).fill(0.5), key: new Float32Array(8).fill(0.5), value: new Float32Array(8).fill(0.5), queryLength: 2, keyLength: 2, dim: 4 });
+    const nan = base();
+    nan.query[5] = NaN;
+    assert.throws(() => attn.attention(nan), /query contains NaN at index 5/);
+    const huge = base();
+    huge.query = Float32Array.from([-1e19, 1e19, -1e19, 1e19, -5e18, 5e18, -5e18, 5e18]);
+    huge.key = huge.query;
+    assert.throws(() => attn.attention({ ...huge, score: 'dot', returnWeights: false }), /overflow float32/);
+    assert.throws(() => attn.attention({ ...base(), queryLength: 3 }), /query/);
+    assert.throws(() => attn.attention({ ...base(), temperature: 0 }), /temperature/);
+    assert.throws(() => attn.attention({ ...base(), score: 'cosine' }), /unknown score 'cosine'/);
+    assert.throws(() => attn.attention({ ...base(), query: Array.from(base().query) }), /query/);
+    const ok = attn.attention(base());
+    assert.equal(ok.output.length, 8);
+  });
+
+  it('keep the heap and the Embind handles constant over many calls, small and large', () => {
+    const rng = makeRng(5);
+    const small = { ...randomCall(rng), returnWeights: false };
+    const large = {  // over the 4 MiB the fast path keeps allocated between calls
+      query: randomArray(rng, 2048 * 64), key: randomArray(rng, 2048 * 64), value: randomArray(rng, 2048 * 64),
+      queryLength: 2048, keyLength: 2048, dim: 64, returnWeights: false,
+    };
+    attn.attention(small);
+    attn.attention(large);
+    const heap = attn.heapBytes(), handles = attn.liveHandles();
+    for (let i = 0; i < 300; i++) attn.attention(small);
+    for (let i = 0; i < 3; i++) attn.attention(large);
+    assert.equal(attn.heapBytes(), heap);
+    assert.equal(attn.liveHandles(), handles);
+  });
+});
