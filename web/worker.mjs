@@ -10,8 +10,12 @@ const MODELS = {
   reverse: 'es-en-additive.safetensors',
   general: 'en-es-general.safetensors',
 };
-const STATISTICAL = 'ibm2-en-es.safetensors';
-let statistical = null;
+// IBM Model 2 for comparison; the HMM aligner for comparison and, mixed with attention, for
+// 'hybrid' with attn align's defaults (the best measured: models/MODEL_CARD.md).
+const STATISTICAL = { ibm2: 'ibm2-en-es.safetensors', hmm: 'hmm-en-es.safetensors' };
+const HYBRID = { statisticalWeight: 0.6, posteriorThreshold: 0.35 };
+const HMM_LINKS = { symmetrize: 'posterior', threshold: 0.35 };
+const statistical = {};
 
 let attn = null;
 const models = {};
@@ -32,34 +36,36 @@ async function init(simd) {
   const names = Object.keys(MODELS).filter((name) => shipped.has(MODELS[name]));
   const loaded = await Promise.all(names.map((name) => fetchModel(MODELS[name])));
   names.forEach((name, i) => { models[name] = loaded[i]; });
-  if (shipped.has(STATISTICAL)) {
-    const response = await fetch(new URL(`./dist/models/${STATISTICAL}`, import.meta.url));
-    if (!response.ok) throw new Error(`${STATISTICAL}: HTTP ${response.status}`);
-    statistical = await attn.loadStatisticalAligner(new Uint8Array(await response.arrayBuffer()));
+  for (const [name, file] of Object.entries(STATISTICAL)) {
+    if (!shipped.has(file)) continue;
+    const response = await fetch(new URL(`./dist/models/${file}`, import.meta.url));
+    if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+    statistical[name] = await attn.loadStatisticalAligner(new Uint8Array(await response.arrayBuffer()));
   }
   return {
     type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet,
     models: Object.fromEntries(Object.entries(models).map(([name, model]) => [name, model.info])),
-    statistical: Boolean(statistical),
+    statistical: Boolean(statistical.ibm2 && statistical.hmm),
   };
 }
 
 function align({ source, target, method, shift, threshold, model = 'forward' }) {
-  if (method === 'ibm2') {
-    if (!statistical) throw new Error('the statistical aligner is not available in this build');
+  if (method === 'ibm2' || method === 'hmm') {
+    const aligner = statistical[method];
+    if (!aligner) throw new Error(`the ${method === 'hmm' ? 'HMM' : 'IBM Model 2'} aligner is not available in this build`);
     const started = performance.now();
-    return { ...statistical.align(source, target), milliseconds: performance.now() - started };
+    return { ...aligner.align(source, target, method === 'hmm' ? HMM_LINKS : undefined), milliseconds: performance.now() - started };
   }
   const chosen = models[model];
   if (!chosen) throw new Error(`the ${model} model is not available`);
   const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'hybrid'].includes(method);
   if (needsReverse && !models.reverse) throw new Error(`${method} needs the es-en model, which is not available`);
-  if (method === 'hybrid' && !statistical) throw new Error('hybrid needs the statistical aligner, which is not available');
+  if (method === 'hybrid' && !statistical.hmm) throw new Error('hybrid needs the HMM aligner, which is not available');
   const started = performance.now();
   const result = chosen.align(source, target, {
     method, shift, threshold,
     ...(needsReverse ? { reverse: models.reverse } : {}),
-    ...(method === 'hybrid' ? { statistical } : {}),
+    ...(method === 'hybrid' ? { statistical: statistical.hmm, ...HYBRID } : {}),
   });
   return { ...result, milliseconds: performance.now() - started };
 }

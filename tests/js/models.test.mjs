@@ -3,7 +3,8 @@
 // functions, errors for damaged files, and no leaked handles. Both builds.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import loadAttn from '../../web/dist/attn.mjs';
 
 const DATA = new URL('../data/', import.meta.url);
@@ -172,12 +173,71 @@ describe('the statistical aligner from JS', async () => {
     assert.equal(none.pharaoh, forward.align(...pair, { method: 'grow-diag-final-and', reverse }).pharaoh);
     const all = forward.align(...pair, { method: 'hybrid', reverse, statistical: aligner, statisticalWeight: 1 });
     assert.match(all.pharaoh, /1-1/);
-    assert.throws(() => forward.align(...pair, { method: 'hybrid', reverse }), /needs the statistical aligner/);
+    assert.throws(() => forward.align(...pair, { method: 'hybrid', reverse }), /needs a statistical aligner \(IBM Model 2 or the HMM\)/);
     assert.throws(() => forward.align(...pair, { method: 'hybrid', reverse, statistical: {} }), /statistical must be an object from loadStatisticalAligner/);
     forward.delete();
     reverse.delete();
     aligner.delete();
     assert.throws(() => aligner.align('a', 'b'), /deleted/);
     await assert.rejects(attn.loadStatisticalAligner(bytes('tiny-additive.safetensors')), /not an attnscope-ibm2-v1 file/);
+  });
+});
+
+describe('the HMM aligner and attn align\'s default method from JS', async () => {
+  const attn = await loadAttn({ simd: true });
+  const shipped = (name) => new Uint8Array(readFileSync(new URL(`../../models/${name}`, import.meta.url)));
+  it('loads the HMM file, links by posterior mean or grow-diag-final-and, and checks its options', async () => {
+    const hmm = await attn.loadStatisticalAligner(shipped('hmm-en-es.safetensors'));
+    const ibm2 = await attn.loadStatisticalAligner(shipped('ibm2-en-es.safetensors'));
+    assert.equal(hmm.kind, 'hmm');
+    assert.equal(ibm2.kind, 'ibm2');
+    const pair = ['The red house is small .', 'La casa roja es pequeña .'];
+    const gdfa = hmm.align(...pair);
+    const posterior = hmm.align(...pair, { symmetrize: 'posterior', threshold: 0.35 });
+    for (const result of [gdfa, posterior]) {
+      assert.match(result.pharaoh, /(^| )1-2( |$)/);  // red - roja
+      assert.match(result.pharaoh, /(^| )2-1( |$)/);  // house - casa
+    }
+    // the posterior links are exactly the cells whose mean of both directions reaches the threshold
+    for (const threshold of [0.05, 0.35, 0.9]) {
+      const result = hmm.align(...pair, { symmetrize: 'posterior', threshold });
+      const S = result.sourceWords.length, T = result.targetWords.length, expected = [];
+      for (let s = 0; s < S; s++) for (let t = 0; t < T; t++) if (result.weights[t * S + s] >= threshold) expected.push(`${s}-${t}`);
+      assert.deepEqual(result.pharaoh.split(' ').filter(Boolean).sort(), expected.sort(), `threshold ${threshold}`);
+    }
+    assert.throws(() => hmm.align(...pair, { symmetrize: 'intersection' }), /symmetrize is 'grow-diag-final-and' or 'posterior'/);
+    assert.throws(() => hmm.align(...pair, { symmetrize: 'posterior', threshold: 0 }), /threshold must be in \(0, 1\]/);
+    assert.throws(() => hmm.align(...pair, { treshold: 0.3 }), /treshold/);
+    assert.throws(() => ibm2.align(...pair, { symmetrize: 'posterior' }), /apply to the HMM aligner/);
+    hmm.delete();
+    ibm2.delete();
+  });
+
+  it('gives the same links as `attn align` with no options (hybrid with the HMM, w 0.6, mean >= 0.35)', async () => {
+    const cli = new URL('../../build/bin/attn', import.meta.url).pathname;
+    if (!existsSync(cli)) assert.fail(`${cli} is missing: ./run build first`);
+    const pairs = [
+      ['The red house is small .', 'La casa roja es pequeña .'],
+      ['I would like a cup of coffee , please .', 'Quisiera una taza de café , por favor .'],
+      ['The committee approved the new budget yesterday .', 'El comité aprobó ayer el nuevo presupuesto .'],
+    ];
+    const run = spawnSync(cli, ['align'], { input: pairs.map(([s, e]) => `${s} ||| ${e}`).join('\n') + '\n', encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const expected = run.stdout.trim().split('\n');
+    const forward = await attn.loadModel(shipped('en-es-additive.safetensors'));
+    const reverse = await attn.loadModel(shipped('es-en-additive.safetensors'));
+    const statistical = await attn.loadStatisticalAligner(shipped('hmm-en-es.safetensors'));
+    pairs.forEach(([source, target], i) => {
+      const result = forward.align(source.split(' '), target.split(' '), {
+        method: 'hybrid', reverse, statistical, statisticalWeight: 0.6, posteriorThreshold: 0.35,
+      });
+      const sorted = (text) => text.split(' ').filter(Boolean).sort().join(' ');
+      assert.equal(sorted(result.pharaoh), sorted(expected[i]), `pair ${i}`);
+    });
+    assert.throws(() => forward.align(...pairs[0], { method: 'hybrid', reverse, statistical, posteriorThreshold: 2 }), /posteriorThreshold must be in/);
+    assert.throws(() => forward.align(...pairs[0], { method: 'hybrid', reverse, statistical, mix: 'cubic' }), /mix is 'linear' or 'geometric'/);
+    forward.delete();
+    reverse.delete();
+    statistical.delete();
   });
 });

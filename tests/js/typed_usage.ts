@@ -175,7 +175,16 @@ async function models(attn: Attn, bytes: Uint8Array): Promise<void> {
   await attn.loadModel('models/en-es-additive.safetensors');
   // @ts-expect-error: reverse is a loaded model
   model.align('a', 'b', { reverse: 'es-en' });
-  void [direction, firstLink, text, aer];
+  const hmm = await attn.loadStatisticalAligner(bytes);
+  const kind: 'ibm2' | 'hmm' = hmm.kind;
+  hmm.align('The cat.', 'El gato.', { symmetrize: 'posterior', threshold: 0.35 });
+  model.align('The cat.', 'El gato.', { method: 'hybrid', reverse, statistical: hmm, statisticalWeight: 0.6, posteriorThreshold: 0.35, mix: 'linear' });
+  // @ts-expect-error: no such symmetrization
+  hmm.align('a', 'b', { symmetrize: 'intersection' });
+  // @ts-expect-error: mix is linear or geometric
+  model.align('a', 'b', { method: 'hybrid', reverse, statistical: hmm, mix: 'cubic' });
+  void [direction, firstLink, text, aer, kind];
+  hmm.delete();
   model.delete();
   reverse.delete();
 }

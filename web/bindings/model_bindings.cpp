@@ -5,7 +5,9 @@
 #include <memory>
 
 #include "attn/aligner.hpp"
+#include "attn/hmm.hpp"
 #include "attn/ibm2.hpp"
+#include "attn/safetensors.hpp"
 #include "attn/rnn.hpp"
 #include "js_args.hpp"
 
@@ -59,29 +61,55 @@ val word_attention(const WordAttention& words) {
   return result;
 }
 
-// The statistical baseline (IBM Model 2, fast_align's prior), for comparison with attention.
+// A statistical aligner, for comparison with attention and as the hybrid's statistical part:
+// IBM Model 2 with fast_align's prior, or the HMM aligner, told apart by the file's format.
 class StatisticalAligner {
  public:
-  explicit StatisticalAligner(Ibm2Aligner aligner) : aligner_(std::make_shared<Ibm2Aligner>(std::move(aligner))) {}
+  explicit StatisticalAligner(std::string bytes) {
+    const SafeTensors file = SafeTensors::parse(bytes);
+    const auto format = file.metadata().find("format");
+    if (format != file.metadata().end() && format->second == "attnscope-hmm-v1") {
+      hmm_ = std::make_shared<HmmAligner>(HmmAligner::deserialize(std::move(bytes)));
+    } else {  // names the expected format when it is neither
+      ibm2_ = std::make_shared<Ibm2Aligner>(Ibm2Aligner::deserialize(std::move(bytes)));
+    }
+  }
 
-  val align(val source, val target) const {
+  // options (HMM only): { symmetrize: 'grow-diag-final-and' | 'posterior', threshold }
+  val align(val source, val target, val options) const {
     return guarded([&] {
       const std::vector<std::string> source_words = sentence(source, "source"), target_words = sentence(target, "target");
-      const Alignment links = aligner_->align(source_words, target_words);
+      Symmetrization symmetrization = Symmetrization::grow_diag_final_and;
+      float threshold = 0.5f;
+      if (!absent(options)) {
+        check_options(options, "aligner.align", {"symmetrize", "threshold"});
+        if (!hmm_ && (has(options, "symmetrize") || has(options, "threshold"))) {
+          fail("symmetrize and threshold apply to the HMM aligner; IBM Model 2 uses grow-diag-final-and");
+        }
+        const std::string name = string(options, "symmetrize", "grow-diag-final-and");
+        if (name == "posterior") symmetrization = Symmetrization::posterior_mean;
+        else if (name != "grow-diag-final-and") fail("symmetrize is 'grow-diag-final-and' or 'posterior', got '", name, "'");
+        threshold = static_cast<float>(number(options, "threshold", 0.5));
+        if (!(threshold > 0.0f && threshold <= 1.0f)) fail("threshold must be in (0, 1], got ", threshold);
+      }
+      const Alignment links = hmm_ ? hmm_->align(source_words, target_words, symmetrization, threshold)
+                                   : ibm2_->align(source_words, target_words);
       val result = val::object();
       result.set("sourceWords", string_array(source_words));
       result.set("targetWords", string_array(target_words));
-      result.set("weights", copy_out(aligner_->posteriors(source_words, target_words)));
+      result.set("weights", copy_out(hmm_ ? hmm_->posteriors(source_words, target_words) : ibm2_->posteriors(source_words, target_words)));
       result.set("links", link_array(links));
       result.set("pharaoh", to_pharaoh(links));
       return result;
     });
   }
 
- const Ibm2Aligner& aligner() const { return *aligner_; }
+  std::string kind() const { return hmm_ ? "hmm" : "ibm2"; }
+  const StatisticalModel& model() const { return hmm_ ? static_cast<const StatisticalModel&>(*hmm_) : *ibm2_; }
 
  private:
-  std::shared_ptr<const Ibm2Aligner> aligner_;
+  std::shared_ptr<const Ibm2Aligner> ibm2_;
+  std::shared_ptr<const HmmAligner> hmm_;
 };
 
 class Model {
@@ -122,15 +150,26 @@ class Model {
       AlignOptions settings;
       const Model* reverse = nullptr;
       if (!options.isUndefined()) {
-        check_options(options, "align", {"method", "reverse", "statistical", "statisticalWeight", "shift", "threshold"});
+        check_options(options, "align", {"method", "reverse", "statistical", "statisticalWeight", "mix",
+                                         "posteriorThreshold", "shift", "threshold"});
         settings.method = parse_align_method(string(options, "method", "argmax"));
         settings.shift = boolean(options, "shift", false);
         settings.threshold = static_cast<float>(number(options, "threshold", 0.3));
         if (has(options, "reverse")) reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers());
         if (has(options, "statistical")) {
-          settings.statistical = &options["statistical"].as<const StatisticalAligner*>(emscripten::allow_raw_pointers())->aligner();
+          settings.statistical = &options["statistical"].as<const StatisticalAligner*>(emscripten::allow_raw_pointers())->model();
         }
         settings.statistical_weight = static_cast<float>(number(options, "statisticalWeight", 0.5));
+        const std::string mix = string(options, "mix", "linear");
+        if (mix != "linear" && mix != "geometric") fail("mix is 'linear' or 'geometric', got '", mix, "'");
+        settings.geometric_mix = mix == "geometric";
+        // hybrid: links where the two directions' mean reaches this, instead of grow-diag-final-and
+        if (has(options, "posteriorThreshold")) {
+          settings.posterior_threshold = static_cast<float>(number(options, "posteriorThreshold", 0.0));
+          if (!(settings.posterior_threshold > 0.0f && settings.posterior_threshold <= 1.0f)) {
+            fail("posteriorThreshold must be in (0, 1], got ", settings.posterior_threshold);
+          }
+        }
       }
       const PairAlignment pair = align_pair(*model_, reverse ? reverse->model_.get() : nullptr, sentence(source, "source"),
                                             sentence(target, "target"), settings);
@@ -148,7 +187,7 @@ class Model {
 
 val load_statistical_aligner(val bytes) {
   return guarded([&] {
-    return val(StatisticalAligner(Ibm2Aligner::deserialize(file_bytes(bytes))));
+    return val(StatisticalAligner(file_bytes(bytes)));
   });
 }
 
@@ -231,7 +270,9 @@ EMSCRIPTEN_BINDINGS(models) {
       .function("info", &Model::info)
       .function("translate", &Model::translate)
       .function("align", &Model::align);
-  emscripten::class_<StatisticalAligner>("StatisticalAligner").function("align", &StatisticalAligner::align);
+  emscripten::class_<StatisticalAligner>("StatisticalAligner")
+      .function("align", &StatisticalAligner::align)
+      .function("kind", &StatisticalAligner::kind);
   emscripten::function("loadModel", &load_model);
   emscripten::function("loadStatisticalAligner", &load_statistical_aligner);
   emscripten::function("extractLinks", &extract_links);

@@ -198,7 +198,7 @@ export interface AttentionOverAttentionResult {
 export type AlignMethod =
   | 'argmax' | 'threshold' | 'itermax'
   | 'intersection' | 'union' | 'grow-diag-final-and' | 'soft-itermax'
-  /** attention mixed with IBM Model 2 posteriors (needs reverse and statistical) */
+  /** attention mixed with a statistical aligner's posteriors (needs reverse and statistical) */
   | 'hybrid';
 
 export interface ModelInfo {
@@ -250,8 +250,13 @@ export interface AlignOptions {
   reverse?: Model;
   /** The statistical aligner, for 'hybrid'. */
   statistical?: StatisticalAligner;
-  /** Weight of its posteriors in the 'hybrid' mix (default 0.5). */
+  /** Weight of its posteriors in the 'hybrid' mix (default 0.5; attn align uses 0.6 with the HMM). */
   statisticalWeight?: number;
+  /** 'linear' (default): (1-w)·attention + w·posteriors; 'geometric': attention^(1-w)·posteriors^w. */
+  mix?: 'linear' | 'geometric';
+  /** 'hybrid': link where the mean of both directions' mixed weights reaches this, in (0, 1],
+   * instead of argmax per direction and grow-diag-final-and (attn align: 0.35). */
+  posteriorThreshold?: number;
   /** Read each target word's attention where it is the decoder input (Chen et al. 2020). */
   shift?: boolean;
   /** For 'threshold' (default 0.3). */
@@ -269,10 +274,15 @@ export interface Model {
   delete(): void;
 }
 
-/** The statistical baseline: IBM Model 2 with fast_align's diagonal prior, both directions. */
+/** A statistical aligner, both directions: IBM Model 2 with fast_align's diagonal prior, or the
+ * HMM aligner (Vogel et al. 1996 with Och & Ney's NULL states). */
 export interface StatisticalAligner {
-  /** grow-diag-final-and links; weights are the mean of both directions' posteriors [target][source]. */
-  align(source: Sentence, target: Sentence): AlignResult;
+  /** Which model the file held. */
+  readonly kind: 'ibm2' | 'hmm';
+  /** Links (grow-diag-final-and unless the HMM is asked for 'posterior': every pair whose mean
+   * posterior reaches `threshold`, default 0.5); weights are the mean of both directions'
+   * posteriors [target][source]. */
+  align(source: Sentence, target: Sentence, options?: { symmetrize?: 'grow-diag-final-and' | 'posterior'; threshold?: number }): AlignResult;
   delete(): void;
 }
 
@@ -304,7 +314,7 @@ export interface Attn {
 
   /** Loads an attnscope-rnn-v1 safetensors file; rejects with an Error naming what is wrong. */
   loadModel(bytes: Uint8Array): Promise<Model>;
-  /** Loads an attnscope-ibm2-v1 file (models/ibm2-en-es.safetensors). */
+  /** Loads an attnscope-ibm2-v1 or attnscope-hmm-v1 file (models/ibm2-en-es.safetensors, models/hmm-en-es.safetensors). */
   loadStatisticalAligner(bytes: Uint8Array): Promise<StatisticalAligner>;
   /** Links from a [rows = target][cols = source] matrix. */
   extractLinks(options: { weights: Float32Array; rows: number; cols: number; method?: 'argmax' | 'threshold' | 'itermax'; threshold?: number }): Links;

@@ -180,9 +180,10 @@ export default async function loadAttn(options = {}) {
     let deleted = false;
     return Object.freeze({
       [HANDLE]: handle,
-      align(source, target) {
+      kind: handle.kind(),
+      align(source, target, options) {
         if (deleted) throw new Error('this aligner was deleted');
-        return checked(handle.align(normalized(source), normalized(target)));
+        return checked(handle.align(normalized(source), normalized(target), options));
       },
       delete() {
         if (!deleted) handle.delete();
