@@ -77,17 +77,21 @@ struct Tile {
   static constexpr int cols = width >= 16 ? 4 : 2;
 };
 
-// A panel of Rows rows of A, packed k-major (panel[k * Rows + r]): one pointer walks it with
-// constant offsets, so the inner loop spends its instructions on arithmetic, not addresses.
+// A panel of Rows rows of A (times alpha), packed k-major (panel[k * Rows + r]) so that one
+// pointer walks it with constant offsets; rows past `rows` are zeros.
 template <int Rows>
-inline void pack_panel(int K, float alpha, const float* A, int lda, float* panel) {
+inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, float* panel) {
   for (int r = 0; r < Rows; ++r) {
     const float* a = A + static_cast<long>(r) * lda;
-    for (int k = 0; k < K; ++k) panel[k * Rows + r] = alpha * a[k];
+    if (r < rows) {
+      for (int k = 0; k < K; ++k) panel[k * Rows + r] = alpha * a[k];
+    } else {
+      for (int k = 0; k < K; ++k) panel[k * Rows + r] = 0.0f;
+    }
   }
 }
 
-// C[Rows][Cols*W] (+)= panel * B[.][j0..]: the micro-kernel.
+// C[Rows][Cols*W] (+)= panel * B[.][0..Cols*W): the micro-kernel, held in registers.
 template <class Arch, int Rows, int Cols>
 inline void micro_kernel(int K, const float* panel, const float* B, int ldb, float* C, int ldc, bool accumulate) {
   using F = floats<Arch>;
@@ -116,58 +120,58 @@ inline void micro_kernel(int K, const float* panel, const float* B, int ldb, flo
   }
 }
 
-// Rows rows of C = alpha*A*B (+C), A packed once per call into a panel.
-template <class Arch, int Rows>
-inline void matmul_rows(int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                        float* C, int ldc, bool accumulate, float* panel) {
-  using F = floats<Arch>;
-  constexpr int W = static_cast<int>(F::size);
-  constexpr int Cols = Tile<Arch>::cols;
-  pack_panel<Rows>(K, alpha, A, lda, panel);
-  int j = 0;
-  for (; j + Cols * W <= N; j += Cols * W) micro_kernel<Arch, Rows, Cols>(K, panel, B + j, ldb, C + j, ldc, accumulate);
-  for (; j + W <= N; j += W) micro_kernel<Arch, Rows, 1>(K, panel, B + j, ldb, C + j, ldc, accumulate);
-  for (; j < N; ++j) {  // fewer columns left than one vector
-    for (int r = 0; r < Rows; ++r) {
-      float sum = 0.0f;
-      for (int k = 0; k < K; ++k) sum += panel[k * Rows + r] * B[static_cast<long>(k) * ldb + j];
-      float* c = C + static_cast<long>(r) * ldc + j;
-      *c = sum + (accumulate ? *c : 0.0f);
-    }
-  }
-}
-
-// The panel buffer, kept per thread so that small products do not allocate.
-inline float* panel_buffer(std::size_t floats) {
-  thread_local std::vector<float> buffer;
+// Scratch kept per thread so that small products do not allocate.
+inline float* scratch(std::vector<float>& buffer, std::size_t floats) {
   if (buffer.size() < floats) buffer.resize(floats);
   return buffer.data();
 }
 
-template <class Arch, int Rows>
-inline void matmul_rest(int rest, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                        float* C, int ldc, bool accumulate, float* panel) {
-  if constexpr (Rows > 0) {
-    if (rest == Rows) {
-      matmul_rows<Arch, Rows>(N, K, alpha, A, lda, B, ldb, C, ldc, accumulate, panel);
-    } else {
-      matmul_rest<Arch, Rows - 1>(rest, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate, panel);
-    }
-  }
-}
-
+// C = alpha*A*B (+C). Two micro-kernel shapes only (the full tile and one vector wide): the
+// edges go through zero padding instead of more variants, so the last rows and columns stay
+// vector code and the function stays small (V8 compiles it to optimized code sooner).
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
             float* C, int ldc, bool accumulate) {
-  constexpr int R = Tile<Arch>::rows;
-  float* panel = panel_buffer(static_cast<std::size_t>(R) * K);
-  int i = 0;
-  for (; i + R <= M; i += R) {
-    matmul_rows<Arch, R>(N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc, accumulate, panel);
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
+  thread_local std::vector<float> panel_storage, edge_storage;
+  float* panel = scratch(panel_storage, static_cast<std::size_t>(R) * K);
+  const int full = N - N % (Cols * W);          // columns in whole tiles
+  const int vectors = N - N % W;                // ... and in whole vectors
+  const int rest = N - vectors;                 // columns past the last whole vector
+  float* edge = nullptr;                        // B's last `rest` columns, zero-padded to W
+  if (rest > 0) {
+    edge = scratch(edge_storage, static_cast<std::size_t>(K) * W);
+    for (int k = 0; k < K; ++k) {
+      for (int c = 0; c < W; ++c) edge[k * W + c] = c < rest ? B[static_cast<long>(k) * ldb + vectors + c] : 0.0f;
+    }
   }
-  if (i < M) {
-    matmul_rest<Arch, R - 1>(M - i, N, K, alpha, A + static_cast<long>(i) * lda, lda, B, ldb,
-                             C + static_cast<long>(i) * ldc, ldc, accumulate, panel);
+  alignas(64) float tile[R * W];
+  for (int i = 0; i < M; i += R) {
+    const int rows = M - i < R ? M - i : R;
+    pack_panel<R>(rows, K, alpha, A + static_cast<long>(i) * lda, lda, panel);
+    float* c_block = C + static_cast<long>(i) * ldc;
+    if (rows == R) {
+      for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, R, Cols>(K, panel, B + j, ldb, c_block + j, ldc, accumulate);
+      for (int j = full; j < vectors; j += W) micro_kernel<Arch, R, 1>(K, panel, B + j, ldb, c_block + j, ldc, accumulate);
+    } else {  // the last rows: one vector at a time through the tile
+      for (int j = 0; j < vectors; j += W) {
+        micro_kernel<Arch, R, 1>(K, panel, B + j, ldb, tile, W, false);
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < W; ++c) {
+            float* out = c_block + static_cast<long>(r) * ldc + j + c;
+            *out = tile[r * W + c] + (accumulate ? *out : 0.0f);
+          }
+      }
+    }
+    if (rest > 0) {
+      micro_kernel<Arch, R, 1>(K, panel, edge, W, tile, W, false);
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < rest; ++c) {
+          float* out = c_block + static_cast<long>(r) * ldc + vectors + c;
+          *out = tile[r * W + c] + (accumulate ? *out : 0.0f);
+        }
+    }
   }
 }
 

@@ -10,6 +10,9 @@ export interface LoadOptions {
   /** Where the module's stdout/stderr lines go (default: dropped / console.warn). */
   print?: (text: string) => void;
   printErr?: (text: string) => void;
+  /** Run a few milliseconds of attention at load so that V8 starts optimizing the kernels before
+   * the first real call (default true). */
+  warmUp?: boolean;
 }
 
 export interface MaskOptions {

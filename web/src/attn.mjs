@@ -141,6 +141,19 @@ function plainAttention(module, scratch, o) {
   return result;
 }
 
+// V8 runs new WebAssembly code with its baseline compiler and recompiles a function with the
+// optimizing one once it has run enough, in the background; until then the kernels run at about
+// half speed. A few milliseconds of attention at load start that now, so a page's first real
+// calls (and a benchmark's) get the optimized kernels. Skipped with loadAttn({ warmUp: false }).
+function warmUp(attn) {
+  const length = 64, keys = 320, dim = 64;
+  const values = (n, seed) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed + i * 0.37) * 0.5);
+  const query = values(length * dim, 1), key = values(keys * dim, 2), value = values(keys * dim, 3);
+  for (let i = 0; i < 8; i++) {
+    attn.attention({ query, key, value, queryLength: length, keyLength: keys, dim, returnWeights: i === 0, causal: i === 1 });
+  }
+}
+
 export default async function loadAttn(options = {}) {
   if (options === null || typeof options !== 'object') throw new Error('loadAttn() expects an options object');
   const requested = options.simd === undefined ? 'auto' : options.simd;
@@ -173,6 +186,7 @@ export default async function loadAttn(options = {}) {
   const embindAttention = attn.attention;
   const scratch = { pointer: 0, bytes: 0 };
   attn.attention = (options) => plainAttention(module, scratch, options) ?? embindAttention(options);
+  if (options.warmUp !== false) warmUp(attn);
   // async, so a page can await it the same way it awaits fetching the bytes
   attn.loadStatisticalAligner = async (bytes) => {
     if (!(bytes instanceof Uint8Array)) throw new Error('loadStatisticalAligner(bytes) needs the file as a Uint8Array');
