@@ -12,7 +12,7 @@ namespace attn::kernels {
 namespace scalar {
 
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-            float* C, int ldc, bool accumulate) {
+            float* C, int ldc, bool accumulate) noexcept {
   for (int i = 0; i < M; ++i) {
     float* c = C + static_cast<long>(i) * ldc;
     if (!accumulate) {
@@ -26,13 +26,13 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   }
 }
 
-float max(const float* x, int n) {
+float max(const float* x, int n) noexcept {
   float best = x[0];
   for (int i = 1; i < n; ++i) best = x[i] > best ? x[i] : best;
   return best;
 }
 
-float exp_shifted_sum(float* x, int n, float shift) {
+float exp_shifted_sum(float* x, int n, float shift) noexcept {
   float sum = 0.0f;
   for (int i = 0; i < n; ++i) {
     x[i] = std::exp(x[i] - shift);
@@ -41,16 +41,16 @@ float exp_shifted_sum(float* x, int n, float shift) {
   return sum;
 }
 
-void scale(float* x, int n, float factor) {
+void scale(float* x, int n, float factor) noexcept {
   for (int i = 0; i < n; ++i) x[i] *= factor;
 }
 
-void tanh(float* x, int n) {
+void tanh(float* x, int n) noexcept {
   for (int i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
 }
 
 void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
-                     const float* v, int hidden, int key_length, float* scores) {
+                     const float* v, int hidden, int key_length, float* scores) noexcept {
   for (int j = 0; j < key_length; ++j) scores[j] = 0.0f;
   for (int h = 0; h < hidden; ++h) {
     const float* k = keys_projected_t + static_cast<long>(h) * ldk;
@@ -68,15 +68,15 @@ namespace simd {
 using arch = xsimd::default_arch;
 
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-            float* C, int ldc, bool accumulate) {
+            float* C, int ldc, bool accumulate) noexcept {
   simd_impl::matmul<arch>(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate);
 }
-float max(const float* x, int n) { return simd_impl::max<arch>(x, n); }
-float exp_shifted_sum(float* x, int n, float shift) { return simd_impl::exp_shifted_sum<arch>(x, n, shift); }
-void scale(float* x, int n, float factor) { simd_impl::scale<arch>(x, n, factor); }
-void tanh(float* x, int n) { simd_impl::tanh<arch>(x, n); }
+float max(const float* x, int n) noexcept { return simd_impl::max<arch>(x, n); }
+float exp_shifted_sum(float* x, int n, float shift) noexcept { return simd_impl::exp_shifted_sum<arch>(x, n, shift); }
+void scale(float* x, int n, float factor) noexcept { simd_impl::scale<arch>(x, n, factor); }
+void tanh(float* x, int n) noexcept { simd_impl::tanh<arch>(x, n); }
 void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
-                     const float* v, int hidden, int key_length, float* scores) {
+                     const float* v, int hidden, int key_length, float* scores) noexcept {
   simd_impl::additive_scores<arch>(query_projected, keys_projected_t, ldk, v, hidden, key_length, scores);
 }
 
@@ -87,7 +87,7 @@ namespace {
 std::atomic<bool> use_simd{ATTN_SIMD != 0};
 }
 
-bool simd_enabled() { return use_simd.load(std::memory_order_relaxed); }
+bool simd_enabled() noexcept { return use_simd.load(std::memory_order_relaxed); }
 
 void set_simd(bool enabled) {
   if (enabled && !ATTN_SIMD) return;  // this build has no SIMD kernels to switch to
@@ -109,15 +109,15 @@ const char* instruction_set() {
 #endif
 
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-            float* C, int ldc, bool accumulate) {
+            float* C, int ldc, bool accumulate) noexcept {
   ATTN_DISPATCH(matmul(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate));
 }
-float max(const float* x, int n) { ATTN_DISPATCH(max(x, n)); }
-float exp_shifted_sum(float* x, int n, float shift) { ATTN_DISPATCH(exp_shifted_sum(x, n, shift)); }
-void scale(float* x, int n, float factor) { ATTN_DISPATCH(scale(x, n, factor)); }
-void tanh(float* x, int n) { ATTN_DISPATCH(tanh(x, n)); }
+float max(const float* x, int n) noexcept { ATTN_DISPATCH(max(x, n)); }
+float exp_shifted_sum(float* x, int n, float shift) noexcept { ATTN_DISPATCH(exp_shifted_sum(x, n, shift)); }
+void scale(float* x, int n, float factor) noexcept { ATTN_DISPATCH(scale(x, n, factor)); }
+void tanh(float* x, int n) noexcept { ATTN_DISPATCH(tanh(x, n)); }
 void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
-                     const float* v, int hidden, int key_length, float* scores) {
+                     const float* v, int hidden, int key_length, float* scores) noexcept {
   ATTN_DISPATCH(additive_scores(query_projected, keys_projected_t, ldk, v, hidden, key_length, scores));
 }
 

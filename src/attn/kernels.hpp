@@ -9,7 +9,7 @@
 namespace attn::kernels {
 
 // True when the SIMD kernels are in use (native xsimd, or WebAssembly SIMD128).
-bool simd_enabled();
+bool simd_enabled() noexcept;
 // Switches between the SIMD kernels and their scalar twins at run time, for comparisons and
 // benchmarks; a no-op towards SIMD in a build without it. Process-wide.
 void set_simd(bool enabled);
@@ -19,20 +19,20 @@ const char* instruction_set();
 #define ATTN_KERNEL_DECLARATIONS                                                                   \
   /* C[M][N] = alpha * A[M][K] B[K][N], plus the old C when accumulate. */                          \
   void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,  \
-              float* C, int ldc, bool accumulate);                                                  \
+              float* C, int ldc, bool accumulate) noexcept;                                                  \
   /* Largest element of x[0..n); n >= 1. */                                                         \
-  float max(const float* x, int n);                                                                 \
+  float max(const float* x, int n) noexcept;                                                                 \
   /* x[i] = exp(x[i] - shift); returns the sum of the new values. exp(-inf) = 0. */                 \
-  float exp_shifted_sum(float* x, int n, float shift);                                              \
+  float exp_shifted_sum(float* x, int n, float shift) noexcept;                                              \
   /* x[i] *= factor */                                                                              \
-  void scale(float* x, int n, float factor);                                                        \
+  void scale(float* x, int n, float factor) noexcept;                                                        \
   /* x[i] = tanh(x[i]) */                                                                           \
-  void tanh(float* x, int n);                                                                       \
+  void tanh(float* x, int n) noexcept;                                                                       \
   /* Bahdanau's score for one query against every key:                                              \
      scores[j] = sum_h v[h] * tanh(query_projected[h] + keys_projected_t[h][j]),                   \
      keys_projected_t: [hidden][key_length] with row stride ldk. */                                 \
   void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,        \
-                       const float* v, int hidden, int key_length, float* scores);
+                       const float* v, int hidden, int key_length, float* scores) noexcept;
 
 namespace scalar {
 ATTN_KERNEL_DECLARATIONS

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace attn::kernels::simd_impl {
 
@@ -120,57 +119,61 @@ inline void micro_kernel(int K, const float* panel, const float* B, int ldb, flo
   }
 }
 
-// Scratch kept per thread so that small products do not allocate.
-inline float* scratch(std::vector<float>& buffer, std::size_t floats) {
-  if (buffer.size() < floats) buffer.resize(floats);
-  return buffer.data();
-}
-
 // C = alpha*A*B (+C). Two micro-kernel shapes only (the full tile and one vector wide): the
 // edges go through zero padding instead of more variants, so the last rows and columns stay
-// vector code and the function stays small (V8 compiles it to optimized code sooner).
+// vector code and the function stays small (V8 compiles it to optimized code sooner). K goes in
+// chunks, so the packed panels live on the stack: no allocation, nothing to throw.
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
             float* C, int ldc, bool accumulate) {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
-  thread_local std::vector<float> panel_storage, edge_storage;
-  float* panel = scratch(panel_storage, static_cast<std::size_t>(R) * K);
+  constexpr int chunk = 256;
+  if (K == 0) {  // the empty sum
+    if (!accumulate)
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) C[static_cast<long>(i) * ldc + j] = 0.0f;
+    return;
+  }
   const int full = N - N % (Cols * W);          // columns in whole tiles
   const int vectors = N - N % W;                // ... and in whole vectors
   const int rest = N - vectors;                 // columns past the last whole vector
-  float* edge = nullptr;                        // B's last `rest` columns, zero-padded to W
-  if (rest > 0) {
-    edge = scratch(edge_storage, static_cast<std::size_t>(K) * W);
-    for (int k = 0; k < K; ++k) {
-      for (int c = 0; c < W; ++c) edge[k * W + c] = c < rest ? B[static_cast<long>(k) * ldb + vectors + c] : 0.0f;
-    }
-  }
+  alignas(64) float panel[R * chunk];
+  alignas(64) float edge[chunk * W];            // B's last `rest` columns, zero-padded to W
   alignas(64) float tile[R * W];
-  for (int i = 0; i < M; i += R) {
-    const int rows = M - i < R ? M - i : R;
-    pack_panel<R>(rows, K, alpha, A + static_cast<long>(i) * lda, lda, panel);
-    float* c_block = C + static_cast<long>(i) * ldc;
-    if (rows == R) {
-      for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, R, Cols>(K, panel, B + j, ldb, c_block + j, ldc, accumulate);
-      for (int j = full; j < vectors; j += W) micro_kernel<Arch, R, 1>(K, panel, B + j, ldb, c_block + j, ldc, accumulate);
-    } else {  // the last rows: one vector at a time through the tile
-      for (int j = 0; j < vectors; j += W) {
-        micro_kernel<Arch, R, 1>(K, panel, B + j, ldb, tile, W, false);
+  for (int k0 = 0; k0 < K; k0 += chunk) {
+    const int kc = K - k0 < chunk ? K - k0 : chunk;
+    const bool add = accumulate || k0 > 0;
+    const float* b_chunk = B + static_cast<long>(k0) * ldb;
+    if (rest > 0) {
+      for (int k = 0; k < kc; ++k)
+        for (int c = 0; c < W; ++c) edge[k * W + c] = c < rest ? b_chunk[static_cast<long>(k) * ldb + vectors + c] : 0.0f;
+    }
+    for (int i = 0; i < M; i += R) {
+      const int rows = M - i < R ? M - i : R;
+      pack_panel<R>(rows, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
+      float* c_block = C + static_cast<long>(i) * ldc;
+      if (rows == R) {
+        for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+        for (int j = full; j < vectors; j += W) micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+      } else {  // the last rows: one vector at a time through the tile
+        for (int j = 0; j < vectors; j += W) {
+          micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, tile, W, false);
+          for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < W; ++c) {
+              float* out = c_block + static_cast<long>(r) * ldc + j + c;
+              *out = tile[r * W + c] + (add ? *out : 0.0f);
+            }
+        }
+      }
+      if (rest > 0) {
+        micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
         for (int r = 0; r < rows; ++r)
-          for (int c = 0; c < W; ++c) {
-            float* out = c_block + static_cast<long>(r) * ldc + j + c;
-            *out = tile[r * W + c] + (accumulate ? *out : 0.0f);
+          for (int c = 0; c < rest; ++c) {
+            float* out = c_block + static_cast<long>(r) * ldc + vectors + c;
+            *out = tile[r * W + c] + (add ? *out : 0.0f);
           }
       }
-    }
-    if (rest > 0) {
-      micro_kernel<Arch, R, 1>(K, panel, edge, W, tile, W, false);
-      for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < rest; ++c) {
-          float* out = c_block + static_cast<long>(r) * ldc + vectors + c;
-          *out = tile[r * W + c] + (accumulate ? *out : 0.0f);
-        }
     }
   }
 }

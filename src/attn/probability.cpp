@@ -116,7 +116,7 @@ void validate_masking(const Masking& masking, int batch, int rows, int cols) {
 
 namespace detail {
 
-KeyRange key_range(const Masking& masking, int batch, int b, int i, int rows, int cols) {
+KeyRange key_range(const Masking& masking, int batch, int b, int i, int rows, int cols) noexcept {
   KeyRange range{0, cols};
   if (masking.valid_lengths) {
     const bool per_row = masking.valid_length_count == static_cast<long long>(batch) * rows;

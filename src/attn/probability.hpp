@@ -62,7 +62,7 @@ struct KeyRange {
   int first = 0;
   int last = 0;
 };
-KeyRange key_range(const Masking& masking, int batch, int b, int i, int rows, int cols);
+KeyRange key_range(const Masking& masking, int batch, int b, int i, int rows, int cols) noexcept;
 // Divides one row of scores by the temperature, masks it (range plus the boolean mask), applies
 // the probability function, and writes zeros for a fully masked row. Returns the keys left.
 int normalize_row(float* row, int cols, KeyRange range, const std::uint8_t* keep_row,
