@@ -221,7 +221,8 @@ void fused_attention(const Shape& shape, const float* query, const float* key, c
   const int dim = shape.dim, key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
   const float minus_infinity = -std::numeric_limits<float>::infinity();
   const int rows_max = std::min(block_rows, query_length), tile_max = std::min(tile_keys, key_length);
-  std::vector<float> keys_t(static_cast<std::size_t>(key_dim) * key_length);
+  const int ldk = padded_stride(key_length);  // keys_t's row stride: columns walk many cache sets
+  std::vector<float> keys_t(static_cast<std::size_t>(key_dim) * ldk);
   std::vector<float> projected(options.score == Score::general ? static_cast<std::size_t>(query_length) * key_dim : 0);
   std::vector<float> tile(static_cast<std::size_t>(rows_max) * tile_max);
   std::vector<float> running_max(rows_max), running_sum(rows_max);
@@ -232,7 +233,7 @@ void fused_attention(const Shape& shape, const float* query, const float* key, c
     const float* k = key + static_cast<std::size_t>(h) * key_length * key_dim;
     const float* v = value + static_cast<std::size_t>(h) * key_length * value_dim;
     float* out = output + static_cast<std::size_t>(h) * query_length * value_dim;
-    transpose(k, key_length, key_dim, keys_t.data());
+    transpose(k, key_length, key_dim, keys_t.data(), ldk);
     const float* query_rows = q;
     int query_stride = dim;
     float alpha = 1.0f;
@@ -264,7 +265,7 @@ void fused_attention(const Shape& shape, const float* query, const float* key, c
       for (int first_key = block_first; first_key < block_last; first_key += tile_keys) {
         const int keys = std::min(tile_keys, block_last - first_key);
         kernels::matmul(rows, keys, key_dim, alpha, query_rows + static_cast<std::size_t>(first_row) * query_stride,
-                        query_stride, keys_t.data() + first_key, key_length, tile.data(), keys, false);
+                        query_stride, keys_t.data() + first_key, ldk, tile.data(), keys, false);
         for (int r = 0; r < rows; ++r) {
           float* row = tile.data() + static_cast<std::size_t>(r) * keys;
           const int begin = std::max(ranges[r].first - first_key, 0), end = std::min(ranges[r].last - first_key, keys);
@@ -345,7 +346,8 @@ void attention(const Shape& shape, const float* query, const float* key, const f
   // scratch stays [block][key_length] rather than the whole score matrix.
   constexpr int block_rows = 64;
   const int projected_width = options.score == Score::additive ? additive.hidden : key_dim;
-  std::vector<float> keys_t(static_cast<std::size_t>(key_dim) * key_length);
+  const int ldk = padded_stride(key_length);
+  std::vector<float> keys_t(static_cast<std::size_t>(key_dim) * ldk);
   std::vector<float> projected;
   std::vector<float> keys_projected_t;
   std::vector<float> block(outputs.weights ? 0 : static_cast<std::size_t>(std::min(block_rows, query_length)) * key_length);
@@ -361,7 +363,7 @@ void attention(const Shape& shape, const float* query, const float* key, const f
     const float* q = query + static_cast<std::size_t>(h) * query_length * dim;
     const float* k = key + static_cast<std::size_t>(h) * key_length * key_dim;
     const float* v = value + static_cast<std::size_t>(h) * key_length * value_dim;
-    transpose(k, key_length, key_dim, keys_t.data());
+    transpose(k, key_length, key_dim, keys_t.data(), ldk);
 
     // Rows that multiply keys_t: the query itself, or the query through W (general).
     const float* query_rows = q;
@@ -380,7 +382,7 @@ void attention(const Shape& shape, const float* query, const float* key, const f
       case Score::additive:
         linear(q, query_length, dim, query_weight_t.data(), additive.bias, additive.hidden, projected.data());
         kernels::matmul(additive.hidden, key_length, key_dim, 1.0f, additive.key_weight, key_dim,
-                        keys_t.data(), key_length, keys_projected_t.data(), key_length, false);
+                        keys_t.data(), ldk, keys_projected_t.data(), key_length, false);
         break;
     }
 
@@ -406,7 +408,7 @@ void attention(const Shape& shape, const float* query, const float* key, const f
         }
       } else {
         kernels::matmul(rows, key_length, key_dim, alpha, query_rows + static_cast<std::size_t>(first_row) * query_stride,
-                        query_stride, keys_t.data(), key_length, p, key_length, false);
+                        query_stride, keys_t.data(), ldk, p, key_length, false);
       }
       if (outputs.scores) std::copy(p, p + static_cast<std::size_t>(rows) * key_length, outputs.scores + offset);
 

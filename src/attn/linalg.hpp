@@ -8,19 +8,26 @@
 namespace attn {
 
 // out[cols][rows] = in[rows][cols]^T
-// In 16x16 blocks, so that both the reads and the strided writes stay within a few cache lines.
-inline void transpose(const float* in, int rows, int cols, float* out) {
+// out[c][r] = in[r][c], out with row stride ldo (>= rows). In 16x16 blocks, so that both the
+// reads and the strided writes stay within a few cache lines.
+inline void transpose(const float* in, int rows, int cols, float* out, long ldo) {
   constexpr int block = 16;
   for (int r0 = 0; r0 < rows; r0 += block) {
     const int r1 = r0 + block < rows ? r0 + block : rows;
     for (int c0 = 0; c0 < cols; c0 += block) {
       const int c1 = c0 + block < cols ? c0 + block : cols;
       for (int r = r0; r < r1; ++r) {
-        for (int c = c0; c < c1; ++c) out[static_cast<long>(c) * rows + r] = in[static_cast<long>(r) * cols + c];
+        for (int c = c0; c < c1; ++c) out[c * ldo + r] = in[static_cast<long>(r) * cols + c];
       }
     }
   }
 }
+
+inline void transpose(const float* in, int rows, int cols, float* out) { transpose(in, rows, cols, out, rows); }
+
+// A row stride of at least n floats that is not a multiple of 1 KiB: walking down a column of a
+// matrix whose rows are a power-of-two size apart lands every element in the same few cache sets.
+inline int padded_stride(int n) { return (n + 15) / 16 * 16 + 16; }
 
 inline std::vector<float> transposed(const float* in, int rows, int cols) {
   std::vector<float> out(static_cast<std::size_t>(rows) * cols);
