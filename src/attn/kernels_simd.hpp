@@ -119,9 +119,9 @@ inline void micro_kernel(int K, const float* panel, const float* B, int ldb, flo
   }
 }
 
-// C = alpha*A*B (+C). Two micro-kernel shapes only (the full tile and one vector wide): the
-// edges go through zero padding instead of more variants, so the last rows and columns stay
-// vector code and the function stays small (V8 compiles it to optimized code sooner). K goes in
+// C = alpha*A*B (+C). Few micro-kernel shapes (R or 1 rows, the full tile or one vector wide):
+// the last columns go through zero padding instead of more variants, so they stay vector code
+// and the function stays small (V8 compiles it to optimized code sooner). K goes in
 // chunks, so the packed panels live on the stack: no allocation, nothing to throw.
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
@@ -141,6 +141,7 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   alignas(64) float panel[R * chunk];
   alignas(64) float edge[chunk * W];            // B's last `rest` columns, zero-padded to W
   alignas(64) float tile[R * W];
+  alignas(64) float wide[R * Cols * W];
   for (int k0 = 0; k0 < K; k0 += chunk) {
     const int kc = K - k0 < chunk ? K - k0 : chunk;
     const bool add = accumulate || k0 > 0;
@@ -149,31 +150,49 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
       for (int k = 0; k < kc; ++k)
         for (int c = 0; c < W; ++c) edge[k * W + c] = c < rest ? b_chunk[static_cast<long>(k) * ldb + vectors + c] : 0.0f;
     }
-    for (int i = 0; i < M; i += R) {
-      const int rows = M - i < R ? M - i : R;
-      pack_panel<R>(rows, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
+    // panels of R rows; the last rows zero-padded to a panel (B is read once, as a beam search
+    // needs), except a single last row, which goes alone (a matrix-vector product, as the
+    // decoder runs, must not pay for R rows)
+    for (int i = 0; i < M;) {
+      const int rows = M - i >= R ? R : M - i;
       float* c_block = C + static_cast<long>(i) * ldc;
       if (rows == R) {
+        pack_panel<R>(R, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
         for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
         for (int j = full; j < vectors; j += W) micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-      } else {  // the last rows: one vector at a time through the tile
-        for (int j = 0; j < vectors; j += W) {
-          micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, tile, W, false);
+        if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
+      } else if (rows == 1) {
+        pack_panel<1>(1, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
+        for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+        for (int j = full; j < vectors; j += W) micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+        if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, edge, W, tile, W, false);
+      } else {
+        pack_panel<R>(rows, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
+        const auto copy_rows = [&](const float* from, int width, int j) {
           for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < W; ++c) {
+            for (int c = 0; c < width; ++c) {
               float* out = c_block + static_cast<long>(r) * ldc + j + c;
-              *out = tile[r * W + c] + (add ? *out : 0.0f);
+              *out = from[r * width + c] + (add ? *out : 0.0f);
             }
+        };
+        for (int j = 0; j < full; j += Cols * W) {
+          micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, wide, Cols * W, false);
+          copy_rows(wide, Cols * W, j);
         }
+        for (int j = full; j < vectors; j += W) {
+          micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, tile, W, false);
+          copy_rows(tile, W, j);
+        }
+        if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
       }
       if (rest > 0) {
-        micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
         for (int r = 0; r < rows; ++r)
           for (int c = 0; c < rest; ++c) {
             float* out = c_block + static_cast<long>(r) * ldc + vectors + c;
             *out = tile[r * W + c] + (add ? *out : 0.0f);
           }
       }
+      i += rows;
     }
   }
 }
