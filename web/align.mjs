@@ -23,6 +23,17 @@ export class AlignView {
     });
   }
 
+  // The optional models are in (or not): the comparison needs the general-attention model.
+  extrasLoaded({ models, error }) {
+    if (!models.general) {
+      $('compare').checked = false;
+      $('compare').disabled = true;
+      $('compare').parentElement.title = error ? `the optional models failed to load: ${error}`
+        : 'the general-attention model is not shipped with this build';
+    }
+    if (error) $('align-status').textContent = `Some models failed to load: ${error}`;
+  }
+
   request(message) {
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -67,10 +78,6 @@ export class AlignView {
     };
     for (const id of ['source', 'target']) $(id).addEventListener('input', schedule);
     for (const id of ['method', 'shift', 'threshold', 'compare']) $(id).addEventListener('input', () => this.update());
-    if (document.body.dataset.generalModel !== 'true') {
-      $('compare').disabled = true;
-      $('compare').parentElement.title = 'the general-attention model is not shipped with this build';
-    }
     $('colormap').addEventListener('input', () => { this.saveToHash(); this.draw(); });
     $('copy').addEventListener('click', () => navigator.clipboard?.writeText($('pharaoh').textContent).then(
       () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },

@@ -1,6 +1,8 @@
 // The explorer's compute thread: the WebAssembly module and the translation models live here, so
 // typing on the page never waits for a forced decoding. Messages:
-//   {type: 'init', simd}                      -> {type: 'ready', simd, instructionSet, models: [...]}
+//   {type: 'init', simd}                      -> {type: 'ready', simd, instructionSet, models: {forward}}
+//                                                then {type: 'extras', models: {reverse, general}, statistical}
+//                                                (the optional models load after the page is ready)
 //   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //   {type: 'translate', id, text, beam}       -> same
 import loadAttn from './dist/attn.mjs';
@@ -26,14 +28,12 @@ async function fetchModel(file) {
   return attn.loadModel(new Uint8Array(await response.arrayBuffer()));
 }
 
-async function init(simd) {
-  attn = await loadAttn({ simd });
-  const index = await fetch(new URL('./dist/models/index.json', import.meta.url));
-  if (!index.ok) throw new Error(`the model index: HTTP ${index.status}`);
-  const shipped = new Set((await index.json()).models);
-  if (!shipped.has(MODELS.forward)) throw new Error(`the build ships no ${MODELS.forward}`);
-  // The reverse and general models are extras: the page works without them and says so.
-  const names = Object.keys(MODELS).filter((name) => shipped.has(MODELS[name]));
+// The reverse and general models and the statistical aligners: loaded after 'ready', so the page
+// is usable once the forward model is in; requests that need them wait for them.
+let extras = Promise.resolve();
+
+async function loadExtras(shipped) {
+  const names = ['reverse', 'general'].filter((name) => shipped.has(MODELS[name]));
   const loaded = await Promise.all(names.map((name) => fetchModel(MODELS[name])));
   names.forEach((name, i) => { models[name] = loaded[i]; });
   for (const [name, file] of Object.entries(STATISTICAL)) {
@@ -43,13 +43,28 @@ async function init(simd) {
     statistical[name] = await attn.loadStatisticalAligner(new Uint8Array(await response.arrayBuffer()));
   }
   return {
-    type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet,
+    type: 'extras',
     models: Object.fromEntries(Object.entries(models).map(([name, model]) => [name, model.info])),
     statistical: Boolean(statistical.ibm2 && statistical.hmm),
   };
 }
 
-function align({ source, target, method, shift, threshold, model = 'forward' }) {
+async function init(simd) {
+  attn = await loadAttn({ simd });
+  const index = await fetch(new URL('./dist/models/index.json', import.meta.url));
+  if (!index.ok) throw new Error(`the model index: HTTP ${index.status}`);
+  const shipped = new Set((await index.json()).models);
+  if (!shipped.has(MODELS.forward)) throw new Error(`the build ships no ${MODELS.forward}`);
+  models.forward = await fetchModel(MODELS.forward);
+  // The extras are optional: the page works without them and says so.
+  extras = loadExtras(shipped).then(
+    (status) => self.postMessage(status),
+    (error) => self.postMessage({ type: 'extras', models: {}, statistical: false, error: error.message }));
+  return { type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet, models: { forward: models.forward.info } };
+}
+
+async function align({ source, target, method, shift, threshold, model = 'forward' }) {
+  if (method !== 'argmax' && method !== 'threshold' && method !== 'itermax' || model !== 'forward') await extras;
   if (method === 'ibm2' || method === 'hmm') {
     const aligner = statistical[method];
     if (!aligner) throw new Error(`the ${method === 'hmm' ? 'HMM' : 'IBM Model 2'} aligner is not available in this build`);
@@ -80,7 +95,7 @@ self.onmessage = async ({ data }) => {
       self.postMessage(await init(data.simd));
       return;
     }
-    const result = data.type === 'align' ? align(data) : data.type === 'translate' ? translate(data) : null;
+    const result = data.type === 'align' ? await align(data) : data.type === 'translate' ? translate(data) : null;
     if (!result) throw new Error(`unknown request '${data.type}'`);
     self.postMessage({ type: 'result', id: data.id, result });
   } catch (error) {

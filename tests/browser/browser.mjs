@@ -39,5 +39,7 @@ export async function openPage(path = '', { withoutSimd = false, width = 1200, h
   if (withoutSimd) await page.addInitScript(() => { WebAssembly.validate = () => false; });
   await page.goto(session.base + path);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  // the optional models (reverse, general, statistical aligners) load after ready
+  await page.waitForSelector('body[data-extras="true"]', { timeout: 20000 });
   return { page, problems };
 }
