@@ -307,24 +307,25 @@ std::vector<double> HmmModel::emissions(const Sentence& original_source, const S
   return emission;
 }
 
-std::vector<float> HmmModel::posteriors(const Sentence& source, const Sentence& target) const {
+double HmmModel::run_forward_backward(const Sentence& source, const Sentence& target, std::vector<float>* posterior) const {
   const std::vector<double> emission = emissions(source, target);
   const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
   std::vector<double> transition;
   transitions(jump_, I, transition);
   Lattice lattice;
   forward_backward(emission.data(), J, I, transition, null_probability_, lattice);
-  return std::vector<float>(lattice.word_posterior.begin(), lattice.word_posterior.end());
+  if (posterior) posterior->assign(lattice.word_posterior.begin(), lattice.word_posterior.end());
+  return lattice.log_likelihood;
+}
+
+std::vector<float> HmmModel::posteriors(const Sentence& source, const Sentence& target) const {
+  std::vector<float> posterior;
+  run_forward_backward(source, target, &posterior);
+  return posterior;
 }
 
 double HmmModel::log_likelihood(const Sentence& source, const Sentence& target) const {
-  const std::vector<double> emission = emissions(source, target);
-  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
-  std::vector<double> transition;
-  transitions(jump_, I, transition);
-  Lattice lattice;
-  forward_backward(emission.data(), J, I, transition, null_probability_, lattice);
-  return lattice.log_likelihood;
+  return run_forward_backward(source, target, nullptr);
 }
 
 Alignment HmmModel::align(const Sentence& source, const Sentence& target) const {

@@ -70,6 +70,8 @@ class HmmModel {
  private:
   // emission [J][I + 1] (column 0 = NULL) of one pair, from the table
   std::vector<double> emissions(const Sentence& source, const Sentence& target) const;
+  // forward-backward over one pair: returns log p(target | source), fills the posteriors if asked
+  double run_forward_backward(const Sentence& source, const Sentence& target, std::vector<float>* posterior) const;
 
   friend struct HmmTraining;
   TranslationTable lexicon_;
