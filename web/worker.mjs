@@ -63,8 +63,11 @@ async function init(simd) {
   return { type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet, models: { forward: models.forward.info } };
 }
 
+// The methods that need only the forward model, loaded before 'ready'.
+const FORWARD_ONLY = new Set(['argmax', 'threshold', 'itermax']);
+
 async function align({ source, target, method, shift, threshold, model = 'forward' }) {
-  if (method !== 'argmax' && method !== 'threshold' && method !== 'itermax' || model !== 'forward') await extras;
+  if (!FORWARD_ONLY.has(method) || model !== 'forward') await extras;
   if (method === 'ibm2' || method === 'hmm') {
     const aligner = statistical[method];
     if (!aligner) throw new Error(`the ${method === 'hmm' ? 'HMM' : 'IBM Model 2'} aligner is not available in this build`);

@@ -445,8 +445,9 @@ std::string HmmAligner::serialize(float min_probability) const {
   return writer.bytes();
 }
 
-HmmAligner HmmAligner::deserialize(std::string bytes) {
-  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+HmmAligner HmmAligner::deserialize(std::string bytes) { return from_file(SafeTensors::parse(std::move(bytes))); }
+
+HmmAligner HmmAligner::from_file(const SafeTensors& file) {
   if (file.metadata().count("format") == 0 || file.meta("format") != "attnscope-hmm-v1") fail("not an attnscope-hmm-v1 file");
   HmmAligner aligner;
   aligner.forward_ = HmmModel::read(file, "forward.");

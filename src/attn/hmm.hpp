@@ -108,6 +108,8 @@ class HmmAligner : public StatisticalModel {
   // One file for both directions; loading validates everything and names what is wrong.
   std::string serialize(float min_probability = 1e-4f) const;
   static HmmAligner deserialize(std::string bytes);
+  // The same from a file already parsed (whose format says which aligner it holds).
+  static HmmAligner from_file(const SafeTensors& file);
 
  private:
   HmmModel forward_, backward_;

@@ -330,11 +330,10 @@ std::string Ibm2Aligner::serialize(float min_probability) const {
   return writer.bytes();
 }
 
-Ibm2Aligner Ibm2Aligner::deserialize(std::string bytes) {
-  const SafeTensors file = SafeTensors::parse(std::move(bytes));
-  if (file.metadata().count("format") == 0 || file.meta("format") != "attnscope-ibm2-v1") {
-    fail("not an attnscope-ibm2-v1 file");
-  }
+Ibm2Aligner Ibm2Aligner::deserialize(std::string bytes) { return from_file(SafeTensors::parse(std::move(bytes))); }
+
+Ibm2Aligner Ibm2Aligner::from_file(const SafeTensors& file) {
+  if (file.metadata().count("format") == 0 || file.meta("format") != "attnscope-ibm2-v1") fail("not an attnscope-ibm2-v1 file");
   Ibm2Aligner aligner;
   aligner.forward_ = Ibm2Model::read(file, "forward.");
   aligner.backward_ = Ibm2Model::read(file, "backward.");

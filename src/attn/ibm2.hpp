@@ -126,6 +126,8 @@ class Ibm2Aligner : public StatisticalModel {
   // One file (format attnscope-ibm2-v1) for both directions; loading validates everything.
   std::string serialize(float min_probability = 1e-5f) const;
   static Ibm2Aligner deserialize(std::string bytes);
+  // The same from a file already parsed (whose format says which aligner it holds).
+  static Ibm2Aligner from_file(const SafeTensors& file);
 
  private:
   Ibm2Model forward_;   // target words choose source words

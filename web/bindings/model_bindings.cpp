@@ -66,12 +66,12 @@ val word_attention(const WordAttention& words) {
 class StatisticalAligner {
  public:
   explicit StatisticalAligner(std::string bytes) {
-    const SafeTensors file = SafeTensors::parse(bytes);
+    const SafeTensors file = SafeTensors::parse(std::move(bytes));
     const auto format = file.metadata().find("format");
     if (format != file.metadata().end() && format->second == "attnscope-hmm-v1") {
-      hmm_ = std::make_shared<HmmAligner>(HmmAligner::deserialize(std::move(bytes)));
+      hmm_ = std::make_shared<HmmAligner>(HmmAligner::from_file(file));
     } else {  // names the expected format when it is neither
-      ibm2_ = std::make_shared<Ibm2Aligner>(Ibm2Aligner::deserialize(std::move(bytes)));
+      ibm2_ = std::make_shared<Ibm2Aligner>(Ibm2Aligner::from_file(file));
     }
   }
 
