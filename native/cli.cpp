@@ -192,10 +192,8 @@ class PairAligner {
     if (ibm2_) return ibm2_->align(source, target);
     if (hmm_) {
       if (arguments_.viterbi) {  // each direction's Viterbi path, then grow-diag-final-and
-        Alignment backward;
-        for (const Link& link : hmm_->backward().viterbi(target, source)) backward.push_back({link.target, link.source});
-        std::sort(backward.begin(), backward.end());
-        return grow_diag_final_and(hmm_->forward().viterbi(source, target), backward, static_cast<int>(source.size()),
+        const Alignment forward = hmm_->forward().viterbi(source, target);  // first: its errors name the sides as given
+        return grow_diag_final_and(forward, swapped(hmm_->backward().viterbi(target, source)), static_cast<int>(source.size()),
                                    static_cast<int>(target.size()));
       }
       return hmm_->align(source, target, arguments_.symmetrize == "posterior" ? Symmetrization::posterior_mean : Symmetrization::grow_diag_final_and,

@@ -123,31 +123,22 @@ function drawHeatmap(weights, rows, cols, labels) {
   }
 }
 
-function drawScores(scores, offset) {
-  const table = $('scores');
-  table.replaceChildren();
-  for (let i = 0; i < LENGTH; i++) {
-    const row = table.insertRow();
-    const header = document.createElement('th');
-    header.scope = 'row';
-    header.textContent = `q${i + 1}`;
-    row.append(header);
-    for (let j = 0; j < LENGTH; j++) row.insertCell().textContent = scores[offset + i * LENGTH + j].toFixed(3);
-  }
-}
-
-function drawOutput(output, rows, cols) {
-  const table = $('output');
+// A table of `rows` x `cols` numbers from values[offset...], each row headed `${label}${i + 1}`.
+function drawTable(id, label, values, offset, rows, cols, digits) {
+  const table = $(id);
   table.replaceChildren();
   for (let i = 0; i < rows; i++) {
     const row = table.insertRow();
     const header = document.createElement('th');
     header.scope = 'row';
-    header.textContent = `y${i + 1}`;
+    header.textContent = `${label}${i + 1}`;
     row.append(header);
-    for (let d = 0; d < cols; d++) row.insertCell().textContent = output[i * cols + d].toFixed(4);
+    for (let j = 0; j < cols; j++) row.insertCell().textContent = values[offset + i * cols + j].toFixed(digits);
   }
 }
+
+const drawScores = (scores, offset) => drawTable('scores', 'q', scores, offset, LENGTH, LENGTH, 3);
+const drawOutput = (output, rows, cols) => drawTable('output', 'y', output, 0, rows, cols, 4);
 
 function update(attn) {
   const error = $('error');

@@ -22,11 +22,13 @@ const statistical = {};
 let attn = null;
 const models = {};
 
-async function fetchModel(file) {
+async function fetchBytes(file) {
   const response = await fetch(new URL(`./dist/models/${file}`, import.meta.url));
   if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
-  return attn.loadModel(new Uint8Array(await response.arrayBuffer()));
+  return new Uint8Array(await response.arrayBuffer());
 }
+
+const fetchModel = async (file) => attn.loadModel(await fetchBytes(file));
 
 // The reverse and general models and the statistical aligners: loaded after 'ready', so the page
 // is usable once the forward model is in; requests that need them wait for them.
@@ -38,9 +40,7 @@ async function loadExtras(shipped) {
   names.forEach((name, i) => { models[name] = loaded[i]; });
   for (const [name, file] of Object.entries(STATISTICAL)) {
     if (!shipped.has(file)) continue;
-    const response = await fetch(new URL(`./dist/models/${file}`, import.meta.url));
-    if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
-    statistical[name] = await attn.loadStatisticalAligner(new Uint8Array(await response.arrayBuffer()));
+    statistical[name] = await attn.loadStatisticalAligner(await fetchBytes(file));
   }
   return {
     type: 'extras',

@@ -125,6 +125,13 @@ Alignment unite(const Alignment& a, const Alignment& b) {
   return out;
 }
 
+Alignment swapped(const Alignment& links) {
+  Alignment out;
+  for (const Link& link : links) out.push_back({link.target, link.source});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Alignment grow_diag_final_and(const Alignment& forward, const Alignment& backward, int source_length,
                               int target_length) {
   check_size("source length", source_length);

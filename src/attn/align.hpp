@@ -31,6 +31,9 @@ Alignment itermax_links(const float* weights, int target_length, int source_leng
 
 // Symmetrization of a source->target alignment with a target->source one (both given as
 // (source, target) links). grow-diag-final-and follows Koehn et al. (Moses).
+// The links of the other direction (source and target exchanged), sorted: what a reverse model's
+// or reverse aligner's links become before symmetrization.
+Alignment swapped(const Alignment& links);
 Alignment intersect(const Alignment& a, const Alignment& b);
 Alignment unite(const Alignment& a, const Alignment& b);
 Alignment grow_diag_final_and(const Alignment& forward, const Alignment& backward, int source_length,

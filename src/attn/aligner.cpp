@@ -92,8 +92,7 @@ PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const
     case AlignMethod::union_:
     case AlignMethod::grow_diag_final_and: {
       const Alignment f = argmax_without_null(result.forward, T, S);
-      Alignment b;  // the reverse model links each source word to a target word
-      for (const Link& link : argmax_without_null(backward, S, T)) b.push_back({link.target, link.source});
+      const Alignment b = swapped(argmax_without_null(backward, S, T));  // the reverse model links each source word
       result.links = options.method == AlignMethod::intersection ? intersect(f, b)
                    : options.method == AlignMethod::union_       ? unite(f, b)
                                                                    : grow_diag_final_and(f, b, S, T);
@@ -137,8 +136,7 @@ PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const
         break;
       }
       const Alignment f = argmax_without_null(forward_mix, T, S);
-      Alignment b;
-      for (const Link& link : argmax_without_null(backward_mix, S, T)) b.push_back({link.target, link.source});
+      const Alignment b = swapped(argmax_without_null(backward_mix, S, T));
       result.links = grow_diag_final_and(f, b, S, T);
       break;
     }

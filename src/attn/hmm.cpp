@@ -421,20 +421,12 @@ Alignment HmmAligner::align(const Sentence& source, const Sentence& target, Symm
     const std::vector<float> p = posteriors(source, target);
     return threshold_links(p.data(), J, I, threshold);
   }
-  const Alignment forward = forward_.align(source, target);
-  Alignment backward;
-  for (const Link& link : backward_.align(target, source)) backward.push_back({link.target, link.source});
-  std::sort(backward.begin(), backward.end());
-  return grow_diag_final_and(forward, backward, I, J);
+  const Alignment forward = forward_.align(source, target);  // first: its errors name the sides as given
+  return grow_diag_final_and(forward, swapped(backward_.align(target, source)), I, J);
 }
 
 std::vector<float> HmmAligner::posteriors(const Sentence& source, const Sentence& target) const {
-  std::vector<float> forward = forward_.posteriors(source, target);
-  const std::vector<float> backward = backward_.posteriors(target, source);  // [s][t]
-  const std::size_t J = target.size(), I = source.size();
-  for (std::size_t t = 0; t < J; ++t)
-    for (std::size_t s = 0; s < I; ++s) forward[t * I + s] = 0.5f * (forward[t * I + s] + backward[s * J + t]);
-  return forward;
+  return mean_posteriors(*this, source, target);
 }
 
 std::string HmmAligner::serialize(float min_probability) const {

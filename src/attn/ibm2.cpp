@@ -345,28 +345,23 @@ void Ibm2Aligner::train(const std::vector<Sentence>& source, const std::vector<S
   backward_.train(target, source, options);
 }
 
-namespace {
-Alignment swapped(const Alignment& links) {
-  Alignment out;
-  for (const Link& link : links) out.push_back({link.target, link.source});
-  std::sort(out.begin(), out.end());
-  return out;
-}
-}  // namespace
-
 Alignment Ibm2Aligner::align(const Sentence& source, const Sentence& target) const {
   const Alignment forward = forward_.align(source, target);
   const Alignment backward = swapped(backward_.align(target, source));
   return grow_diag_final_and(forward, backward, static_cast<int>(source.size()), static_cast<int>(target.size()));
 }
 
-std::vector<float> Ibm2Aligner::posteriors(const Sentence& source, const Sentence& target) const {
-  std::vector<float> forward = forward_.posteriors(source, target);
-  const std::vector<float> backward = backward_.posteriors(target, source);  // [s][t]
+std::vector<float> mean_posteriors(const StatisticalModel& model, const Sentence& source, const Sentence& target) {
+  std::vector<float> forward = model.forward_posteriors(source, target);
+  const std::vector<float> backward = model.backward_posteriors(source, target);  // [s][t]
   const std::size_t m = target.size(), n = source.size();
   for (std::size_t t = 0; t < m; ++t)
     for (std::size_t s = 0; s < n; ++s) forward[t * n + s] = 0.5f * (forward[t * n + s] + backward[s * m + t]);
   return forward;
+}
+
+std::vector<float> Ibm2Aligner::posteriors(const Sentence& source, const Sentence& target) const {
+  return mean_posteriors(*this, source, target);
 }
 
 }  // namespace attn

@@ -106,6 +106,9 @@ class StatisticalModel {
   virtual std::vector<float> backward_posteriors(const Sentence& source, const Sentence& target) const = 0;
 };
 
+// The mean of a model's two directions' posteriors, P[t][s], for heatmaps and symmetrization.
+std::vector<float> mean_posteriors(const StatisticalModel& model, const Sentence& source, const Sentence& target);
+
 // Both directions and grow-diag-final-and, like fast_align + atools.
 class Ibm2Aligner : public StatisticalModel {
  public:
