@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/attn.hpp"
+#include "attn/core/internal/kernels.hpp"
 #include "timing.hpp"
 
 namespace {

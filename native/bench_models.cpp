@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "attn/error.hpp"
-#include "attn/kernels.hpp"
-#include "attn/rnn.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/internal/kernels.hpp"
+#include "attn/models/rnn.hpp"
 #include "timing.hpp"
 
 using attn::bench::median_ms;

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/aligner.hpp"
-#include "attn/error.hpp"
-#include "attn/hmm.hpp"
-#include "attn/ibm2.hpp"
+#include "attn/align/attention_aligner.hpp"
+#include "attn/core/error.hpp"
+#include "attn/align/hmm.hpp"
+#include "attn/align/ibm2.hpp"
 
 namespace {
 

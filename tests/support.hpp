@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attn/attn.hpp"
+#include "attn/core/internal/kernels.hpp"
 
 namespace testing {
 

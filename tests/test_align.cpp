@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "support.hpp"
-#include "attn/align.hpp"
+#include "attn/align/links.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

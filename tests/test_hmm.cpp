@@ -7,8 +7,8 @@
 #include <cmath>
 #include <functional>
 
-#include "attn/hmm.hpp"
-#include "attn/safetensors.hpp"
+#include "attn/align/hmm.hpp"
+#include "attn/models/safetensors.hpp"
 #include "support.hpp"
 
 using namespace attn;

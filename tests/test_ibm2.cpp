@@ -2,8 +2,8 @@
 // whose true alignment is known, and its file format.
 #include <catch2/catch.hpp>
 
-#include "attn/ibm2.hpp"
-#include "attn/safetensors.hpp"
+#include "attn/align/ibm2.hpp"
+#include "attn/models/safetensors.hpp"
 #include "support.hpp"
 
 using namespace attn;

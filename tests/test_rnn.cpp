@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attn/aligner.hpp"
-#include "attn/hmm.hpp"
-#include "attn/ibm2.hpp"
-#include "attn/rnn.hpp"
+#include "attn/align/attention_aligner.hpp"
+#include "attn/align/hmm.hpp"
+#include "attn/align/ibm2.hpp"
+#include "attn/models/rnn.hpp"
 #include "support.hpp"
 
 using namespace attn;

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "attn/safetensors.hpp"
+#include "attn/models/safetensors.hpp"
 #include "support.hpp"
 
 using namespace attn;

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/hmm.hpp"
-#include "attn/ibm2.hpp"
+#include "attn/core/error.hpp"
+#include "attn/align/hmm.hpp"
+#include "attn/align/ibm2.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

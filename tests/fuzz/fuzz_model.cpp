@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/rnn.hpp"
+#include "attn/core/error.hpp"
+#include "attn/models/rnn.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -2,8 +2,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 
-#include "attn/attention.hpp"
-#include "attn/kernels.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/internal/kernels.hpp"
 #include "masking.hpp"
 
 namespace attn::js {

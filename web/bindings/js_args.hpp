@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 
 namespace attn::js {
 

@@ -4,8 +4,8 @@
 //   causal: boolean, maskValue: number (default -Infinity)
 #pragma once
 
-#include "attn/attention.hpp"
-#include "attn/probability.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/probability.hpp"
 #include "js_args.hpp"
 
 namespace attn::js {

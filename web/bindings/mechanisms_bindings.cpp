@@ -2,10 +2,10 @@
 // attention-over-attention, and dropout on weights.
 #include <emscripten/bind.h>
 
-#include "attn/aoa.hpp"
-#include "attn/attention.hpp"
-#include "attn/multihead.hpp"
-#include "attn/pooling.hpp"
+#include "attn/core/aoa.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/multihead.hpp"
+#include "attn/core/pooling.hpp"
 #include "masking.hpp"
 
 namespace attn::js {

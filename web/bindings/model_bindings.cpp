@@ -4,11 +4,11 @@
 
 #include <memory>
 
-#include "attn/aligner.hpp"
-#include "attn/hmm.hpp"
-#include "attn/ibm2.hpp"
-#include "attn/safetensors.hpp"
-#include "attn/rnn.hpp"
+#include "attn/align/attention_aligner.hpp"
+#include "attn/align/hmm.hpp"
+#include "attn/align/ibm2.hpp"
+#include "attn/models/safetensors.hpp"
+#include "attn/models/rnn.hpp"
 #include "js_args.hpp"
 
 namespace attn::js {

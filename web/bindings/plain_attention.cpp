@@ -8,7 +8,7 @@
 
 #include <exception>
 
-#include "attn/attention.hpp"
+#include "attn/core/attention.hpp"
 
 extern "C" {
 

@@ -2,7 +2,7 @@
 // masked softmax over [batch][rows][cols].
 #include <emscripten/bind.h>
 
-#include "attn/probability.hpp"
+#include "attn/core/probability.hpp"
 #include "masking.hpp"
 
 namespace attn::js {

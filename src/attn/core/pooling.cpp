@@ -1,11 +1,11 @@
-#include "attn/pooling.hpp"
+#include "attn/core/pooling.hpp"
 
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/kernels.hpp"
-#include "attn/linalg.hpp"
-#include "attn/probability.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/internal/kernels.hpp"
+#include "attn/core/internal/linalg.hpp"
+#include "attn/core/probability.hpp"
 
 namespace attn {
 

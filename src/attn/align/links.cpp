@@ -1,11 +1,11 @@
-#include "attn/align.hpp"
+#include "attn/align/links.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <sstream>
 
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 
 namespace attn {
 

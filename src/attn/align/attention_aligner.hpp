@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/align.hpp"
-#include "attn/rnn.hpp"
+#include "attn/align/links.hpp"
+#include "attn/models/rnn.hpp"
 
 namespace attn {
 

@@ -1,11 +1,11 @@
-#include "attn/ibm2.hpp"
+#include "attn/align/ibm2.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "attn/error.hpp"
-#include "attn/safetensors.hpp"
+#include "attn/core/error.hpp"
+#include "attn/models/safetensors.hpp"
 
 #include <nlohmann/json.hpp>
 

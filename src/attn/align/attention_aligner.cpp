@@ -1,10 +1,10 @@
-#include "attn/aligner.hpp"
+#include "attn/align/attention_aligner.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "attn/error.hpp"
-#include "attn/ibm2.hpp"
+#include "attn/core/error.hpp"
+#include "attn/align/ibm2.hpp"
 
 namespace attn {
 

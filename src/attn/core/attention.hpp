@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/probability.hpp"
+#include "attn/core/probability.hpp"
 
 namespace attn {
 

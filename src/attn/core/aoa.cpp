@@ -1,9 +1,9 @@
-#include "attn/aoa.hpp"
+#include "attn/core/aoa.hpp"
 
-#include "attn/error.hpp"
-#include "attn/kernels.hpp"
-#include "attn/linalg.hpp"
-#include "attn/probability.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/internal/kernels.hpp"
+#include "attn/core/internal/linalg.hpp"
+#include "attn/core/probability.hpp"
 
 namespace attn {
 

@@ -1,7 +1,7 @@
-#include "attn/multihead.hpp"
+#include "attn/core/multihead.hpp"
 
-#include "attn/error.hpp"
-#include "attn/linalg.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/internal/linalg.hpp"
 
 namespace attn {
 

@@ -1,4 +1,4 @@
-#include "attn/rnn.hpp"
+#include "attn/models/rnn.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -6,10 +6,10 @@
 #include <cmath>
 #include <numeric>
 
-#include "attn/error.hpp"
-#include "attn/kernels.hpp"
-#include "attn/linalg.hpp"
-#include "attn/probability.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/internal/kernels.hpp"
+#include "attn/core/internal/linalg.hpp"
+#include "attn/core/probability.hpp"
 
 namespace attn {
 

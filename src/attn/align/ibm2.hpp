@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "attn/align.hpp"
+#include "attn/align/links.hpp"
 
 namespace attn {
 

@@ -1,10 +1,10 @@
-#include "attn/kernels.hpp"
+#include "attn/core/internal/kernels.hpp"
 
 #include <atomic>
 #include <cmath>
 
 #if ATTN_SIMD
-#include "attn/kernels_simd.hpp"
+#include "attn/core/internal/kernels_simd.hpp"
 #endif
 
 namespace attn::kernels {

@@ -1,13 +1,13 @@
-#include "attn/attention.hpp"
+#include "attn/core/attention.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "attn/error.hpp"
-#include "attn/kernels.hpp"
-#include "attn/linalg.hpp"
-#include "attn/rng.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/internal/kernels.hpp"
+#include "attn/core/internal/linalg.hpp"
+#include "attn/core/rng.hpp"
 
 namespace attn {
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "attn/kernels.hpp"
+#include "attn/core/internal/kernels.hpp"
 
 namespace attn {
 

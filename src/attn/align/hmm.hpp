@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/align.hpp"
-#include "attn/ibm2.hpp"
+#include "attn/align/links.hpp"
+#include "attn/align/ibm2.hpp"
 
 namespace attn {
 

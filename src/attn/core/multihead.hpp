@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "attn/attention.hpp"
+#include "attn/core/attention.hpp"
 
 namespace attn {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/safetensors.hpp"
-#include "attn/tokenizer.hpp"
+#include "attn/models/safetensors.hpp"
+#include "attn/models/tokenizer.hpp"
 
 namespace attn {
 

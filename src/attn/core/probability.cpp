@@ -1,11 +1,11 @@
-#include "attn/probability.hpp"
+#include "attn/core/probability.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/kernels.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/internal/kernels.hpp"
 
 namespace attn {
 

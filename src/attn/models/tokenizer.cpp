@@ -1,11 +1,11 @@
-#include "attn/tokenizer.hpp"
+#include "attn/models/tokenizer.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <climits>
 
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 
 namespace attn {
 
@@ -14,7 +14,7 @@ namespace {
 struct CodePointRange {
   char32_t first, last;
 };
-#include "attn/unicode_table.inc"
+#include "attn/models/unicode_table.inc"
 
 template <std::size_t N>
 bool in_ranges(const CodePointRange (&ranges)[N], char32_t c) {

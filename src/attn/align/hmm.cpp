@@ -1,12 +1,12 @@
-#include "attn/hmm.hpp"
+#include "attn/align/hmm.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "attn/error.hpp"
-#include "attn/safetensors.hpp"
+#include "attn/core/error.hpp"
+#include "attn/models/safetensors.hpp"
 
 namespace attn {
 

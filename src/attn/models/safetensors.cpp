@@ -1,4 +1,4 @@
-#include "attn/safetensors.hpp"
+#include "attn/models/safetensors.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 
 namespace attn {
 
