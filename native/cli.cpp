@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -20,9 +21,9 @@
 #include <vector>
 
 #include "attn/align/attention_aligner.hpp"
-#include "attn/core/error.hpp"
 #include "attn/align/hmm.hpp"
 #include "attn/align/ibm2.hpp"
+#include "attn/core/error.hpp"
 
 namespace {
 
@@ -36,15 +37,7 @@ std::string models_directory() {
 
 const char* const default_forward = "en-es-additive.safetensors";
 const char* const default_reverse = "es-en-additive.safetensors";
-const char* const default_ibm2 = "ibm2-en-es.safetensors";
-const char* const default_hmm = "hmm-en-es.safetensors";
-// The method with the lowest AER on the XL-WA dev set (models/MODEL_CARD.md): attention mixed
-// with the HMM's posteriors (weight 0.6), links where the two directions' mean >= 0.35: AER 0.183
-// (hybrid with IBM Model 2, grow-diag-final-and, was 0.250; the HMM alone 0.201).
-const char* const default_method = "hybrid";
-const char* const default_statistical = "hmm";
-const char* const default_symmetrize = "posterior";
-const float default_posterior_threshold = 0.35f;
+const char* const default_statistical_file[] = {"ibm2-en-es.safetensors", "hmm-en-es.safetensors"};  // by StatisticalKind
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -95,119 +88,117 @@ class Progress {
   bool enabled_;
 };
 
+// Every setting starts at the library's defaults (attn/align/methods.hpp: the best measured).
 struct Arguments {
   std::vector<std::string> positional;
-  std::string model, reverse, method = default_method, input, ibm2, hmm, source, target, output;
-  std::string statistical = default_statistical;  // hybrid: ibm2 or hmm
-  std::string symmetrize = default_symmetrize;    // hmm: grow-diag-final-and or posterior
-  float posterior_threshold = default_posterior_threshold;
-  bool geometric = false, viterbi = false;
-  float min_probability = -1.0f;  // per trainer: IBM Model 2 1e-5, HMM 1e-4
+  std::string model, reverse, input, ibm2, hmm, source, target, output;
+  AlignOptions align;
+  StatisticalKind statistical = align_defaults.statistical;  // the hybrid's
+  bool viterbi = false;
+  float min_probability = -1.0f;  // per trainer: its format's default
   int iterations = 5;
   float null_probability = HmmOptions().null_probability;
-  float statistical_weight = 0.6f;  // the best of 0.3 .. 0.85 with the HMM on xl-wa-es-dev (models/MODEL_CARD.md)
   int beam = 4;
-  float threshold = 0.3f;
-  bool shift = false;
 };
+
+// A flag's value as a number: the whole text must be one, or the error names the flag and the text.
+float number_flag(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const float value = std::strtof(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value)) fail(flag, " needs a number, got '", text, "'");
+  return value;
+}
+
+int whole_number_flag(const std::string& flag, const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+    fail(flag, " needs a whole number, got '", text, "'");
+  }
+  return std::atoi(text.c_str());
+}
+
+// A flag's value as one of a list of names (the library's parser names the known ones).
+template <class Parse>
+auto named_flag(const std::string& flag, const std::string& text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const Error& e) {
+    fail(flag, ": ", e.what());
+  }
+}
 
 Arguments parse(int argc, char** argv, int first) {
   Arguments a;
+  a.align.method = align_defaults.method;
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&]() -> std::string {
       if (i + 1 >= argc) fail(arg, " needs a value");
       return argv[++i];
     };
+    const auto number = [&] { return number_flag(arg, value()); };
     if (arg == "-m" || arg == "--model") a.model = value();
     else if (arg == "-r" || arg == "--reverse") a.reverse = value();
-    else if (arg == "--method") a.method = value();
+    else if (arg == "--method") a.align.method = named_flag(arg, value(), parse_align_method);
     else if (arg == "-i" || arg == "--input") a.input = value();
     else if (arg == "--ibm2") a.ibm2 = value();
     else if (arg == "--hmm") a.hmm = value();
-    else if (arg == "--statistical") a.statistical = value();
-    else if (arg == "--symmetrize") a.symmetrize = value();
-    else if (arg == "--posterior-threshold") a.posterior_threshold = std::stof(value());
-    else if (arg == "--mix") {
-      const std::string mix = value();
-      if (mix != "linear" && mix != "geometric") fail("--mix is linear or geometric, got '", mix, "'");
-      a.geometric = mix == "geometric";
-    } else if (arg == "--viterbi") a.viterbi = true;
-    else if (arg == "--iterations") a.iterations = std::stoi(value());
-    else if (arg == "--null-probability") a.null_probability = std::stof(value());
+    else if (arg == "--statistical") a.statistical = named_flag(arg, value(), parse_statistical_kind);
+    else if (arg == "--symmetrize") a.align.symmetrization = named_flag(arg, value(), parse_symmetrization);
+    else if (arg == "--posterior-threshold") a.align.posterior_threshold = number();
+    else if (arg == "--mix") a.align.mix = named_flag(arg, value(), parse_mix);
+    else if (arg == "--viterbi") a.viterbi = true;
+    else if (arg == "--iterations") a.iterations = whole_number_flag(arg, value());
+    else if (arg == "--null-probability") a.null_probability = number();
     else if (arg == "-s" || arg == "--source") a.source = value();
     else if (arg == "-t" || arg == "--target") a.target = value();
     else if (arg == "-o" || arg == "--output") a.output = value();
-    else if (arg == "--min-probability") a.min_probability = std::stof(value());
-    else if (arg == "--statistical-weight") a.statistical_weight = std::stof(value());
-    else if (arg == "--shift") a.shift = true;
-    else if (arg == "--threshold") a.threshold = std::stof(value());
-    else if (arg == "--beam") {
-      const std::string text = value();
-      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) fail("--beam needs a whole number, got '", text, "'");
-      a.beam = std::atoi(text.c_str());
-    } else if (!arg.empty() && arg[0] == '-' && arg != "-") fail("unknown option ", arg);
+    else if (arg == "--min-probability") a.min_probability = number();
+    else if (arg == "--statistical-weight") a.align.statistical_weight = number();
+    else if (arg == "--shift") a.align.shift = true;
+    else if (arg == "--threshold") a.align.threshold = number();
+    else if (arg == "--beam") a.beam = whole_number_flag(arg, value());
+    else if (!arg.empty() && arg[0] == '-' && arg != "-") fail("unknown option ", arg);
     else a.positional.push_back(arg);
   }
   return a;
 }
 
-// The pair's links by the chosen method: attention models, or a statistical aligner alone.
+// The models the chosen method needs, loaded once (the shipped ones unless the flags name others).
 class PairAligner {
  public:
   explicit PairAligner(const Arguments& a) : arguments_(a) {
-    const std::string directory = models_directory();
-    const auto ibm2 = [&] { return Ibm2Aligner::deserialize(read_file(a.ibm2.empty() ? directory + "/" + default_ibm2 : a.ibm2)); };
-    const auto hmm = [&] { return HmmAligner::deserialize(read_file(a.hmm.empty() ? directory + "/" + default_hmm : a.hmm)); };
-    if (a.symmetrize != "grow-diag-final-and" && a.symmetrize != "posterior") {
-      fail("--symmetrize is grow-diag-final-and or posterior, got '", a.symmetrize, "'");
+    validate(a.align);
+    const AlignMethod method = a.align.method;
+    const std::string directory = models_directory() + "/";
+    if (needs_statistical(method)) {
+      const StatisticalKind kind = needs_model(method) ? a.statistical : statistical_kind(method);
+      const std::string& given = kind == StatisticalKind::hmm ? a.hmm : a.ibm2;
+      statistical_ = load_statistical_aligner(
+          read_file(given.empty() ? directory + default_statistical_file[static_cast<int>(kind)] : given));
+      if (statistical_->kind() != kind) fail("--", to_string(kind), " names a file of the ", to_string(statistical_->kind()), " aligner");
     }
-    if (a.method == "ibm2") {
-      ibm2_ = std::make_unique<Ibm2Aligner>(ibm2());
-      return;
-    }
-    if (a.method == "hmm") {
-      hmm_ = std::make_unique<HmmAligner>(hmm());
-      return;
-    }
-    options_.method = parse_align_method(a.method);
-    options_.threshold = a.threshold;
-    options_.shift = a.shift;
-    forward_ = std::make_unique<RnnModel>(load_model(a.model.empty() ? directory + "/" + default_forward : a.model));
-    if (needs_reverse(options_.method)) {
-      if (a.reverse.empty() && !a.model.empty()) fail("method '", a.method, "' needs a reverse model: give -r");
-      reverse_ = std::make_unique<RnnModel>(load_model(a.reverse.empty() ? directory + "/" + default_reverse : a.reverse));
-    }
-    if (needs_statistical(options_.method)) {
-      if (a.statistical == "ibm2") statistical_ = std::make_unique<Ibm2Aligner>(ibm2());
-      else if (a.statistical == "hmm") statistical_ = std::make_unique<HmmAligner>(hmm());
-      else fail("--statistical is ibm2 or hmm, got '", a.statistical, "'");
-      options_.statistical = statistical_.get();
-      options_.statistical_weight = a.statistical_weight;
-      options_.geometric_mix = a.geometric;
-      if (a.symmetrize == "posterior") options_.posterior_threshold = a.posterior_threshold;
+    if (a.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
+    if (!needs_model(method)) return;
+    forward_ = std::make_unique<RnnModel>(load_model(a.model.empty() ? directory + default_forward : a.model));
+    if (needs_reverse(method)) {
+      if (a.reverse.empty() && !a.model.empty()) fail("method '", to_string(method), "' needs a reverse model: give -r");
+      reverse_ = std::make_unique<RnnModel>(load_model(a.reverse.empty() ? directory + default_reverse : a.reverse));
     }
   }
+
   Alignment align(const std::vector<std::string>& source, const std::vector<std::string>& target) const {
-    if (ibm2_) return ibm2_->align(source, target);
-    if (hmm_) {
-      if (arguments_.viterbi) {  // each direction's Viterbi path, then grow-diag-final-and
-        const Alignment forward = hmm_->forward().viterbi(source, target);  // first: its errors name the sides as given
-        return grow_diag_final_and(forward, swapped(hmm_->backward().viterbi(target, source)), static_cast<int>(source.size()),
-                                   static_cast<int>(target.size()));
-      }
-      return hmm_->align(source, target, arguments_.symmetrize == "posterior" ? Symmetrization::posterior_mean : Symmetrization::grow_diag_final_and,
-                         arguments_.posterior_threshold);
+    if (arguments_.viterbi) {  // each direction's Viterbi path, then grow-diag-final-and
+      const auto& hmm = static_cast<const HmmAligner&>(*statistical_);
+      const Alignment forward = hmm.forward().viterbi(source, target);  // first: its errors name the sides as given
+      return grow_diag_final_and(forward, swapped(hmm.backward().viterbi(target, source)), static_cast<int>(source.size()),
+                                 static_cast<int>(target.size()));
     }
-    return align_pair(*forward_, reverse_.get(), source, target, options_).links;
+    return align_pair({forward_.get(), reverse_.get(), statistical_.get()}, source, target, arguments_.align).links;
   }
 
  private:
   Arguments arguments_;
-  AlignOptions options_;
   std::unique_ptr<RnnModel> forward_, reverse_;
-  std::unique_ptr<Ibm2Aligner> ibm2_;
-  std::unique_ptr<HmmAligner> hmm_;
   std::unique_ptr<StatisticalModel> statistical_;
 };
 
@@ -307,7 +298,7 @@ int ibm2_train(const Arguments& a) {
   read_corpus(a, "ibm2-train", source, target);
   Ibm2Aligner aligner;
   aligner.train(source, target);
-  const std::string bytes = aligner.serialize(a.min_probability < 0.0f ? 1e-5f : a.min_probability);
+  const std::string bytes = aligner.serialize(a.min_probability < 0.0f ? Ibm2Model::default_min_probability : a.min_probability);
   write_file(a.output, bytes);
   std::cerr << "trained on " << source.size() << " pairs; tension " << aligner.forward().tension() << " / "
             << aligner.backward().tension() << "; wrote " << a.output << " (" << bytes.size() << " bytes)\n";
@@ -322,7 +313,7 @@ int hmm_train(const Arguments& a) {
   options.null_probability = a.null_probability;
   HmmAligner aligner;
   aligner.train(source, target, options);
-  const std::string bytes = aligner.serialize(a.min_probability < 0.0f ? 1e-4f : a.min_probability);
+  const std::string bytes = aligner.serialize(a.min_probability < 0.0f ? HmmModel::default_min_probability : a.min_probability);
   write_file(a.output, bytes);
   const auto jumps = [](const HmmModel& model) {
     std::ostringstream out;
@@ -335,18 +326,31 @@ int hmm_train(const Arguments& a) {
   return 0;
 }
 
+std::string joined(const std::vector<std::string>& names, const char* separator) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : separator) + name;
+  return text;
+}
+
 void usage() {
+  const AlignDefaults& d = align_defaults;
   std::cerr << "usage:\n"
                "  attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [--ibm2 FILE]\n"
-               "             [--statistical ibm2|hmm] [--hmm FILE] [--statistical-weight W] [--mix linear|geometric]\n"
-               "             [--symmetrize grow-diag-final-and|posterior] [--posterior-threshold X] [--viterbi] [-i FILE]\n"
+               "             [--statistical " << joined(statistical_kind_names(), "|") << "] [--hmm FILE] [--statistical-weight W]\n"
+               "             [--mix " << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
+            << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
                "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
                "  attn aer GOLD PREDICTED\n"
                "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
                "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
-               "methods: ibm2 (the statistical baseline, --ibm2 FILE), hmm (the HMM aligner alone, --hmm FILE),";
-  for (const std::string& name : align_method_names()) std::cerr << ' ' << name;
-  std::cerr << " (default " << default_method << ")\nmodels: " << models_directory() << " (set ATTN_MODELS to change)\n";
+               "alignment methods (--method):\n";
+  for (const AlignMethodInfo& method : align_methods()) {
+    std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description, method.method == d.method ? " (default)" : "");
+  }
+  std::cerr << "defaults: --statistical " << to_string(d.statistical) << " --statistical-weight " << d.statistical_weight
+            << " --mix " << to_string(d.mix) << " --symmetrize " << to_string(d.symmetrization) << " --posterior-threshold "
+            << d.posterior_threshold << " --threshold " << d.threshold << "\nmodels: " << models_directory()
+            << " (set ATTN_MODELS to change)\n";
 }
 
 }  // namespace

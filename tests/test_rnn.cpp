@@ -201,17 +201,18 @@ TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight
   statistical.train({source, {"the", "dog"}, {"a", "cat"}}, {target, {"el", "perro"}, {"un", "gato"}});
   AlignOptions options;
   options.method = AlignMethod::hybrid;
-  CHECK_THROWS_WITH(align_pair(forward, &backward, source, target, options), Contains("needs a statistical aligner"));
-  options.statistical = &statistical;
+  options.symmetrization = Symmetrization::grow_diag_final_and;
+  CHECK_THROWS_WITH(align_pair({&forward, &backward, nullptr}, source, target, options), Contains("needs a statistical aligner"));
+  const AlignmentModels models{&forward, &backward, &statistical};
   options.statistical_weight = 0.0f;
   AlignOptions plain;
   plain.method = AlignMethod::grow_diag_final_and;
-  CHECK(align_pair(forward, &backward, source, target, options).links == align_pair(forward, &backward, source, target, plain).links);
+  CHECK(align_pair(models, source, target, options).links == align_pair(models, source, target, plain).links);
   options.statistical_weight = 1.0f;  // only the statistical model speaks: its one-to-one pairs come back
-  const Alignment mixed = align_pair(forward, &backward, source, target, options).links;
+  const Alignment mixed = align_pair(models, source, target, options).links;
   CHECK(std::find(mixed.begin(), mixed.end(), Link{1, 1}) != mixed.end());  // cat - gato
   options.statistical_weight = 2.0f;
-  CHECK_THROWS_WITH(align_pair(forward, &backward, source, target, options), Contains("statistical weight"));
+  CHECK_THROWS_WITH(align_pair(models, source, target, options), Contains("statistical_weight must be in [0, 1], got 2"));
 }
 
 TEST_CASE("the hybrid method takes the HMM too; weight 1 with a posterior threshold is the HMM's own posterior symmetrization", "[rnn][align][hmm]") {
@@ -223,17 +224,18 @@ TEST_CASE("the hybrid method takes the HMM too; weight 1 with a posterior thresh
   HmmOptions training;
   training.iterations = 2;
   statistical.train({source, {"the", "dog"}, {"a", "cat"}}, {target, {"el", "perro"}, {"un", "gato"}}, training);
+  const AlignmentModels models{&forward, &backward, &statistical};
   AlignOptions options;
   options.method = AlignMethod::hybrid;
-  options.statistical = &statistical;
   options.statistical_weight = 1.0f;
+  options.symmetrization = Symmetrization::posterior_mean;
   options.posterior_threshold = 0.35f;
-  const Alignment mixed = align_pair(forward, &backward, source, target, options).links;
+  const Alignment mixed = align_pair(models, source, target, options).links;
   CHECK(mixed == statistical.align(source, target, Symmetrization::posterior_mean, 0.35f));
   CHECK(std::find(mixed.begin(), mixed.end(), Link{1, 1}) != mixed.end());  // cat - gato
   options.statistical_weight = 0.6f;
-  options.geometric_mix = true;  // runs and still finds cat - gato
-  options.posterior_threshold = 0.0f;
-  const Alignment geometric = align_pair(forward, &backward, source, target, options).links;
+  options.mix = Mix::geometric;  // runs and still finds cat - gato
+  options.symmetrization = Symmetrization::grow_diag_final_and;
+  const Alignment geometric = align_pair(models, source, target, options).links;
   CHECK(std::find(geometric.begin(), geometric.end(), Link{1, 1}) != geometric.end());
 }

@@ -5,8 +5,7 @@
 #include <memory>
 
 #include "attn/align/attention_aligner.hpp"
-#include "attn/align/hmm.hpp"
-#include "attn/align/ibm2.hpp"
+#include "attn/align/statistical.hpp"
 #include "attn/models/safetensors.hpp"
 #include "attn/models/rnn.hpp"
 #include "js_args.hpp"
@@ -61,55 +60,70 @@ val word_attention(const WordAttention& words) {
   return result;
 }
 
+val alignment_result(const WordAttention& words, const Alignment& links) {
+  val result = word_attention(words);
+  result.set("links", link_array(links));
+  result.set("pharaoh", to_pharaoh(links));
+  return result;
+}
+
+// A named JS option parsed by the library's own parser (methods.hpp names the known values).
+template <class Parse>
+auto named(const val& options, const char* name, const char* fallback, Parse parse) {
+  try {
+    return parse(string(options, name, fallback));
+  } catch (const Error& e) {
+    fail(name, ": ", e.what());
+  }
+}
+
+// The JS options of every alignment, over the library's defaults. JS names: statisticalWeight,
+// mix, symmetrize, posteriorThreshold (`threshold` for a statistical aligner alone), shift, threshold.
+AlignOptions align_options(const val& options, bool statistical_alone) {
+  AlignOptions settings;
+  if (absent(options)) return settings;
+  const AlignDefaults& d = align_defaults;
+  const char* posterior_name = statistical_alone ? "threshold" : "posteriorThreshold";
+  settings.symmetrization = named(options, "symmetrize", to_string(d.symmetrization), parse_symmetrization);
+  settings.posterior_threshold = static_cast<float>(number(options, posterior_name, d.posterior_threshold));
+  if (!(settings.posterior_threshold > 0.0f && settings.posterior_threshold <= 1.0f)) {
+    fail(posterior_name, " must be in (0, 1], got ", settings.posterior_threshold);
+  }
+  if (statistical_alone) return settings;
+  settings.method = named(options, "method", to_string(AlignOptions().method), parse_align_method);
+  settings.mix = named(options, "mix", to_string(d.mix), parse_mix);
+  settings.statistical_weight = static_cast<float>(number(options, "statisticalWeight", d.statistical_weight));
+  if (!(settings.statistical_weight >= 0.0f && settings.statistical_weight <= 1.0f)) {
+    fail("statisticalWeight must be in [0, 1], got ", settings.statistical_weight);
+  }
+  settings.shift = boolean(options, "shift", false);
+  settings.threshold = static_cast<float>(number(options, "threshold", d.threshold));
+  return settings;
+}
+
 // A statistical aligner, for comparison with attention and as the hybrid's statistical part:
 // IBM Model 2 with fast_align's prior, or the HMM aligner, told apart by the file's format.
 class StatisticalAligner {
  public:
-  explicit StatisticalAligner(std::string bytes) {
-    const SafeTensors file = SafeTensors::parse(std::move(bytes));
-    const auto format = file.metadata().find("format");
-    if (format != file.metadata().end() && format->second == "attnscope-hmm-v1") {
-      hmm_ = std::make_shared<HmmAligner>(HmmAligner::from_file(file));
-    } else {  // names the expected format when it is neither
-      ibm2_ = std::make_shared<Ibm2Aligner>(Ibm2Aligner::from_file(file));
-    }
-  }
+  explicit StatisticalAligner(std::string bytes) : model_(load_statistical_aligner(std::move(bytes))) {}
 
-  // options (HMM only): { symmetrize: 'grow-diag-final-and' | 'posterior', threshold }
+  // options: { symmetrize: 'grow-diag-final-and' | 'posterior', threshold }
   val align(val source, val target, val options) const {
     return guarded([&] {
-      const std::vector<std::string> source_words = sentence(source, "source"), target_words = sentence(target, "target");
-      Symmetrization symmetrization = Symmetrization::grow_diag_final_and;
-      float threshold = 0.5f;
-      if (!absent(options)) {
-        check_options(options, "aligner.align", {"symmetrize", "threshold"});
-        if (!hmm_ && (has(options, "symmetrize") || has(options, "threshold"))) {
-          fail("symmetrize and threshold apply to the HMM aligner; IBM Model 2 uses grow-diag-final-and");
-        }
-        const std::string name = string(options, "symmetrize", "grow-diag-final-and");
-        if (name == "posterior") symmetrization = Symmetrization::posterior_mean;
-        else if (name != "grow-diag-final-and") fail("symmetrize is 'grow-diag-final-and' or 'posterior', got '", name, "'");
-        threshold = static_cast<float>(number(options, "threshold", 0.5));
-        if (!(threshold > 0.0f && threshold <= 1.0f)) fail("threshold must be in (0, 1], got ", threshold);
-      }
-      const Alignment links = hmm_ ? hmm_->align(source_words, target_words, symmetrization, threshold)
-                                   : ibm2_->align(source_words, target_words);
-      val result = val::object();
-      result.set("sourceWords", string_array(source_words));
-      result.set("targetWords", string_array(target_words));
-      result.set("weights", copy_out(hmm_ ? hmm_->posteriors(source_words, target_words) : ibm2_->posteriors(source_words, target_words)));
-      result.set("links", link_array(links));
-      result.set("pharaoh", to_pharaoh(links));
-      return result;
+      if (!absent(options)) check_options(options, "aligner.align", {"symmetrize", "threshold"});
+      AlignOptions settings = align_options(options, true);
+      settings.method = model_->kind() == StatisticalKind::hmm ? AlignMethod::hmm : AlignMethod::ibm2;
+      const PairAlignment pair =
+          align_pair({nullptr, nullptr, model_.get()}, sentence(source, "source"), sentence(target, "target"), settings);
+      return alignment_result(pair.forward, pair.links);
     });
   }
 
-  std::string kind() const { return hmm_ ? "hmm" : "ibm2"; }
-  const StatisticalModel& model() const { return hmm_ ? static_cast<const StatisticalModel&>(*hmm_) : *ibm2_; }
+  std::string kind() const { return to_string(model_->kind()); }
+  const StatisticalModel& model() const { return *model_; }
 
  private:
-  std::shared_ptr<const Ibm2Aligner> ibm2_;
-  std::shared_ptr<const HmmAligner> hmm_;
+  std::shared_ptr<const StatisticalModel> model_;
 };
 
 class Model {
@@ -145,38 +159,24 @@ class Model {
     });
   }
 
+  // options: { method, reverse, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, shift, threshold }
   val align(val source, val target, val options) const {
     return guarded([&] {
-      AlignOptions settings;
-      const Model* reverse = nullptr;
-      if (!options.isUndefined()) {
-        check_options(options, "align", {"method", "reverse", "statistical", "statisticalWeight", "mix",
+      AlignmentModels models;
+      models.forward = model_.get();
+      if (!absent(options)) {
+        check_options(options, "align", {"method", "reverse", "statistical", "statisticalWeight", "mix", "symmetrize",
                                          "posteriorThreshold", "shift", "threshold"});
-        settings.method = parse_align_method(string(options, "method", "argmax"));
-        settings.shift = boolean(options, "shift", false);
-        settings.threshold = static_cast<float>(number(options, "threshold", 0.3));
-        if (has(options, "reverse")) reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers());
+        if (has(options, "reverse")) models.reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers())->model_.get();
         if (has(options, "statistical")) {
-          settings.statistical = &options["statistical"].as<const StatisticalAligner*>(emscripten::allow_raw_pointers())->model();
-        }
-        settings.statistical_weight = static_cast<float>(number(options, "statisticalWeight", 0.5));
-        const std::string mix = string(options, "mix", "linear");
-        if (mix != "linear" && mix != "geometric") fail("mix is 'linear' or 'geometric', got '", mix, "'");
-        settings.geometric_mix = mix == "geometric";
-        // hybrid: links where the two directions' mean reaches this, instead of grow-diag-final-and
-        if (has(options, "posteriorThreshold")) {
-          settings.posterior_threshold = static_cast<float>(number(options, "posteriorThreshold", 0.0));
-          if (!(settings.posterior_threshold > 0.0f && settings.posterior_threshold <= 1.0f)) {
-            fail("posteriorThreshold must be in (0, 1], got ", settings.posterior_threshold);
-          }
+          models.statistical = &options["statistical"].as<const StatisticalAligner*>(emscripten::allow_raw_pointers())->model();
         }
       }
-      const PairAlignment pair = align_pair(*model_, reverse ? reverse->model_.get() : nullptr, sentence(source, "source"),
-                                            sentence(target, "target"), settings);
-      val result = word_attention(pair.forward);
+      const AlignOptions settings = align_options(options, false);
+      if (!needs_model(settings.method)) fail("method '", to_string(settings.method), "' is a statistical aligner's: use aligner.align");
+      const PairAlignment pair = align_pair(models, sentence(source, "source"), sentence(target, "target"), settings);
+      val result = alignment_result(pair.forward, pair.links);
       if (!pair.backward.weights.empty()) result.set("reverseWeights", copy_out(pair.backward.weights));
-      result.set("links", link_array(pair.links));
-      result.set("pharaoh", to_pharaoh(pair.links));
       return result;
     });
   }

@@ -161,6 +161,11 @@ function warmUp(attn) {
   }
 }
 
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') Object.values(value).forEach(deepFreeze);
+  return Object.freeze(value);
+}
+
 export default async function loadAttn(options = {}) {
   if (options === null || typeof options !== 'object') throw new Error('loadAttn() expects an options object');
   const requested = options.simd === undefined ? 'auto' : options.simd;
@@ -186,6 +191,9 @@ export default async function loadAttn(options = {}) {
     heapBytes: () => module.heapBytes(),
     // Live Embind handles: constant across calls when nothing leaks.
     liveHandles: () => module.count_emval_handles(),
+    // The alignment methods, what each needs, the option names and the defaults, from the C++
+    // library (attn/align/methods.hpp): read these rather than copying them.
+    alignment: deepFreeze(module.alignmentRules()),
   };
   for (const [name, arity] of Object.entries(API)) {
     attn[name] = (...args) => checked(module[name](...Array.from({ length: arity }, (_, i) => args[i])));

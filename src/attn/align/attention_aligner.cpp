@@ -3,150 +3,162 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attn/align/statistical.hpp"
 #include "attn/core/error.hpp"
-#include "attn/align/ibm2.hpp"
 
 namespace attn {
 
 namespace {
-struct MethodName {
-  AlignMethod method;
-  const char* name;
-};
-const MethodName method_names[] = {
-    {AlignMethod::argmax, "argmax"},
-    {AlignMethod::threshold, "threshold"},
-    {AlignMethod::itermax, "itermax"},
-    {AlignMethod::intersection, "intersection"},
-    {AlignMethod::union_, "union"},
-    {AlignMethod::grow_diag_final_and, "grow-diag-final-and"},
-    {AlignMethod::soft_intersection, "soft-itermax"},
-    {AlignMethod::hybrid, "hybrid"},
-};
-}  // namespace
 
-AlignMethod parse_align_method(const std::string& name) {
-  for (const MethodName& m : method_names) {
-    if (name == m.name) return m.method;
-  }
-  std::string known;
-  for (const MethodName& m : method_names) known += (known.empty() ? "" : ", ") + std::string(m.name);
-  fail("unknown alignment method '", name, "' (known: ", known, ")");
+std::size_t at(int row, int column, int columns) { return static_cast<std::size_t>(row) * columns + column; }
+
+// [rows][columns] -> [columns][rows]
+std::vector<float> transposed(const std::vector<float>& matrix, int rows, int columns) {
+  std::vector<float> result(matrix.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < columns; ++c) result[at(c, r, rows)] = matrix[at(r, c, columns)];
+  return result;
 }
 
-const char* to_string(AlignMethod method) {
-  for (const MethodName& m : method_names) {
-    if (m.method == method) return m.name;
+// argmax per row, except rows whose NULL weight beats their best word
+Alignment argmax_without_null(const WordAttention& words, int rows, int columns) {
+  Alignment links;
+  for (const Link& link : argmax_links(words.weights.data(), rows, columns)) {
+    if (words.weights[at(link.target, link.source, columns)] >= words.null_weights[link.target]) links.push_back(link);
   }
-  return "?";
+  return links;
 }
 
-std::vector<std::string> align_method_names() {
-  std::vector<std::string> names;
-  for (const MethodName& m : method_names) names.emplace_back(m.name);
-  return names;
-}
-
-bool needs_reverse(AlignMethod method) {
-  return method == AlignMethod::intersection || method == AlignMethod::union_ ||
-         method == AlignMethod::grow_diag_final_and || method == AlignMethod::soft_intersection ||
-         method == AlignMethod::hybrid;
-}
-
-bool needs_statistical(AlignMethod method) { return method == AlignMethod::hybrid; }
-
-PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const std::vector<std::string>& source,
-                         const std::vector<std::string>& target, const AlignOptions& options) {
-  if (needs_reverse(options.method) && !reverse) fail("method '", to_string(options.method), "' needs a reverse model");
-  if (needs_statistical(options.method) && !options.statistical) {
-    fail("method '", to_string(options.method), "' needs a statistical aligner (IBM Model 2 or the HMM)");
-  }
-  if (!(options.statistical_weight >= 0.0f && options.statistical_weight <= 1.0f)) fail("the statistical weight must be in [0, 1]");
-  PairAlignment result;
-  result.forward = align_words(forward, source, target, options.shift);
-  const int S = static_cast<int>(source.size()), T = static_cast<int>(target.size());
-  const std::vector<float>& P = result.forward.weights;
-  WordAttention backward;  // the reverse model's own view: rows are source words, [s][t]
-  if (reverse && needs_reverse(options.method)) {
-    backward = align_words(*reverse, target, source, options.shift);
-    result.backward = backward;
-    result.backward.source_words = source;
-    result.backward.target_words = target;
-    result.backward.weights.assign(P.size(), 0.0f);
-    for (int t = 0; t < T; ++t)
-      for (int s = 0; s < S; ++s) result.backward.weights[static_cast<std::size_t>(t) * S + s] = backward.weights[static_cast<std::size_t>(s) * T + t];
-  }
-  // argmax rows that prefer the null column give no link
-  const auto argmax_without_null = [](const WordAttention& words, int rows, int columns) {
-    Alignment links;
-    for (const Link& link : argmax_links(words.weights.data(), rows, columns)) {
-      if (words.weights[static_cast<std::size_t>(link.target) * columns + link.source] >= words.null_weights[link.target]) links.push_back(link);
+// One direction's attention a mixed with the same direction's posteriors p at weight w. Linear:
+// (1 - w) a + w p, the NULL weight attention's alone, scaled; geometric: a^(1-w) p^w, with the
+// statistical NULL probability what the row's posteriors leave of 1.
+void mix_into(WordAttention& words, const std::vector<float>& posteriors, int rows, int columns, float w, Mix mix) {
+  for (int r = 0; r < rows; ++r) {
+    float* attention = words.weights.data() + at(r, 0, columns);
+    const float* statistical = posteriors.data() + at(r, 0, columns);
+    if (mix == Mix::geometric) {
+      float statistical_null = 1.0f;
+      for (int c = 0; c < columns; ++c) statistical_null -= statistical[c];
+      statistical_null = std::max(statistical_null, 0.0f);
+      for (int c = 0; c < columns; ++c) attention[c] = std::pow(attention[c], 1 - w) * std::pow(statistical[c], w);
+      words.null_weights[r] = std::pow(words.null_weights[r], 1 - w) * std::pow(statistical_null, w);
+    } else {
+      for (int c = 0; c < columns; ++c) attention[c] = (1 - w) * attention[c] + w * statistical[c];
+      words.null_weights[r] *= 1 - w;
     }
-    return links;
-  };
+  }
+}
+
+// Two directions' matrices, forward [t][s] and backward [s][t], made one alignment.
+Alignment symmetrized(const WordAttention& forward, const WordAttention& backward, int S, int T,
+                      const AlignOptions& options) {
+  if (options.symmetrization == Symmetrization::posterior_mean) {
+    std::vector<float> mean(forward.weights.size());
+    for (int t = 0; t < T; ++t)
+      for (int s = 0; s < S; ++s) mean[at(t, s, S)] = 0.5f * (forward.weights[at(t, s, S)] + backward.weights[at(s, t, T)]);
+    return threshold_links(mean.data(), T, S, options.posterior_threshold);
+  }
+  return grow_diag_final_and(argmax_without_null(forward, T, S), swapped(argmax_without_null(backward, S, T)), S, T);
+}
+
+// Each direction's attention mixed with its statistical posteriors, then symmetrized.
+Alignment hybrid_links(const StatisticalModel& statistical, const WordAttention& forward, const WordAttention& backward,
+                       const AlignOptions& options) {
+  const std::vector<std::string>& source = forward.source_words;
+  const std::vector<std::string>& target = forward.target_words;
+  const int S = static_cast<int>(source.size()), T = static_cast<int>(target.size());
+  WordAttention forward_mix = forward, backward_mix = backward;
+  mix_into(forward_mix, statistical.forward_posteriors(source, target), T, S, options.statistical_weight, options.mix);
+  mix_into(backward_mix, statistical.backward_posteriors(source, target), S, T, options.statistical_weight, options.mix);
+  return symmetrized(forward_mix, backward_mix, S, T, options);
+}
+
+// Links from the attention of one or both models, by the method.
+Alignment attention_links(const PairAlignment& pair, const WordAttention& backward, const AlignmentModels& models,
+                          const AlignOptions& options) {
+  const std::vector<float>& P = pair.forward.weights;
+  const int S = static_cast<int>(pair.forward.source_words.size()), T = static_cast<int>(pair.forward.target_words.size());
   switch (options.method) {
-    case AlignMethod::argmax: result.links = argmax_without_null(result.forward, T, S); break;
-    case AlignMethod::threshold: result.links = threshold_links(P.data(), T, S, options.threshold); break;
-    case AlignMethod::itermax: result.links = itermax_links(P.data(), T, S); break;
+    case AlignMethod::argmax: return argmax_without_null(pair.forward, T, S);
+    case AlignMethod::threshold: return threshold_links(P.data(), T, S, options.threshold);
+    case AlignMethod::itermax: return itermax_links(P.data(), T, S);
     case AlignMethod::intersection:
     case AlignMethod::union_:
     case AlignMethod::grow_diag_final_and: {
-      const Alignment f = argmax_without_null(result.forward, T, S);
+      const Alignment f = argmax_without_null(pair.forward, T, S);
       const Alignment b = swapped(argmax_without_null(backward, S, T));  // the reverse model links each source word
-      result.links = options.method == AlignMethod::intersection ? intersect(f, b)
-                   : options.method == AlignMethod::union_       ? unite(f, b)
-                                                                   : grow_diag_final_and(f, b, S, T);
-      break;
-    }
-    case AlignMethod::hybrid: {
-      // each direction's attention mixed with the same direction's statistical posteriors, then
-      // argmax per word in each direction and grow-diag-final-and, as for plain attention
-      const std::vector<float> forward_posteriors = options.statistical->forward_posteriors(source, target);    // [t][s]
-      const std::vector<float> backward_posteriors = options.statistical->backward_posteriors(source, target);  // [s][t]
-      const float w = options.statistical_weight;
-      WordAttention forward_mix = result.forward, backward_mix = backward;
-      // linear: the NULL weight is attention's alone, scaled (as first measured); geometric: the
-      // statistical NULL probability of a row is what its posteriors leave of 1
-      const auto mix = [&](WordAttention& words, const std::vector<float>& posteriors, int rows, int columns) {
-        for (int r = 0; r < rows; ++r) {
-          float* attention = words.weights.data() + static_cast<std::size_t>(r) * columns;
-          const float* statistical = posteriors.data() + static_cast<std::size_t>(r) * columns;
-          if (options.geometric_mix) {
-            float statistical_null = 1.0f;
-            for (int c = 0; c < columns; ++c) statistical_null -= statistical[c];
-            statistical_null = std::max(statistical_null, 0.0f);
-            for (int c = 0; c < columns; ++c) attention[c] = std::pow(attention[c], 1 - w) * std::pow(statistical[c], w);
-            words.null_weights[r] = std::pow(words.null_weights[r], 1 - w) * std::pow(statistical_null, w);
-          } else {
-            for (int c = 0; c < columns; ++c) attention[c] = (1 - w) * attention[c] + w * statistical[c];
-            words.null_weights[r] *= 1 - w;
-          }
-        }
-      };
-      mix(forward_mix, forward_posteriors, T, S);
-      mix(backward_mix, backward_posteriors, S, T);
-      if (options.posterior_threshold > 0.0f) {
-        std::vector<float> mean(forward_mix.weights.size());
-        for (int t = 0; t < T; ++t)
-          for (int s = 0; s < S; ++s) {
-            const std::size_t k = static_cast<std::size_t>(t) * S + s;
-            mean[k] = 0.5f * (forward_mix.weights[k] + backward_mix.weights[static_cast<std::size_t>(s) * T + t]);
-          }
-        result.links = threshold_links(mean.data(), T, S, options.posterior_threshold);
-        break;
-      }
-      const Alignment f = argmax_without_null(forward_mix, T, S);
-      const Alignment b = swapped(argmax_without_null(backward_mix, S, T));
-      result.links = grow_diag_final_and(f, b, S, T);
-      break;
+      if (options.method == AlignMethod::intersection) return intersect(f, b);
+      if (options.method == AlignMethod::union_) return unite(f, b);
+      return grow_diag_final_and(f, b, S, T);
     }
     case AlignMethod::soft_intersection: {
       std::vector<float> mean(P.size());
-      for (std::size_t k = 0; k < P.size(); ++k) mean[k] = 0.5f * (P[k] + result.backward.weights[k]);
-      result.links = itermax_links(mean.data(), T, S);
-      break;
+      for (std::size_t k = 0; k < P.size(); ++k) mean[k] = 0.5f * (P[k] + pair.backward.weights[k]);
+      return itermax_links(mean.data(), T, S);
     }
+    case AlignMethod::hybrid: return hybrid_links(*models.statistical, pair.forward, backward, options);
+    case AlignMethod::hmm:
+    case AlignMethod::ibm2: break;
   }
+  fail("method '", to_string(options.method), "' does not read attention");
+}
+
+void check_models(const AlignmentModels& models, AlignMethod method) {
+  const char* name = to_string(method);
+  if (needs_model(method) && !models.forward) fail("method '", name, "' needs a translation model");
+  if (needs_reverse(method) && !models.reverse) fail("method '", name, "' needs a reverse model");
+  if (needs_statistical(method) && !models.statistical) {
+    fail("method '", name, "' needs a statistical aligner (IBM Model 2 or the HMM)");
+  }
+  if (!needs_model(method) && models.statistical->kind() != statistical_kind(method)) {
+    fail("method '", name, "' needs the ", name, " aligner, got the ", to_string(models.statistical->kind()), " one");
+  }
+}
+
+// A statistical aligner alone: its mean posteriors are the matrix, NULL what a row leaves of 1.
+PairAlignment statistical_pair(const StatisticalModel& statistical, const std::vector<std::string>& source,
+                               const std::vector<std::string>& target, const AlignOptions& options) {
+  PairAlignment result;
+  result.links = statistical.align(source, target, options.symmetrization, options.posterior_threshold);
+  result.forward.source_words = source;
+  result.forward.target_words = target;
+  result.forward.weights = statistical.posteriors(source, target);
+  const int S = static_cast<int>(source.size());
+  for (std::size_t t = 0; t < target.size(); ++t) {
+    float total = 0.0f;
+    for (int s = 0; s < S; ++s) total += result.forward.weights[at(static_cast<int>(t), s, S)];
+    result.forward.null_weights.push_back(std::max(0.0f, 1.0f - total));
+  }
+  return result;
+}
+
+}  // namespace
+
+void validate(const AlignOptions& options) {
+  if (!(options.statistical_weight >= 0.0f && options.statistical_weight <= 1.0f)) {
+    fail("statistical_weight must be in [0, 1], got ", options.statistical_weight);
+  }
+  if (!(options.posterior_threshold > 0.0f && options.posterior_threshold <= 1.0f)) {
+    fail("posterior_threshold must be in (0, 1], got ", options.posterior_threshold);
+  }
+  if (!std::isfinite(options.threshold)) fail("threshold must be a finite number, got ", options.threshold);
+}
+
+PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::string>& source,
+                         const std::vector<std::string>& target, const AlignOptions& options) {
+  validate(options);
+  check_models(models, options.method);
+  if (!needs_model(options.method)) return statistical_pair(*models.statistical, source, target, options);
+  PairAlignment result;
+  result.forward = align_words(*models.forward, source, target, options.shift);
+  WordAttention backward;  // the reverse model's own view: rows are source words, [s][t]
+  if (needs_reverse(options.method)) {
+    backward = align_words(*models.reverse, target, source, options.shift);
+    result.backward = backward;
+    std::swap(result.backward.source_words, result.backward.target_words);
+    result.backward.weights = transposed(backward.weights, static_cast<int>(source.size()), static_cast<int>(target.size()));
+  }
+  result.links = attention_links(result, backward, models, options);
   return result;
 }
 

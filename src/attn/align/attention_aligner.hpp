@@ -1,57 +1,53 @@
-// Sentence-pair alignment with the attention models: the extraction methods over the word-level
-// attention of one model, or of a model and its reverse (symmetrized), behind one interface
-// shared by the command-line tool and the JS bindings.
+// Sentence-pair alignment by any method of attn/align/methods.hpp: the extraction methods over the
+// word-level attention of one translation model, or of a model and its reverse (symmetrized), the
+// hybrid of attention and a statistical aligner, or a statistical aligner alone. The one entry
+// point behind the command line's `attn align` and the JS module's `model.align`.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "attn/align/links.hpp"
+#include "attn/align/methods.hpp"
 #include "attn/models/rnn.hpp"
 
 namespace attn {
 
-enum class AlignMethod {
-  argmax,        // per target word, its most attended source word (null column excluded)
-  threshold,     // every word pair with weight >= threshold
-  itermax,       // SimAlign's itermax on the word matrix
-  intersection,  // argmax of the forward model ∩ argmax of the reverse model
-  union_,        // ... ∪ ...
-  grow_diag_final_and,
-  soft_intersection,  // itermax on the mean of forward and reverse matrices
-  hybrid              // grow-diag-final-and over attention mixed with a statistical aligner's posteriors
+class StatisticalModel;  // attn/align/statistical.hpp: IBM Model 2 (Ibm2Aligner) or the HMM (HmmAligner)
+
+// What a method may read; align_pair checks that its method has what it needs (methods.hpp).
+struct AlignmentModels {
+  const RnnModel* forward = nullptr;              // source -> target
+  const RnnModel* reverse = nullptr;              // target -> source
+  const StatisticalModel* statistical = nullptr;  // hybrid, hmm, ibm2
 };
-AlignMethod parse_align_method(const std::string& name);
-const char* to_string(AlignMethod method);
-bool needs_reverse(AlignMethod method);
-bool needs_statistical(AlignMethod method);
-std::vector<std::string> align_method_names();
 
-class StatisticalModel;  // attn/ibm2.hpp: IBM Model 2 (Ibm2Aligner) or the HMM (HmmAligner)
-
+// Every setting starts at align_defaults (the best measured), but the method, which starts at
+// argmax: the one that needs nothing beyond the forward model.
 struct AlignOptions {
   AlignMethod method = AlignMethod::argmax;
-  // hybrid only: the statistical aligner and the weight w of its posteriors in the mix, either
-  // (1 - w) attention + w posterior, or, geometric, attention^(1 - w) posterior^w
-  const StatisticalModel* statistical = nullptr;
-  float statistical_weight = 0.5f;
-  bool geometric_mix = false;
-  // hybrid: when > 0, link every (s, t) whose mixed weight, averaged over the two directions,
-  // reaches it, instead of argmax per direction and grow-diag-final-and
-  float posterior_threshold = 0.0f;
-  float threshold = 0.3f;
+  // hybrid: the weight w of the statistical posteriors in the mix with attention
+  float statistical_weight = align_defaults.statistical_weight;
+  Mix mix = align_defaults.mix;
+  // hybrid, hmm and ibm2: how the two directions become one alignment, and the threshold of
+  // Symmetrization::posterior_mean
+  Symmetrization symmetrization = align_defaults.symmetrization;
+  float posterior_threshold = align_defaults.posterior_threshold;
+  float threshold = align_defaults.threshold;  // the threshold method's
   bool shift = false;  // read attention where the word is the decoder input (Chen et al. 2020)
 };
 
+// Throws attn::Error naming the first setting outside its range.
+void validate(const AlignOptions& options);
+
 struct PairAlignment {
-  WordAttention forward;   // P[t][s] of the forward model
-  WordAttention backward;  // the reverse model's, transposed to [t][s]; empty without one
+  WordAttention forward;   // P[t][s]: the forward model's, or the statistical posteriors' mean
+  WordAttention backward;  // the reverse model's, transposed to [t][s]; empty unless used
   Alignment links;
 };
 
-// reverse may be null unless the method needs it. Words are taken as given.
-PairAlignment align_pair(const RnnModel& forward, const RnnModel* reverse, const std::vector<std::string>& source,
+// Words are taken as given. Throws attn::Error when the method lacks a model it needs.
+PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::string>& source,
                          const std::vector<std::string>& target, const AlignOptions& options);
 
 }  // namespace attn

@@ -65,11 +65,6 @@ std::vector<Sentence> lowercased(const std::vector<Sentence>& sentences) {
   return out;
 }
 
-void check_pair(const Sentence& source, const Sentence& target) {
-  if (source.empty()) fail("the source sentence is empty");
-  if (target.empty()) fail("the target sentence is empty");
-}
-
 // transition [I + 1][I]: p(word i | last position i') / (1 - p0) for i' = 0..I (0 = start), i = 1..I
 void transitions(const std::vector<float>& jump, int source_length, std::vector<double>& out) {
   const int I = source_length, max_jump = static_cast<int>(jump.size() / 2);
@@ -288,7 +283,7 @@ HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> 
 
 std::vector<double> HmmModel::emissions(const Sentence& original_source, const Sentence& original_target) const {
   if (!trained_) fail("the HMM aligner is not trained");
-  check_pair(original_source, original_target);
+  check_sentence_pair(original_source, original_target);
   const Sentence source = lowercase_ ? lowercased(original_source) : original_source;
   const Sentence target = lowercase_ ? lowercased(original_target) : original_target;
   const std::size_t I = source.size(), J = target.size();
@@ -326,21 +321,6 @@ std::vector<float> HmmModel::posteriors(const Sentence& source, const Sentence& 
 
 double HmmModel::log_likelihood(const Sentence& source, const Sentence& target) const {
   return run_forward_backward(source, target, nullptr);
-}
-
-Alignment HmmModel::align(const Sentence& source, const Sentence& target) const {
-  const std::vector<float> p = posteriors(source, target);
-  const int J = static_cast<int>(target.size()), I = static_cast<int>(source.size());
-  Alignment links;
-  for (int j = 0; j < J; ++j) {
-    const float* row = p.data() + static_cast<std::size_t>(j) * I;
-    const int best = static_cast<int>(std::max_element(row, row + I) - row);
-    float total = 0.0f;
-    for (int i = 0; i < I; ++i) total += row[i];
-    if (row[best] >= 1.0f - total) links.push_back({best, j});  // NULL (probability 1 - total) wins otherwise
-  }
-  std::sort(links.begin(), links.end());
-  return links;
 }
 
 Alignment HmmModel::viterbi(const Sentence& source, const Sentence& target) const {
@@ -409,42 +389,8 @@ HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix) {
   return model;
 }
 
-void HmmAligner::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options) {
-  forward_.train(source, target, options);
-  backward_.train(target, source, options);
-}
-
-Alignment HmmAligner::align(const Sentence& source, const Sentence& target, Symmetrization symmetrization, float threshold) const {
-  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
-  if (symmetrization == Symmetrization::posterior_mean) {
-    if (!(threshold > 0.0f && threshold <= 1.0f)) fail("the posterior threshold must be in (0, 1]");
-    const std::vector<float> p = posteriors(source, target);
-    return threshold_links(p.data(), J, I, threshold);
-  }
-  const Alignment forward = forward_.align(source, target);  // first: its errors name the sides as given
-  return grow_diag_final_and(forward, swapped(backward_.align(target, source)), I, J);
-}
-
-std::vector<float> HmmAligner::posteriors(const Sentence& source, const Sentence& target) const {
-  return mean_posteriors(*this, source, target);
-}
-
-std::string HmmAligner::serialize(float min_probability) const {
-  SafeTensorsWriter writer;
-  writer.metadata("format", "attnscope-hmm-v1");
-  forward_.write(writer, "forward.", min_probability);
-  backward_.write(writer, "backward.", min_probability);
-  return writer.bytes();
-}
-
-HmmAligner HmmAligner::deserialize(std::string bytes) { return from_file(SafeTensors::parse(std::move(bytes))); }
-
-HmmAligner HmmAligner::from_file(const SafeTensors& file) {
-  if (file.metadata().count("format") == 0 || file.meta("format") != "attnscope-hmm-v1") fail("not an attnscope-hmm-v1 file");
-  HmmAligner aligner;
-  aligner.forward_ = HmmModel::read(file, "forward.");
-  aligner.backward_ = HmmModel::read(file, "backward.");
-  return aligner;
+Alignment HmmModel::align(const Sentence& source, const Sentence& target) const {
+  return posterior_links(posteriors(source, target), static_cast<int>(source.size()), static_cast<int>(target.size()));
 }
 
 }  // namespace attn

@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "attn/align/links.hpp"
 #include "attn/align/ibm2.hpp"
 
 namespace attn {
@@ -36,6 +35,11 @@ struct HmmOptions {
 // One direction: target words choose source words (or NULL).
 class HmmModel {
  public:
+  using Options = HmmOptions;
+  static constexpr StatisticalKind kind = StatisticalKind::hmm;
+  static constexpr const char* format = "attnscope-hmm-v1";
+  static constexpr float default_min_probability = 1e-4f;
+
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
   void train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options = {});
   // The same from a trained IBM Model 2 of this direction (whose vocabulary covers the corpus).
@@ -81,38 +85,7 @@ class HmmModel {
   bool trained_ = false;
 };
 
-// How the two directions' decisions become one alignment.
-enum class Symmetrization {
-  grow_diag_final_and,  // of the two directions' posterior-decoded links
-  posterior_mean,       // every (s, t) whose mean posterior over both directions >= threshold
-};
-
-// Both directions (like Ibm2Aligner), file format attnscope-hmm-v1.
-class HmmAligner : public StatisticalModel {
- public:
-  void train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options = {});
-  Alignment align(const Sentence& source, const Sentence& target,
-                  Symmetrization symmetrization = Symmetrization::grow_diag_final_and, float threshold = 0.5f) const;
-  // Mean of the two directions' posteriors, P[t][s].
-  std::vector<float> posteriors(const Sentence& source, const Sentence& target) const;
-  std::vector<float> forward_posteriors(const Sentence& source, const Sentence& target) const override {
-    return forward_.posteriors(source, target);
-  }
-  std::vector<float> backward_posteriors(const Sentence& source, const Sentence& target) const override {
-    return backward_.posteriors(target, source);
-  }
-
-  const HmmModel& forward() const { return forward_; }    // target words choose source words
-  const HmmModel& backward() const { return backward_; }  // source words choose target words
-
-  // One file for both directions; loading validates everything and names what is wrong.
-  std::string serialize(float min_probability = 1e-4f) const;
-  static HmmAligner deserialize(std::string bytes);
-  // The same from a file already parsed (whose format says which aligner it holds).
-  static HmmAligner from_file(const SafeTensors& file);
-
- private:
-  HmmModel forward_, backward_;
-};
+// Both directions (like Ibm2Aligner); one file of format attnscope-hmm-v1.
+using HmmAligner = BidirectionalAligner<HmmModel>;
 
 }  // namespace attn

@@ -13,8 +13,6 @@ namespace attn {
 
 namespace {
 
-constexpr double unseen_probability = 1e-9;  // theta of a pair never seen in training (fast_align's)
-
 // h(i, j) = -|i/m - j/n| with 1-based target position i of m and source position j of n.
 double diagonal_feature(int i, int j, int m, int n) { return -std::abs(double(i) / m - double(j) / n); }
 
@@ -34,27 +32,6 @@ double expected_feature(int i, int m, int n, double tension) {
     weighted += h * e;
   }
   return weighted / z;
-}
-
-double digamma(double x) {
-  double result = 0.0;
-  for (; x < 6.0; x += 1.0) result -= 1.0 / x;  // recurrence up to where the series is accurate
-  const double f = 1.0 / (x * x);
-  return result + std::log(x) - 0.5 / x -
-         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
-}
-
-int intern(std::unordered_map<std::string, int>& vocabulary, const std::string& word) {
-  const auto found = vocabulary.find(word);
-  if (found != vocabulary.end()) return found->second;
-  const int id = static_cast<int>(vocabulary.size()) + 1;  // 0 is NULL
-  vocabulary.emplace(word, id);
-  return id;
-}
-
-void check_pair(const Sentence& source, const Sentence& target) {
-  if (source.empty()) fail("the source sentence is empty");
-  if (target.empty()) fail("the target sentence is empty");
 }
 
 }  // namespace
@@ -122,87 +99,9 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
   trained_ = true;
 }
 
-double TranslationTable::translation(int source, int target) const {
-  if (source < 0 || target < 0 || source >= static_cast<int>(table.size())) return unseen_probability;
-  const auto found = table[source].find(target);
-  return found == table[source].end() ? unseen_probability : std::max<double>(found->second, unseen_probability);
-}
-
-int TranslationTable::source_id(const std::string& word) const {
-  const auto found = source_vocabulary.find(word);
-  return found == source_vocabulary.end() ? -1 : found->second;
-}
-
-int TranslationTable::target_id(const std::string& word) const {
-  const auto found = target_vocabulary.find(word);
-  return found == target_vocabulary.end() ? -1 : found->second;
-}
-
-std::size_t TranslationTable::size() const {
-  std::size_t total = 0;
-  for (const auto& row : table) total += row.size();
-  return total;
-}
-
-IndexedCorpus IndexedCorpus::build(const std::vector<Sentence>& source, const std::vector<Sentence>& target, TranslationTable& table) {
-  if (source.size() != target.size()) fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
-  IndexedCorpus corpus;
-  for (std::size_t k = 0; k < source.size(); ++k) {
-    if (source[k].empty() || target[k].empty()) continue;
-    std::vector<int> s, t;
-    for (const auto& word : source[k]) s.push_back(intern(table.source_vocabulary, word));
-    for (const auto& word : target[k]) t.push_back(intern(table.target_vocabulary, word));
-    corpus.sources.push_back(std::move(s));
-    corpus.targets.push_back(std::move(t));
-  }
-  if (corpus.sources.empty()) fail("no sentence pair to train on");
-  std::unordered_map<std::uint64_t, int> pair_index;
-  const auto index_of = [&](int e, int f) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | static_cast<std::uint32_t>(f);
-    const auto found = pair_index.emplace(key, static_cast<int>(corpus.pair_source.size()));
-    if (found.second) {
-      corpus.pair_source.push_back(e);
-      corpus.pair_target.push_back(f);
-    }
-    return found.first->second;
-  };
-  corpus.links.resize(corpus.sources.size());
-  for (std::size_t k = 0; k < corpus.sources.size(); ++k) {
-    corpus.links[k].reserve(corpus.targets[k].size() * (corpus.sources[k].size() + 1));
-    for (int f : corpus.targets[k]) {
-      corpus.links[k].push_back(index_of(0, f));
-      for (int e : corpus.sources[k]) corpus.links[k].push_back(index_of(e, f));
-    }
-  }
-  return corpus;
-}
-
-std::vector<double> IndexedCorpus::translations(const TranslationTable& table) const {
-  std::vector<double> theta(pair_source.size());
-  for (std::size_t p = 0; p < theta.size(); ++p) theta[p] = table.translation(pair_source[p], pair_target[p]);
-  return theta;
-}
-
-void IndexedCorpus::maximize(const std::vector<double>& counts, bool variational_bayes, double alpha, std::vector<double>& theta) const {
-  if (!variational_bayes) alpha = 0.0;
-  const int sources = pair_source.empty() ? 0 : *std::max_element(pair_source.begin(), pair_source.end());
-  std::vector<double> totals(static_cast<std::size_t>(sources) + 1, 0.0);
-  for (std::size_t p = 0; p < pair_source.size(); ++p) totals[pair_source[p]] += counts[p] + alpha;
-  theta.resize(pair_source.size());
-  for (std::size_t p = 0; p < pair_source.size(); ++p) {
-    const double total = totals[pair_source[p]];
-    theta[p] = variational_bayes ? std::exp(digamma(counts[p] + alpha) - digamma(total)) : counts[p] / total;
-  }
-}
-
-void IndexedCorpus::store(const std::vector<double>& theta, TranslationTable& table) const {
-  table.table.assign(table.source_vocabulary.size() + 1, {});
-  for (std::size_t p = 0; p < pair_source.size(); ++p) table.table[pair_source[p]].emplace(pair_target[p], static_cast<float>(theta[p]));
-}
-
 std::vector<float> Ibm2Model::posteriors(const Sentence& source, const Sentence& target) const {
   if (!trained_) fail("the IBM Model 2 aligner is not trained");
-  check_pair(source, target);
+  check_sentence_pair(source, target);
   const int m = static_cast<int>(target.size()), n = static_cast<int>(source.size());
   std::vector<int> s(n);
   for (int j = 0; j < n; ++j) s[j] = lexicon_.source_id(source[j]);
@@ -222,95 +121,11 @@ std::vector<float> Ibm2Model::posteriors(const Sentence& source, const Sentence&
   return result;
 }
 
-Alignment Ibm2Model::align(const Sentence& source, const Sentence& target) const {
-  const std::vector<float> p = posteriors(source, target);
-  const int m = static_cast<int>(target.size()), n = static_cast<int>(source.size());
-  Alignment links;
-  for (int i = 0; i < m; ++i) {
-    const float* row = p.data() + static_cast<std::size_t>(i) * n;
-    const int best = static_cast<int>(std::max_element(row, row + n) - row);
-    float total = 0.0f;
-    for (int j = 0; j < n; ++j) total += row[j];
-    if (row[best] >= 1.0f - total) links.push_back({best, i});  // NULL (probability 1 - total) wins otherwise
-  }
-  return links;
-}
-
-void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
-  const auto vocabulary_json = [](const std::unordered_map<std::string, int>& vocabulary) {
-    std::vector<std::string> words(vocabulary.size());
-    for (const auto& [word, id] : vocabulary) words[id - 1] = word;
-    return nlohmann::json(words).dump();
-  };
-  std::vector<std::int32_t> sources, targets;
-  std::vector<float> probabilities;
-  for (std::size_t e = 0; e < table.size(); ++e) {
-    std::vector<std::pair<int, float>> row(table[e].begin(), table[e].end());
-    std::sort(row.begin(), row.end());
-    for (const auto& [f, p] : row) {
-      if (p < min_probability) continue;
-      sources.push_back(static_cast<std::int32_t>(e));
-      targets.push_back(f);
-      probabilities.push_back(p);
-    }
-  }
-  const std::int64_t count = static_cast<std::int64_t>(sources.size());
-  writer.add(prefix + "source", sources, {count});
-  writer.add(prefix + "target", targets, {count});
-  writer.add(prefix + "probability", probabilities, {count}, true);
-  writer.metadata(prefix + "source_vocabulary", vocabulary_json(source_vocabulary));
-  writer.metadata(prefix + "target_vocabulary", vocabulary_json(target_vocabulary));
-}
-
 void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
   if (!trained_) fail("the IBM Model 2 aligner is not trained");
   lexicon_.write(writer, prefix, min_probability);
   writer.metadata(prefix + "tension", std::to_string(tension_));
   writer.metadata(prefix + "null_probability", std::to_string(null_probability_));
-}
-
-float read_number(const SafeTensors& file, const std::string& key, float low, float high) {
-  float value = 0.0f;
-  try {
-    value = std::stof(file.meta(key));
-  } catch (const std::logic_error&) {
-    fail(key, " is not a number");
-  }
-  if (!(value >= low && value <= high)) fail(key, " = ", value, " is outside ", low, "..", high);
-  return value;
-}
-
-TranslationTable TranslationTable::read(const SafeTensors& file, const std::string& prefix) {
-  TranslationTable result;
-  const auto vocabulary = [&](const std::string& key, std::unordered_map<std::string, int>& out) {
-    nlohmann::json words;
-    try {
-      words = nlohmann::json::parse(file.meta(prefix + key));
-    } catch (const nlohmann::json::exception& e) {
-      fail(prefix, key, " is not valid JSON (", e.what(), ")");
-    }
-    if (!words.is_array()) fail(prefix, key, " must be an array of words");
-    for (const auto& word : words) {
-      if (!word.is_string()) fail(prefix, key, " must hold strings");
-      if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second) fail(prefix, key, " repeats '", word.get<std::string>(), "'");
-    }
-  };
-  vocabulary("source_vocabulary", result.source_vocabulary);
-  vocabulary("target_vocabulary", result.target_vocabulary);
-  const std::vector<std::int32_t> sources = file.ints(prefix + "source");
-  const std::int64_t count = static_cast<std::int64_t>(sources.size());
-  const std::vector<std::int32_t> targets = file.ints(prefix + "target", {count});
-  const std::vector<float> probabilities = file.floats(prefix + "probability", {count});
-  result.table.assign(result.source_vocabulary.size() + 1, {});
-  const int target_size = static_cast<int>(result.target_vocabulary.size());
-  for (std::int64_t k = 0; k < count; ++k) {
-    if (sources[k] < 0 || sources[k] >= static_cast<int>(result.table.size()) || targets[k] < 1 || targets[k] > target_size) {
-      fail(prefix, "entry ", k, " names a word outside the vocabularies");
-    }
-    if (!(probabilities[k] >= 0.0f && probabilities[k] <= 1.0f)) fail(prefix, "entry ", k, " is not a probability");
-    result.table[sources[k]][targets[k]] = probabilities[k];
-  }
-  return result;
 }
 
 Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix) {
@@ -322,46 +137,8 @@ Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix) {
   return model;
 }
 
-std::string Ibm2Aligner::serialize(float min_probability) const {
-  SafeTensorsWriter writer;
-  writer.metadata("format", "attnscope-ibm2-v1");
-  forward_.write(writer, "forward.", min_probability);
-  backward_.write(writer, "backward.", min_probability);
-  return writer.bytes();
-}
-
-Ibm2Aligner Ibm2Aligner::deserialize(std::string bytes) { return from_file(SafeTensors::parse(std::move(bytes))); }
-
-Ibm2Aligner Ibm2Aligner::from_file(const SafeTensors& file) {
-  if (file.metadata().count("format") == 0 || file.meta("format") != "attnscope-ibm2-v1") fail("not an attnscope-ibm2-v1 file");
-  Ibm2Aligner aligner;
-  aligner.forward_ = Ibm2Model::read(file, "forward.");
-  aligner.backward_ = Ibm2Model::read(file, "backward.");
-  return aligner;
-}
-
-void Ibm2Aligner::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Ibm2Options& options) {
-  forward_.train(source, target, options);
-  backward_.train(target, source, options);
-}
-
-Alignment Ibm2Aligner::align(const Sentence& source, const Sentence& target) const {
-  const Alignment forward = forward_.align(source, target);
-  const Alignment backward = swapped(backward_.align(target, source));
-  return grow_diag_final_and(forward, backward, static_cast<int>(source.size()), static_cast<int>(target.size()));
-}
-
-std::vector<float> mean_posteriors(const StatisticalModel& model, const Sentence& source, const Sentence& target) {
-  std::vector<float> forward = model.forward_posteriors(source, target);
-  const std::vector<float> backward = model.backward_posteriors(source, target);  // [s][t]
-  const std::size_t m = target.size(), n = source.size();
-  for (std::size_t t = 0; t < m; ++t)
-    for (std::size_t s = 0; s < n; ++s) forward[t * n + s] = 0.5f * (forward[t * n + s] + backward[s * m + t]);
-  return forward;
-}
-
-std::vector<float> Ibm2Aligner::posteriors(const Sentence& source, const Sentence& target) const {
-  return mean_posteriors(*this, source, target);
+Alignment Ibm2Model::align(const Sentence& source, const Sentence& target) const {
+  return posterior_links(posteriors(source, target), static_cast<int>(source.size()), static_cast<int>(target.size()));
 }
 
 }  // namespace attn

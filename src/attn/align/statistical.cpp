@@ -1,0 +1,238 @@
+#include "attn/align/statistical.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/align/hmm.hpp"
+#include "attn/align/ibm2.hpp"
+#include "attn/core/error.hpp"
+#include "attn/models/safetensors.hpp"
+
+namespace attn {
+
+namespace {
+
+constexpr double unseen_probability = 1e-9;  // theta of a pair never seen in training (fast_align's)
+
+double digamma(double x) {
+  double result = 0.0;
+  for (; x < 6.0; x += 1.0) result -= 1.0 / x;  // recurrence up to where the series is accurate
+  const double f = 1.0 / (x * x);
+  return result + std::log(x) - 0.5 / x -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+
+int intern(std::unordered_map<std::string, int>& vocabulary, const std::string& word) {
+  const auto found = vocabulary.find(word);
+  if (found != vocabulary.end()) return found->second;
+  const int id = static_cast<int>(vocabulary.size()) + 1;  // 0 is NULL
+  vocabulary.emplace(word, id);
+  return id;
+}
+
+}  // namespace
+
+void check_sentence_pair(const Sentence& source, const Sentence& target) {
+  if (source.empty()) fail("the source sentence is empty");
+  if (target.empty()) fail("the target sentence is empty");
+}
+
+double TranslationTable::translation(int source, int target) const {
+  if (source < 0 || target < 0 || source >= static_cast<int>(table.size())) return unseen_probability;
+  const auto found = table[source].find(target);
+  return found == table[source].end() ? unseen_probability : std::max<double>(found->second, unseen_probability);
+}
+
+int TranslationTable::source_id(const std::string& word) const {
+  const auto found = source_vocabulary.find(word);
+  return found == source_vocabulary.end() ? -1 : found->second;
+}
+
+int TranslationTable::target_id(const std::string& word) const {
+  const auto found = target_vocabulary.find(word);
+  return found == target_vocabulary.end() ? -1 : found->second;
+}
+
+std::size_t TranslationTable::size() const {
+  std::size_t total = 0;
+  for (const auto& row : table) total += row.size();
+  return total;
+}
+
+IndexedCorpus IndexedCorpus::build(const std::vector<Sentence>& source, const std::vector<Sentence>& target, TranslationTable& table) {
+  if (source.size() != target.size()) fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
+  IndexedCorpus corpus;
+  for (std::size_t k = 0; k < source.size(); ++k) {
+    if (source[k].empty() || target[k].empty()) continue;
+    std::vector<int> s, t;
+    for (const auto& word : source[k]) s.push_back(intern(table.source_vocabulary, word));
+    for (const auto& word : target[k]) t.push_back(intern(table.target_vocabulary, word));
+    corpus.sources.push_back(std::move(s));
+    corpus.targets.push_back(std::move(t));
+  }
+  if (corpus.sources.empty()) fail("no sentence pair to train on");
+  std::unordered_map<std::uint64_t, int> pair_index;
+  const auto index_of = [&](int e, int f) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | static_cast<std::uint32_t>(f);
+    const auto found = pair_index.emplace(key, static_cast<int>(corpus.pair_source.size()));
+    if (found.second) {
+      corpus.pair_source.push_back(e);
+      corpus.pair_target.push_back(f);
+    }
+    return found.first->second;
+  };
+  corpus.links.resize(corpus.sources.size());
+  for (std::size_t k = 0; k < corpus.sources.size(); ++k) {
+    corpus.links[k].reserve(corpus.targets[k].size() * (corpus.sources[k].size() + 1));
+    for (int f : corpus.targets[k]) {
+      corpus.links[k].push_back(index_of(0, f));
+      for (int e : corpus.sources[k]) corpus.links[k].push_back(index_of(e, f));
+    }
+  }
+  return corpus;
+}
+
+std::vector<double> IndexedCorpus::translations(const TranslationTable& table) const {
+  std::vector<double> theta(pair_source.size());
+  for (std::size_t p = 0; p < theta.size(); ++p) theta[p] = table.translation(pair_source[p], pair_target[p]);
+  return theta;
+}
+
+void IndexedCorpus::maximize(const std::vector<double>& counts, bool variational_bayes, double alpha, std::vector<double>& theta) const {
+  if (!variational_bayes) alpha = 0.0;
+  const int sources = pair_source.empty() ? 0 : *std::max_element(pair_source.begin(), pair_source.end());
+  std::vector<double> totals(static_cast<std::size_t>(sources) + 1, 0.0);
+  for (std::size_t p = 0; p < pair_source.size(); ++p) totals[pair_source[p]] += counts[p] + alpha;
+  theta.resize(pair_source.size());
+  for (std::size_t p = 0; p < pair_source.size(); ++p) {
+    const double total = totals[pair_source[p]];
+    theta[p] = variational_bayes ? std::exp(digamma(counts[p] + alpha) - digamma(total)) : counts[p] / total;
+  }
+}
+
+void IndexedCorpus::store(const std::vector<double>& theta, TranslationTable& table) const {
+  table.table.assign(table.source_vocabulary.size() + 1, {});
+  for (std::size_t p = 0; p < pair_source.size(); ++p) table.table[pair_source[p]].emplace(pair_target[p], static_cast<float>(theta[p]));
+}
+
+void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
+  const auto vocabulary_json = [](const std::unordered_map<std::string, int>& vocabulary) {
+    std::vector<std::string> words(vocabulary.size());
+    for (const auto& [word, id] : vocabulary) words[id - 1] = word;
+    return nlohmann::json(words).dump();
+  };
+  std::vector<std::int32_t> sources, targets;
+  std::vector<float> probabilities;
+  for (std::size_t e = 0; e < table.size(); ++e) {
+    std::vector<std::pair<int, float>> row(table[e].begin(), table[e].end());
+    std::sort(row.begin(), row.end());
+    for (const auto& [f, p] : row) {
+      if (p < min_probability) continue;
+      sources.push_back(static_cast<std::int32_t>(e));
+      targets.push_back(f);
+      probabilities.push_back(p);
+    }
+  }
+  const std::int64_t count = static_cast<std::int64_t>(sources.size());
+  writer.add(prefix + "source", sources, {count});
+  writer.add(prefix + "target", targets, {count});
+  writer.add(prefix + "probability", probabilities, {count}, true);
+  writer.metadata(prefix + "source_vocabulary", vocabulary_json(source_vocabulary));
+  writer.metadata(prefix + "target_vocabulary", vocabulary_json(target_vocabulary));
+}
+
+float read_number(const SafeTensors& file, const std::string& key, float low, float high) {
+  float value = 0.0f;
+  try {
+    value = std::stof(file.meta(key));
+  } catch (const std::logic_error&) {
+    fail(key, " is not a number");
+  }
+  if (!(value >= low && value <= high)) fail(key, " = ", value, " is outside ", low, "..", high);
+  return value;
+}
+
+TranslationTable TranslationTable::read(const SafeTensors& file, const std::string& prefix) {
+  TranslationTable result;
+  const auto vocabulary = [&](const std::string& key, std::unordered_map<std::string, int>& out) {
+    nlohmann::json words;
+    try {
+      words = nlohmann::json::parse(file.meta(prefix + key));
+    } catch (const nlohmann::json::exception& e) {
+      fail(prefix, key, " is not valid JSON (", e.what(), ")");
+    }
+    if (!words.is_array()) fail(prefix, key, " must be an array of words");
+    for (const auto& word : words) {
+      if (!word.is_string()) fail(prefix, key, " must hold strings");
+      if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second) fail(prefix, key, " repeats '", word.get<std::string>(), "'");
+    }
+  };
+  vocabulary("source_vocabulary", result.source_vocabulary);
+  vocabulary("target_vocabulary", result.target_vocabulary);
+  const std::vector<std::int32_t> sources = file.ints(prefix + "source");
+  const std::int64_t count = static_cast<std::int64_t>(sources.size());
+  const std::vector<std::int32_t> targets = file.ints(prefix + "target", {count});
+  const std::vector<float> probabilities = file.floats(prefix + "probability", {count});
+  result.table.assign(result.source_vocabulary.size() + 1, {});
+  const int target_size = static_cast<int>(result.target_vocabulary.size());
+  for (std::int64_t k = 0; k < count; ++k) {
+    if (sources[k] < 0 || sources[k] >= static_cast<int>(result.table.size()) || targets[k] < 1 || targets[k] > target_size) {
+      fail(prefix, "entry ", k, " names a word outside the vocabularies");
+    }
+    if (!(probabilities[k] >= 0.0f && probabilities[k] <= 1.0f)) fail(prefix, "entry ", k, " is not a probability");
+    result.table[sources[k]][targets[k]] = probabilities[k];
+  }
+  return result;
+}
+
+std::vector<float> StatisticalModel::posteriors(const Sentence& source, const Sentence& target) const {
+  std::vector<float> forward = forward_posteriors(source, target);
+  const std::vector<float> backward = backward_posteriors(source, target);  // [s][t]
+  const std::size_t m = target.size(), n = source.size();
+  for (std::size_t t = 0; t < m; ++t)
+    for (std::size_t s = 0; s < n; ++s) forward[t * n + s] = 0.5f * (forward[t * n + s] + backward[s * m + t]);
+  return forward;
+}
+
+Alignment posterior_links(const std::vector<float>& posteriors, int source_length, int target_length) {
+  Alignment links;
+  for (int t = 0; t < target_length; ++t) {
+    const float* row = posteriors.data() + static_cast<std::size_t>(t) * source_length;
+    const int best = static_cast<int>(std::max_element(row, row + source_length) - row);
+    float total = 0.0f;
+    for (int s = 0; s < source_length; ++s) total += row[s];
+    if (row[best] >= 1.0f - total) links.push_back({best, t});  // NULL (probability 1 - total) wins otherwise
+  }
+  std::sort(links.begin(), links.end());
+  return links;
+}
+
+Alignment StatisticalModel::align(const Sentence& source, const Sentence& target, Symmetrization symmetrization,
+                                  float threshold) const {
+  const int source_length = static_cast<int>(source.size()), target_length = static_cast<int>(target.size());
+  if (symmetrization == Symmetrization::posterior_mean) {
+    if (!(threshold > 0.0f && threshold <= 1.0f)) fail("the posterior threshold must be in (0, 1], got ", threshold);
+    const std::vector<float> mean = posteriors(source, target);
+    return threshold_links(mean.data(), target_length, source_length, threshold);
+  }
+  // forward first: its errors name the sides as given
+  const Alignment forward = posterior_links(forward_posteriors(source, target), source_length, target_length);
+  const Alignment backward = posterior_links(backward_posteriors(source, target), target_length, source_length);
+  return grow_diag_final_and(forward, swapped(backward), source_length, target_length);
+}
+
+std::unique_ptr<StatisticalModel> load_statistical_aligner(const SafeTensors& file) {
+  const auto format = file.metadata().find("format");
+  const std::string name = format == file.metadata().end() ? "" : format->second;
+  if (name == HmmModel::format) return std::make_unique<HmmAligner>(HmmAligner::from_file(file));
+  if (name == Ibm2Model::format) return std::make_unique<Ibm2Aligner>(Ibm2Aligner::from_file(file));
+  fail("not a statistical aligner: the format is '", name, "', expected ", Ibm2Model::format, " or ", HmmModel::format);
+}
+
+std::unique_ptr<StatisticalModel> load_statistical_aligner(std::string bytes) {
+  return load_statistical_aligner(SafeTensors::parse(std::move(bytes)));
+}
+
+}  // namespace attn

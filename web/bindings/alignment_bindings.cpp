@@ -1,0 +1,62 @@
+// The alignment rules of attn/align/methods.hpp handed to JS, so that the page, the worker and
+// attn.d.ts read them instead of copying them: alignmentRules() -> {
+//   methods: [{ name, description, needsModel, needsReverse, needsStatistical }],
+//   statisticalKinds, mixes, symmetrizations: string[],
+//   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold } }
+// The loader freezes it as `attn.alignment`.
+#include <emscripten/bind.h>
+
+#include "attn/align/methods.hpp"
+#include "js_args.hpp"
+
+namespace attn::js {
+namespace {
+
+val names(const std::vector<std::string>& items) {
+  val array = val::array();
+  for (std::size_t i = 0; i < items.size(); ++i) array.set(i, items[i]);
+  return array;
+}
+
+val method_list() {
+  val methods = val::array();
+  int index = 0;
+  for (const AlignMethodInfo& method : align_methods()) {
+    val entry = val::object();
+    entry.set("name", std::string(method.name));
+    entry.set("description", std::string(method.description));
+    entry.set("needsModel", method.needs_model);
+    entry.set("needsReverse", method.needs_reverse);
+    entry.set("needsStatistical", method.needs_statistical);
+    methods.set(index++, entry);
+  }
+  return methods;
+}
+
+val defaults() {
+  const AlignDefaults& d = align_defaults;
+  val result = val::object();
+  result.set("method", std::string(to_string(d.method)));
+  result.set("statistical", std::string(to_string(d.statistical)));
+  result.set("statisticalWeight", d.statistical_weight);
+  result.set("mix", std::string(to_string(d.mix)));
+  result.set("symmetrize", std::string(to_string(d.symmetrization)));
+  result.set("posteriorThreshold", d.posterior_threshold);
+  result.set("threshold", d.threshold);
+  return result;
+}
+
+val alignment_rules() {
+  val rules = val::object();
+  rules.set("methods", method_list());
+  rules.set("statisticalKinds", names(statistical_kind_names()));
+  rules.set("mixes", names(mix_names()));
+  rules.set("symmetrizations", names(symmetrization_names()));
+  rules.set("defaults", defaults());
+  return rules;
+}
+
+}  // namespace
+}  // namespace attn::js
+
+EMSCRIPTEN_BINDINGS(alignment_rules) { emscripten::function("alignmentRules", &attn::js::alignment_rules); }
