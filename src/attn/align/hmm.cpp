@@ -87,17 +87,10 @@ struct Lattice {
   double log_likelihood = 0.0;
 };
 
-// emission [J][I + 1] with column 0 = NULL. Adds expected jump counts to *jump_counts when given.
-void forward_backward(const double* emission, int J, int I, const std::vector<double>& transition, double null_probability,
-                      Lattice& lattice, std::vector<double>* jump_counts = nullptr) {
+// The scaled forward pass: word and NULL forward probabilities, each step's scale, log p(pair).
+void forward_pass(const double* emission, const std::vector<double>& transition, double p0, Lattice& lattice) {
+  const int J = lattice.J, I = lattice.I;
   const std::size_t width = static_cast<std::size_t>(I) + 1;
-  const double p0 = null_probability, p1 = 1.0 - null_probability;
-  lattice.J = J;
-  lattice.I = I;
-  lattice.word_forward.assign(J * width, 0.0);
-  lattice.null_forward.assign(J * width, 0.0);
-  lattice.backward.assign(J * width, 0.0);
-  lattice.scale.assign(J, 0.0);
   std::vector<double> previous(width, 0.0);  // mass on each last position i' (word or NULL state)
   previous[0] = 1.0;
   lattice.log_likelihood = 0.0;
@@ -108,7 +101,7 @@ void forward_backward(const double* emission, int J, int I, const std::vector<do
     double sum = 0.0;
     for (int from = 0; from <= I; ++from) {
       if (previous[from] == 0.0) continue;
-      const double mass = p1 * previous[from];
+      const double mass = (1.0 - p0) * previous[from];
       const double* row = transition.data() + static_cast<std::size_t>(from) * I;
       for (int to = 1; to <= I; ++to) word[to] += mass * row[to - 1];
       null[from] = p0 * previous[from] * e[0];
@@ -124,8 +117,14 @@ void forward_backward(const double* emission, int J, int I, const std::vector<do
     lattice.scale[j] = sum;
     lattice.log_likelihood += std::log(sum);
   }
+}
+
+// The backward pass, scaled by the forward pass's scales.
+void backward_pass(const double* emission, const std::vector<double>& transition, double p0, Lattice& lattice) {
+  const int J = lattice.J, I = lattice.I;
+  const std::size_t width = static_cast<std::size_t>(I) + 1;
   std::fill(lattice.backward.end() - width, lattice.backward.end(), 1.0);
-  std::vector<double> next(I + 1);
+  std::vector<double> next(width);
   for (int j = J - 2; j >= 0; --j) {
     const double* e = emission + (j + 1) * width;
     const double* later = lattice.backward.data() + (j + 1) * width;
@@ -135,9 +134,15 @@ void forward_backward(const double* emission, int J, int I, const std::vector<do
       const double* row = transition.data() + static_cast<std::size_t>(from) * I;
       double total = 0.0;
       for (int to = 1; to <= I; ++to) total += row[to - 1] * next[to];
-      b[from] = (p1 * total + p0 * e[0] * later[from]) / lattice.scale[j + 1];
+      b[from] = ((1.0 - p0) * total + p0 * e[0] * later[from]) / lattice.scale[j + 1];
     }
   }
+}
+
+// Each target word's posterior on each source word and on NULL.
+void state_posteriors(Lattice& lattice) {
+  const int J = lattice.J, I = lattice.I;
+  const std::size_t width = static_cast<std::size_t>(I) + 1;
   lattice.word_posterior.assign(static_cast<std::size_t>(J) * I, 0.0);
   lattice.null_posterior.assign(J, 0.0);
   for (int j = 0; j < J; ++j) {
@@ -149,21 +154,45 @@ void forward_backward(const double* emission, int J, int I, const std::vector<do
     for (int i = 0; i <= I; ++i) nulls += null[i] * b[i];
     lattice.null_posterior[j] = nulls;
   }
-  if (!jump_counts) return;
-  const int max_jump = static_cast<int>(jump_counts->size() / 2);
-  std::fill(previous.begin(), previous.end(), 0.0);
+}
+
+// Adds the expected count of every jump width (EM's transition statistics) to jump_counts.
+void count_jumps(const double* emission, const std::vector<double>& transition, double p0, const Lattice& lattice,
+                 std::vector<double>& jump_counts) {
+  const int J = lattice.J, I = lattice.I;
+  const std::size_t width = static_cast<std::size_t>(I) + 1;
+  const int max_jump = static_cast<int>(jump_counts.size() / 2);
+  std::vector<double> previous(width, 0.0), next(width);
   previous[0] = 1.0;
   for (int j = 0; j < J; ++j) {
     const double* e = emission + j * width;
     const double* b = lattice.backward.data() + j * width;
-    for (int to = 1; to <= I; ++to) next[to] = p1 * e[to] * b[to] / lattice.scale[j];
+    for (int to = 1; to <= I; ++to) next[to] = (1.0 - p0) * e[to] * b[to] / lattice.scale[j];
     for (int from = 0; from <= I; ++from) {
       if (previous[from] == 0.0) continue;
       const double* row = transition.data() + static_cast<std::size_t>(from) * I;
-      for (int to = 1; to <= I; ++to) (*jump_counts)[std::clamp(to - from, -max_jump, max_jump) + max_jump] += previous[from] * row[to - 1] * next[to];
+      for (int to = 1; to <= I; ++to) {
+        jump_counts[std::clamp(to - from, -max_jump, max_jump) + max_jump] += previous[from] * row[to - 1] * next[to];
+      }
     }
     for (std::size_t i = 0; i < width; ++i) previous[i] = lattice.word_forward[j * width + i] + lattice.null_forward[j * width + i];
   }
+}
+
+// emission [J][I + 1] with column 0 = NULL. Adds expected jump counts to *jump_counts when given.
+void forward_backward(const double* emission, int J, int I, const std::vector<double>& transition, double null_probability,
+                      Lattice& lattice, std::vector<double>* jump_counts = nullptr) {
+  const std::size_t cells = static_cast<std::size_t>(J) * (I + 1);
+  lattice.J = J;
+  lattice.I = I;
+  lattice.word_forward.assign(cells, 0.0);
+  lattice.null_forward.assign(cells, 0.0);
+  lattice.backward.assign(cells, 0.0);
+  lattice.scale.assign(J, 0.0);
+  forward_pass(emission, transition, null_probability, lattice);
+  backward_pass(emission, transition, null_probability, lattice);
+  state_posteriors(lattice);
+  if (jump_counts) count_jumps(emission, transition, null_probability, lattice, *jump_counts);
 }
 
 void check_jump(const std::vector<float>& jump, const char* name) {

@@ -34,6 +34,64 @@ double expected_feature(int i, int m, int n, double tension) {
   return weighted / z;
 }
 
+// Sentence shapes (m, n) -> how many pairs have them, and the target word count, for the tension's gradient.
+struct CorpusShapes {
+  std::map<std::pair<int, int>, long long> sizes;
+  long long tokens = 0;
+};
+
+CorpusShapes shapes_of(const IndexedCorpus& corpus) {
+  CorpusShapes shapes;
+  for (std::size_t k = 0; k < corpus.sources.size(); ++k) {
+    shapes.sizes[{static_cast<int>(corpus.targets[k].size()), static_cast<int>(corpus.sources[k].size())}]++;
+    shapes.tokens += static_cast<long long>(corpus.targets[k].size());
+  }
+  return shapes;
+}
+
+// EM's E-step: adds each (e, f) pair's expected count to counts; returns the summed diagonal
+// feature under the posteriors (the tension's empirical side).
+double expected_counts(const IndexedCorpus& corpus, const std::vector<double>& theta, double null_probability,
+                       double tension, std::vector<double>& counts) {
+  std::fill(counts.begin(), counts.end(), 0.0);
+  double empirical_feature = 0.0;
+  std::vector<double> probabilities, priors;
+  for (std::size_t k = 0; k < corpus.sources.size(); ++k) {
+    const int m = static_cast<int>(corpus.targets[k].size()), n = static_cast<int>(corpus.sources[k].size());
+    probabilities.resize(n + 1);
+    priors.resize(n + 1);
+    const int* index = corpus.links[k].data();
+    for (int i = 1; i <= m; ++i, index += n + 1) {
+      const double z = partition(i, m, n, tension) / (1.0 - null_probability);
+      priors[0] = null_probability;
+      for (int j = 1; j <= n; ++j) priors[j] = std::exp(tension * diagonal_feature(i, j, m, n)) / z;
+      double sum = 0.0;
+      for (int j = 0; j <= n; ++j) sum += probabilities[j] = priors[j] * theta[index[j]];
+      for (int j = 0; j <= n; ++j) {
+        const double posterior = probabilities[j] / sum;
+        counts[index[j]] += posterior;
+        // fast_align takes this feature at the 0-based target position (i - 1), unlike the
+        // prior; we follow it: with i, lambda runs to its cap of 14 instead of ~6.7.
+        if (j) empirical_feature += diagonal_feature(i - 1, j, m, n) * posterior;
+      }
+    }
+  }
+  return empirical_feature;
+}
+
+// fast_align's 8 gradient steps on lambda towards the empirical feature (per target word).
+float optimized_tension(const CorpusShapes& shapes, double empirical_feature, float tension) {
+  for (int step = 0; step < 8; ++step) {
+    double model_feature = 0.0;
+    for (const auto& [size, count] : shapes.sizes) {
+      for (int i = 1; i <= size.first; ++i) model_feature += count * expected_feature(i, size.first, size.second, tension);
+    }
+    model_feature /= static_cast<double>(shapes.tokens);
+    tension = static_cast<float>(std::clamp(tension + (empirical_feature - model_feature) * 20.0, 0.1, 14.0));
+  }
+  return tension;
+}
+
 }  // namespace
 
 void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Ibm2Options& options) {
@@ -42,57 +100,13 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
   if (!(options.null_probability > 0.0f && options.null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
   lexicon_ = TranslationTable();
   const IndexedCorpus corpus = IndexedCorpus::build(source, target, lexicon_);
-  const auto& sources = corpus.sources;
-  const auto& targets = corpus.targets;
-  const auto& links = corpus.links;
-
-  std::map<std::pair<int, int>, long long> size_counts;  // (m, n) -> pairs, for the tension gradient
-  long long tokens = 0;
-  for (std::size_t k = 0; k < sources.size(); ++k) {
-    size_counts[{static_cast<int>(targets[k].size()), static_cast<int>(sources[k].size())}]++;
-    tokens += static_cast<long long>(targets[k].size());
-  }
-  const std::size_t pairs = corpus.pair_source.size();
-  std::vector<double> theta(pairs, 1.0), counts(pairs);
-
+  const CorpusShapes shapes = shapes_of(corpus);
+  std::vector<double> theta(corpus.pair_source.size(), 1.0), counts(corpus.pair_source.size());
   null_probability_ = options.null_probability;
   tension_ = options.tension;
-  const double not_null = 1.0 - null_probability_;
-  std::vector<double> probabilities, priors;
   for (int iteration = 0; iteration < options.iterations; ++iteration) {
-    std::fill(counts.begin(), counts.end(), 0.0);
-    double empirical_feature = 0.0;
-    for (std::size_t k = 0; k < sources.size(); ++k) {
-      const int m = static_cast<int>(targets[k].size()), n = static_cast<int>(sources[k].size());
-      probabilities.resize(n + 1);
-      priors.resize(n + 1);
-      const int* index = links[k].data();
-      for (int i = 1; i <= m; ++i, index += n + 1) {
-        const double z = partition(i, m, n, tension_) / not_null;
-        priors[0] = null_probability_;
-        for (int j = 1; j <= n; ++j) priors[j] = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z;
-        double sum = 0.0;
-        for (int j = 0; j <= n; ++j) sum += probabilities[j] = priors[j] * theta[index[j]];
-        for (int j = 0; j <= n; ++j) {
-          const double posterior = probabilities[j] / sum;
-          counts[index[j]] += posterior;
-          // fast_align takes this feature at the 0-based target position (i - 1), unlike the
-          // prior; we follow it: with i, lambda runs to its cap of 14 instead of ~6.7.
-          if (j) empirical_feature += diagonal_feature(i - 1, j, m, n) * posterior;
-        }
-      }
-    }
-    empirical_feature /= static_cast<double>(tokens);
-    if (options.optimize_tension && iteration > 0) {  // fast_align's 8 gradient steps on lambda
-      for (int step = 0; step < 8; ++step) {
-        double model_feature = 0.0;
-        for (const auto& [size, count] : size_counts) {
-          for (int i = 1; i <= size.first; ++i) model_feature += count * expected_feature(i, size.first, size.second, tension_);
-        }
-        model_feature /= static_cast<double>(tokens);
-        tension_ = static_cast<float>(std::clamp(tension_ + (empirical_feature - model_feature) * 20.0, 0.1, 14.0));
-      }
-    }
+    const double empirical_feature = expected_counts(corpus, theta, null_probability_, tension_, counts) / shapes.tokens;
+    if (options.optimize_tension && iteration > 0) tension_ = optimized_tension(shapes, empirical_feature, tension_);
     corpus.maximize(counts, options.variational_bayes, options.alpha, theta);
   }
   corpus.store(theta, lexicon_);

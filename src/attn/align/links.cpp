@@ -47,61 +47,71 @@ Alignment threshold_links(const float* weights, int target_length, int source_le
   return normalized(links);
 }
 
+namespace {
+
+// Cells [m][n] that are the best of their row and of their column, where keep > 0.
+std::vector<char> mutual_argmax(const std::vector<float>& scores, const std::vector<float>& keep, int m, int n) {
+  std::vector<int> row_best(m), column_best(n);
+  for (int t = 0; t < m; ++t) {
+    int best = 0;
+    for (int s = 1; s < n; ++s) if (scores[t * n + s] > scores[t * n + best]) best = s;
+    row_best[t] = best;
+  }
+  for (int s = 0; s < n; ++s) {
+    int best = 0;
+    for (int t = 1; t < m; ++t) if (scores[t * n + s] > scores[best * n + s]) best = t;
+    column_best[s] = best;
+  }
+  std::vector<char> result(static_cast<std::size_t>(m) * n, 0);
+  for (int t = 0; t < m; ++t) {
+    const int s = row_best[t];
+    if (column_best[s] == t && keep[t * n + s] > 0.0f) result[t * n + s] = 1;
+  }
+  return result;
+}
+
+// One itermax round: scores discounted by alpha where a row or column is still free, cells whose
+// row and column are both taken excluded; adds the new mutual argmaxes to aligned.
+bool itermax_round(const float* weights, int m, int n, float alpha, std::vector<char>& aligned) {
+  std::vector<float> row_free(m, 1.0f), column_free(n, 1.0f);
+  for (int t = 0; t < m; ++t)
+    for (int s = 0; s < n; ++s)
+      if (aligned[t * n + s]) row_free[t] = column_free[s] = 0.0f;
+  float free_rows = 0.0f, free_columns = 0.0f;
+  for (float x : row_free) free_rows += x;
+  for (float x : column_free) free_columns += x;
+  std::vector<float> masked(aligned.size()), keep(aligned.size());
+  for (int t = 0; t < m; ++t) {
+    for (int s = 0; s < n; ++s) {
+      float mask = std::min(1.0f, alpha * row_free[t] + alpha * column_free[s]);
+      float kept = 1.0f - (1.0f - row_free[t]) * (1.0f - column_free[s]);
+      if (free_rows < 1.0f || free_columns < 1.0f) mask = kept = 0.0f;
+      masked[t * n + s] = weights[static_cast<std::size_t>(t) * n + s] * mask;
+      keep[t * n + s] = kept;
+    }
+  }
+  const std::vector<char> added = mutual_argmax(masked, keep, m, n);
+  bool changed = false;
+  for (std::size_t k = 0; k < added.size(); ++k) {
+    if (added[k] && !aligned[k]) {
+      aligned[k] = 1;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
 Alignment itermax_links(const float* weights, int target_length, int source_length, int max_iterations, float alpha) {
   check_matrix(weights, target_length, source_length);
   const int m = target_length, n = source_length;
-  auto at = [&](int t, int s) { return weights[static_cast<std::size_t>(t) * n + s]; };
   // SimAlign works on the similarity matrix with rows = one side; argmax along both axes.
-  std::vector<char> aligned(static_cast<std::size_t>(m) * n, 0);
-  auto mutual_argmax = [&](const std::vector<float>& scores, const std::vector<float>& zero_mask) {
-    std::vector<int> row_best(m), column_best(n);
-    for (int t = 0; t < m; ++t) {
-      int best = 0;
-      for (int s = 1; s < n; ++s) if (scores[t * n + s] > scores[t * n + best]) best = s;
-      row_best[t] = best;
-    }
-    for (int s = 0; s < n; ++s) {
-      int best = 0;
-      for (int t = 1; t < m; ++t) if (scores[t * n + s] > scores[best * n + s]) best = t;
-      column_best[s] = best;
-    }
-    std::vector<char> result(static_cast<std::size_t>(m) * n, 0);
-    for (int t = 0; t < m; ++t) {
-      const int s = row_best[t];
-      if (column_best[s] == t && zero_mask[t * n + s] > 0.0f) result[t * n + s] = 1;
-    }
-    return result;
-  };
-  std::vector<float> scores(weights, weights + static_cast<std::size_t>(m) * n);
-  aligned = mutual_argmax(scores, std::vector<float>(scores.size(), 1.0f));
+  const std::vector<float> scores(weights, weights + static_cast<std::size_t>(m) * n);
+  std::vector<char> aligned = mutual_argmax(scores, std::vector<float>(scores.size(), 1.0f), m, n);
   if (std::min(m, n) > 2) {
     for (int count = 1; count < max_iterations; ++count) {
-      std::vector<float> row_free(m, 1.0f), column_free(n, 1.0f);
-      for (int t = 0; t < m; ++t)
-        for (int s = 0; s < n; ++s)
-          if (aligned[t * n + s]) row_free[t] = column_free[s] = 0.0f;
-      float free_rows = 0.0f, free_columns = 0.0f;
-      for (float x : row_free) free_rows += x;
-      for (float x : column_free) free_columns += x;
-      std::vector<float> masked(scores.size()), zero_mask(scores.size());
-      for (int t = 0; t < m; ++t) {
-        for (int s = 0; s < n; ++s) {
-          float mask = std::min(1.0f, alpha * row_free[t] + alpha * column_free[s]);
-          float keep = 1.0f - (1.0f - row_free[t]) * (1.0f - column_free[s]);
-          if (free_rows < 1.0f || free_columns < 1.0f) mask = keep = 0.0f;
-          masked[t * n + s] = at(t, s) * mask;
-          zero_mask[t * n + s] = keep;
-        }
-      }
-      const std::vector<char> added = mutual_argmax(masked, zero_mask);
-      bool changed = false;
-      for (std::size_t k = 0; k < added.size(); ++k) {
-        if (added[k] && !aligned[k]) {
-          aligned[k] = 1;
-          changed = true;
-        }
-      }
-      if (!changed) break;
+      if (!itermax_round(weights, m, n, alpha, aligned)) break;
     }
   }
   Alignment links;

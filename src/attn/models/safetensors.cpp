@@ -124,8 +124,10 @@ std::string SafeTensorsWriter::bytes() const {
   return out;
 }
 
-SafeTensors SafeTensors::parse(std::string bytes) {
-  SafeTensors file;
+namespace {
+
+// The JSON header that follows the 8-byte little-endian header length; sets *data_start.
+nlohmann::json read_header(const std::string& bytes, std::size_t* data_start) {
   if (bytes.size() < 8) fail("not a safetensors file: ", bytes.size(), " bytes, shorter than the 8-byte header length");
   std::uint64_t header_length = 0;
   for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | static_cast<unsigned char>(bytes[i]);
@@ -140,9 +142,61 @@ SafeTensors SafeTensors::parse(std::string bytes) {
     fail("the safetensors header is not valid JSON (", e.what(), ")");
   }
   if (!header.is_object()) fail("the safetensors header must be a JSON object");
-  file.data_start_ = 8 + static_cast<std::size_t>(header_length);
-  const std::uint64_t data_size = bytes.size() - file.data_start_;
+  *data_start = 8 + static_cast<std::size_t>(header_length);
+  return header;
+}
 
+// One tensor's header entry, checked against the data section's size.
+TensorInfo tensor_info(const std::string& name, const nlohmann::json& value, std::uint64_t data_size) {
+  if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") || !value.contains("data_offsets")) {
+    fail("tensor '", name, "' must have dtype, shape and data_offsets");
+  }
+  TensorInfo info;
+  if (!value["dtype"].is_string()) fail("tensor '", name, "': dtype must be a string");
+  info.dtype = value["dtype"].get<std::string>();
+  const std::size_t element_size = dtype_size(info.dtype);
+  if (!value["shape"].is_array()) fail("tensor '", name, "': shape must be an array");
+  long long count = 1;
+  for (const auto& d : value["shape"]) {
+    if (!d.is_number_integer() || d.get<long long>() < 0) fail("tensor '", name, "': shape entries must be non-negative integers");
+    const long long size = d.get<long long>();
+    if (size > 0 && count > max_elements / size) fail("tensor '", name, "' is too large");
+    count *= size;
+    info.shape.push_back(size);
+  }
+  const auto& offsets = value["data_offsets"];
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
+    fail("tensor '", name, "': data_offsets must be two non-negative integers");
+  }
+  info.begin = offsets[0].get<std::uint64_t>();
+  info.end = offsets[1].get<std::uint64_t>();
+  if (info.begin > info.end || info.end > data_size) {
+    fail("tensor '", name, "': data_offsets [", info.begin, ", ", info.end, "] fall outside the ", data_size, "-byte data section");
+  }
+  if (info.end - info.begin != static_cast<std::uint64_t>(count) * element_size) {
+    fail("tensor '", name, "': ", info.dtype, " ", shape_text(info.shape), " needs ", count * element_size,
+         " bytes, its data_offsets span ", info.end - info.begin);
+  }
+  return info;
+}
+
+// The data section is exactly the tensors, back to back: no overlap, no unexplained bytes.
+void check_coverage(std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges, std::uint64_t data_size) {
+  std::sort(ranges.begin(), ranges.end());
+  std::uint64_t covered = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (begin != covered) fail("tensor data overlaps or leaves a gap at byte ", std::min(begin, covered), " of the data section");
+    covered = end;
+  }
+  if (covered != data_size) fail("the data section has ", data_size - covered, " bytes that belong to no tensor");
+}
+
+}  // namespace
+
+SafeTensors SafeTensors::parse(std::string bytes) {
+  SafeTensors file;
+  const nlohmann::json header = read_header(bytes, &file.data_start_);
+  const std::uint64_t data_size = bytes.size() - file.data_start_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (auto item = header.begin(); item != header.end(); ++item) {
     const std::string& name = item.key();
@@ -155,46 +209,11 @@ SafeTensors SafeTensors::parse(std::string bytes) {
       }
       continue;
     }
-    if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") || !value.contains("data_offsets")) {
-      fail("tensor '", name, "' must have dtype, shape and data_offsets");
-    }
-    TensorInfo info;
-    if (!value["dtype"].is_string()) fail("tensor '", name, "': dtype must be a string");
-    info.dtype = value["dtype"].get<std::string>();
-    const std::size_t element_size = dtype_size(info.dtype);
-    if (!value["shape"].is_array()) fail("tensor '", name, "': shape must be an array");
-    long long count = 1;
-    for (const auto& d : value["shape"]) {
-      if (!d.is_number_integer() || d.get<long long>() < 0) fail("tensor '", name, "': shape entries must be non-negative integers");
-      const long long size = d.get<long long>();
-      if (size > 0 && count > max_elements / size) fail("tensor '", name, "' is too large");
-      count *= size;
-      info.shape.push_back(size);
-    }
-    const auto& offsets = value["data_offsets"];
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
-      fail("tensor '", name, "': data_offsets must be two non-negative integers");
-    }
-    info.begin = offsets[0].get<std::uint64_t>();
-    info.end = offsets[1].get<std::uint64_t>();
-    if (info.begin > info.end || info.end > data_size) {
-      fail("tensor '", name, "': data_offsets [", info.begin, ", ", info.end, "] fall outside the ", data_size, "-byte data section");
-    }
-    if (info.end - info.begin != static_cast<std::uint64_t>(count) * element_size) {
-      fail("tensor '", name, "': ", info.dtype, " ", shape_text(info.shape), " needs ", count * element_size,
-           " bytes, its data_offsets span ", info.end - info.begin);
-    }
+    TensorInfo info = tensor_info(name, value, data_size);
     ranges.emplace_back(info.begin, info.end);
     file.tensors_.emplace(name, std::move(info));
   }
-  // The data section is exactly the tensors, back to back: no overlap, no unexplained bytes.
-  std::sort(ranges.begin(), ranges.end());
-  std::uint64_t covered = 0;
-  for (const auto& [begin, end] : ranges) {
-    if (begin != covered) fail("tensor data overlaps or leaves a gap at byte ", std::min(begin, covered), " of the data section");
-    covered = end;
-  }
-  if (covered != data_size) fail("the data section has ", data_size - covered, " bytes that belong to no tensor");
+  check_coverage(std::move(ranges), data_size);
   file.bytes_ = std::move(bytes);
   return file;
 }
