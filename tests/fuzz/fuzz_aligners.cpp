@@ -1,25 +1,24 @@
-// libFuzzer target: any bytes given to the statistical aligners' loaders (IBM Model 2 and the HMM)
-// must either load or raise attn::Error, never crash, hang, leak or read out of bounds.
+// libFuzzer target: any bytes given to the statistical aligners' loader (IBM Model 2 and the HMM,
+// told apart by the file's format) must either load or raise attn::Error, never crash, hang, leak
+// or read out of bounds.
 //   ./run fuzz [SECONDS] aligners     (seeds: tests/data/tiny-ibm2.safetensors, tiny-hmm.safetensors)
 #include <cstdint>
+#include <memory>
 #include <string>
 
-#include "attn/core/error.hpp"
 #include "attn/align/hmm.hpp"
-#include "attn/align/ibm2.hpp"
+#include "attn/align/statistical.hpp"
+#include "attn/core/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   const std::vector<std::string> source{"the", "red", "house", "."}, target{"la", "casa", "roja", "."};
-  // a file that loads must also align
+  // a file that loads must also align, both ways of symmetrizing, and the HMM's Viterbi path too
   try {
-    (void)attn::Ibm2Aligner::deserialize(bytes).align(source, target);
-  } catch (const attn::Error&) {
-  }
-  try {
-    const attn::HmmAligner hmm = attn::HmmAligner::deserialize(bytes);
-    (void)hmm.align(source, target);
-    (void)hmm.align(source, target, attn::Symmetrization::posterior_mean, 0.35f);
+    const std::unique_ptr<attn::StatisticalModel> aligner = attn::load_statistical_aligner(bytes);
+    (void)aligner->align(source, target, attn::Symmetrization::grow_diag_final_and);
+    (void)aligner->align(source, target, attn::Symmetrization::posterior_mean, 0.35f);
+    if (const auto* hmm = dynamic_cast<const attn::HmmAligner*>(aligner.get())) (void)hmm->forward().viterbi(source, target);
   } catch (const attn::Error&) {
   }
   return 0;
