@@ -12,12 +12,6 @@
 namespace attn::js {
 namespace {
 
-val names(const std::vector<std::string>& items) {
-  val array = val::array();
-  for (std::size_t i = 0; i < items.size(); ++i) array.set(i, items[i]);
-  return array;
-}
-
 val method_list() {
   val methods = val::array();
   int index = 0;
@@ -49,9 +43,9 @@ val defaults() {
 val alignment_rules() {
   val rules = val::object();
   rules.set("methods", method_list());
-  rules.set("statisticalKinds", names(statistical_kind_names()));
-  rules.set("mixes", names(mix_names()));
-  rules.set("symmetrizations", names(symmetrization_names()));
+  rules.set("statisticalKinds", string_array(statistical_kind_names()));
+  rules.set("mixes", string_array(mix_names()));
+  rules.set("symmetrizations", string_array(symmetrization_names()));
   rules.set("defaults", defaults());
   return rules;
 }

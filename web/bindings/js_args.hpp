@@ -159,6 +159,13 @@ val copy_out(const std::vector<T>& data) {
   return copy_out(data.data(), data.size());
 }
 
+// A JS array of strings.
+inline val string_array(const std::vector<std::string>& items) {
+  val array = val::array();
+  for (std::size_t i = 0; i < items.size(); ++i) array.set(i, items[i]);
+  return array;
+}
+
 inline std::string dims(std::initializer_list<long long> sizes) {
   std::string text;
   for (long long s : sizes) text += "[" + std::to_string(s) + "]";

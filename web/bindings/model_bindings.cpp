@@ -13,12 +13,6 @@
 namespace attn::js {
 namespace {
 
-val string_array(const std::vector<std::string>& items) {
-  val array = val::array();
-  for (std::size_t i = 0; i < items.size(); ++i) array.set(i, items[i]);
-  return array;
-}
-
 val link_array(const Alignment& links) {
   val array = val::array();
   for (std::size_t i = 0; i < links.size(); ++i) {
