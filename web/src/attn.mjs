@@ -175,12 +175,12 @@ export default async function loadAttn(options = {}) {
   const supported = simdSupported();
   if (requested === true && !supported) throw new Error('loadAttn(): this engine has no WebAssembly SIMD; use simd: false or "auto"');
   const simd = requested === 'auto' ? supported : requested;
-  const flavour = simd ? 'simd' : 'scalar';
-  const wasmUrl = new URL(`./attn-${flavour}.wasm`, import.meta.url);
-  const { default: createAttnModule } = await import(`./attn-${flavour}.mjs`);
+  // Literal paths, so that bundlers (Vite, webpack, Rollup) see and ship both builds.
+  const wasmUrl = simd ? new URL('./attn-simd.wasm', import.meta.url) : new URL('./attn-scalar.wasm', import.meta.url);
+  const { default: createAttnModule } = simd ? await import('./attn-simd.mjs') : await import('./attn-scalar.mjs');
   const module = await createAttnModule({
     wasmBinary: await wasmBinaryFor(wasmUrl),
-    locateFile: (path) => new URL(path, import.meta.url).href,
+    locateFile: (path) => (path.endsWith('.wasm') ? wasmUrl.href : new URL(path, import.meta.url).href),
     print: options.print ?? (() => {}),
     printErr: options.printErr ?? ((text) => console.warn(text)),
   });
