@@ -23,7 +23,7 @@ const USAGE = `import loadAttn from 'attnscope';
 const attn = await loadAttn();
 const x = new Float32Array([1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0.5, 0.5, 0]);
 const { weights } = attn.attention({ query: x, key: x, value: x, queryLength: 5, keyLength: 5, dim: 4 });
-export const row = Array.from(weights.slice(0, 5), (w) => w.toFixed(4)).join(' ');
+export const row = Array.from(weights ? weights.slice(0, 5) : [], (w) => w.toFixed(4)).join(' ');
 `;
 let work, project, tarball;
 
@@ -96,7 +96,7 @@ async function resultInChromium(folder) {
   }
 }
 
-const PAGE = (script) => `<!doctype html><meta charset="utf-8"><title>attnscope user</title>
+const PAGE = (script) => `<!doctype html><meta charset="utf-8"><title>attnscope user</title><link rel="icon" href="data:,">
 <p id="result"></p><script type="module" src="${script}"></script>
 `;
 const MAIN = (from) => `${USAGE.replace("'attnscope'", `'${from}'`)}

@@ -21,11 +21,14 @@ export function simdSupported() {
 
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
 
-// Node cannot fetch a file path, so it reads the bytes; browsers stream them from the URL.
+// Node cannot fetch a file path, so it reads the bytes; browsers stream them from the URL. The
+// module is reached without a static import of node:fs, which bundlers would try to resolve for
+// the browser: process.getBuiltinModule (Node 20.16+), else an import they are told to leave alone.
+const NODE_FS = 'node:fs/promises';
 async function wasmBinaryFor(url) {
   if (!isNode) return undefined;
-  const { readFile } = await import('node:fs/promises');
-  return readFile(url);
+  const fs = process.getBuiltinModule?.(NODE_FS) ?? (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS));
+  return fs.readFile(url);
 }
 
 // Each exported function with its arity: Embind insists on exact argument counts, so optional
