@@ -29,7 +29,7 @@ const std::string word_marker = "\xE2\x96\x81";  // U+2581 ▁
 }  // namespace
 
 std::vector<std::string> split_words(const std::string& text) {
-  const std::vector<char32_t> chars = code_points(text);
+  const std::vector<char32_t> chars = code_points(nfc(text));
   std::vector<std::string> words;
   std::string current;
   for (std::size_t k = 0; k < chars.size(); ++k) {
@@ -51,15 +51,16 @@ std::vector<std::string> split_words(const std::string& text) {
 }
 
 std::vector<std::string> split_on_spaces(const std::string& text) {
+  const std::string normalized = nfc(text);  // valid UTF-8 from here on
   std::vector<std::string> words;
   std::string current;
-  for (std::size_t i = 0; i < text.size();) {
+  for (std::size_t i = 0; i < normalized.size();) {
     const std::size_t start = i;
-    if (is_space(next_code_point(text, i))) {
+    if (is_space(next_code_point(normalized, i))) {
       if (!current.empty()) words.push_back(std::move(current));
       current.clear();
     } else {
-      current.append(text, start, i - start);
+      current.append(normalized, start, i - start);
     }
   }
   if (!current.empty()) words.push_back(std::move(current));
@@ -115,16 +116,16 @@ const std::string& Bpe::piece(int id) const {
   return vocabulary_[id];
 }
 
-std::vector<int> Bpe::encode_word(const std::string& word) const {
+std::vector<int> Bpe::encode_word(const std::string& given) const {
+  const std::string word = nfc(given);  // valid UTF-8 from here on
   std::vector<int> symbols{259};  // ▁
   for (std::size_t i = 0; i < word.size();) {
     const std::size_t start = i;
     const char32_t c = next_code_point(word, i);
-    const bool invalid = c == replacement_character && i - start == 1;  // a byte that is not UTF-8
-    const auto found = c == 0x2581 || invalid ? ids_.end() : ids_.find(word.substr(start, i - start));
+    const auto found = c == 0x2581 ? ids_.end() : ids_.find(word.substr(start, i - start));
     if (found != ids_.end()) {
       symbols.push_back(found->second);
-    } else {  // the bytes as they are (an invalid byte stays that byte)
+    } else {  // the code point's UTF-8 bytes
       for (std::size_t k = start; k < i; ++k) symbols.push_back(first_byte_id + static_cast<unsigned char>(word[k]));
     }
   }
