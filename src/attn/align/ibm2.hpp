@@ -31,7 +31,8 @@ class SafeTensorsWriter;
 class SafeTensors;
 
 // theta(f | e) with its two vocabularies; shared by IBM Model 2 and the HMM (src/attn/hmm.hpp).
-// Word ids start at 1; source id 0 is NULL; a word outside the vocabulary has id -1.
+// Word ids start at 1; source id 0 is NULL; a word outside the vocabulary has id -1. Words are
+// looked up (and interned in training) by their NFC form.
 struct TranslationTable {
   std::unordered_map<std::string, int> source_vocabulary, target_vocabulary;
   std::vector<std::unordered_map<int, float>> table;  // [source id] -> target id -> theta
