@@ -12,10 +12,10 @@ kept deliberately small:
   * every other code point is a token of its own ("-", ",", "%", "€", "«").
 
 No case folding and no Unicode normalization happen here: the data pipeline NFC-normalizes text
-before tokenizing and the page does the same with String.prototype.normalize('NFC').
+before tokenizing, as the C++ library does at its entry points (src/attn/models/text.hpp).
 
-Run `python3 tools/words.py --ranges` to print the word-character and space code-point ranges as
-the C++ side needs them.
+Run `python3 tools/words.py --ranges` to print the word-character and space code-point ranges, to
+compare with the C++ classes (which come from utf8proc's Unicode data).
 """
 import sys
 import unicodedata

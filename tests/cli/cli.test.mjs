@@ -13,6 +13,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ATTN = join(ROOT, 'build/bin/attn');
 const FORWARD = join(ROOT, 'tests/data/tiny-additive.safetensors');
 const REVERSE = join(ROOT, 'tests/data/tiny-general.safetensors');
+const HMM = join(ROOT, 'tests/data/tiny-hmm.safetensors');
+const IBM2 = join(ROOT, 'tests/data/tiny-ibm2.safetensors');
 const directory = mkdtempSync(join(tmpdir(), 'attn-cli-'));
 
 function attn(args, input) {
@@ -70,6 +72,33 @@ test('argmax links each target word once; every method runs and reads -i FILE li
   const union = attn(['align', '-m', FORWARD, '-r', REVERSE, '--method', 'union'], 'the cat sleeps ||| el gato duerme\n').stdout.trim();
   const set = (line) => new Set(line.split(' ').filter(Boolean));
   for (const link of set(intersection)) assert.ok(set(union).has(link), `${link} of the intersection is in the union`);
+});
+
+test('NFD and NFC input files give byte-identical align output, whatever the method', () => {
+  // before C++ normalized, the NFD lines got other links from every method here
+  const pairs = [
+    'the house is small . ||| pequeña es la casa .',
+    'the cat is small ||| pequeño es el gato',
+    'the house is small ||| ES PEQUEÑA LA CASA',
+    'where is the station ? ||| ¿ dónde está la estación ?',
+  ].join('\n') + '\n';
+  const composed = join(directory, 'nfc.txt'), decomposed = join(directory, 'nfd.txt');
+  writeFileSync(composed, pairs.normalize('NFC'));
+  writeFileSync(decomposed, pairs.normalize('NFD'));
+  assert.notEqual(pairs.normalize('NFD'), pairs.normalize('NFC'));
+  for (const args of [
+    ['-m', FORWARD, '-r', REVERSE, '--hmm', HMM],  // the default method: hybrid with the HMM
+    ['-m', FORWARD, '--method', 'argmax'],
+    ['--method', 'hmm', '--hmm', HMM],
+    ['--method', 'ibm2', '--ibm2', IBM2],
+  ]) {
+    const nfc = attn(['align', ...args, '-i', composed]), nfd = attn(['align', ...args, '-i', decomposed]);
+    assert.equal(nfc.status, 0, nfc.stderr);
+    assert.equal(nfd.status, 0, nfd.stderr);
+    assert.equal(nfc.stdout.split('\n').length, 5, args.join(' '));
+    assert.notEqual(nfc.stdout.trim(), '', args.join(' '));
+    assert.equal(nfd.stdout, nfc.stdout, args.join(' '));
+  }
 });
 
 test('bad options and bad model files fail with a message, not a crash', () => {

@@ -42,7 +42,7 @@ for (const simd of [true, false]) {
       }
     });
 
-    it('takes arrays of words as given, and NFC-normalizes text', async () => {
+    it('takes arrays of words as given, and NFC-normalizes text and words', async () => {
       const model = await attn.loadModel(bytes('tiny-additive.safetensors'));
       const fromText = model.align('the cat sleeps', 'el gato duerme');
       const fromWords = model.align(['the', 'cat', 'sleeps'], ['el', 'gato', 'duerme']);
@@ -211,6 +211,38 @@ describe('the HMM aligner and attn align\'s default method from JS', async () =>
     assert.throws(() => ibm2.align(...pair, { symmetrize: 'posterior' }), /apply to the HMM aligner/);
     hmm.delete();
     ibm2.delete();
+  });
+
+  it('model.align and aligner.align give the same links for NFD and NFC strings (C++ normalizes)', async () => {
+    const forward = await attn.loadModel(shipped('en-es-additive.safetensors'));
+    const reverse = await attn.loadModel(shipped('es-en-additive.safetensors'));
+    const hmm = await attn.loadStatisticalAligner(shipped('hmm-en-es.safetensors'));
+    const ibm2 = await attn.loadStatisticalAligner(shipped('ibm2-en-es.safetensors'));
+    const pairs = [
+      ['The red house is small .', 'La casa roja es pequeña .'],
+      ['Where is the station ?', '¿ Dónde está la estación ?'],
+      ['The house is small .', 'PEQUEÑA ES LA CASA .'],
+    ];
+    const same = (nfd, nfc, what) => {
+      assert.equal(nfd.pharaoh, nfc.pharaoh, what);
+      assert.deepEqual(Array.from(nfd.weights), Array.from(nfc.weights), what);
+      assert.deepEqual(nfd.targetWords, nfc.targetWords, what);
+    };
+    for (const pair of pairs) {
+      const nfc = pair.map((text) => text.normalize('NFC')), nfd = pair.map((text) => text.normalize('NFD'));
+      assert.notEqual(nfd[1], nfc[1]);
+      for (const options of [{}, { method: 'hybrid', reverse, statistical: hmm, statisticalWeight: 0.6, posteriorThreshold: 0.35 }]) {
+        const expected = forward.align(...nfc, options);
+        same(forward.align(...nfd, options), expected, `model.align ${nfc[1]}`);
+        same(forward.align(nfd[0].split(' '), nfd[1].split(' '), options), expected, `model.align, words ${nfc[1]}`);
+        assert.deepEqual(expected.targetWords, nfc[1].split(' '));  // the words come back NFC
+      }
+      for (const [name, aligner] of [['hmm', hmm], ['ibm2', ibm2]]) {
+        same(aligner.align(...nfd), aligner.align(...nfc), `${name} ${nfc[1]}`);
+        same(aligner.align(nfd[0].split(' '), nfd[1].split(' ')), aligner.align(...nfc), `${name}, words ${nfc[1]}`);
+      }
+    }
+    for (const handle of [forward, reverse, hmm, ibm2]) handle.delete();
   });
 
   it('gives the same links as `attn align` with no options (hybrid with the HMM, w 0.6, mean >= 0.35)', async () => {

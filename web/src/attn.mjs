@@ -46,13 +46,6 @@ function checked(result) {
   return result;
 }
 
-// Text is NFC-normalized here, as the training data was; arrays are words taken as given.
-function normalized(text) {
-  if (typeof text === 'string') return text.normalize('NFC');
-  if (Array.isArray(text)) return text.map((word) => (typeof word === 'string' ? word.normalize('NFC') : word));
-  return text;
-}
-
 // A loaded translation model. It holds WebAssembly memory until delete() is called.
 function wrapModel(handle) {
   let deleted = false;
@@ -63,7 +56,7 @@ function wrapModel(handle) {
   return Object.freeze({
     info: Object.freeze(handle.info()),
     [HANDLE]: handle,
-    translate: (text, options) => checked(live().translate(normalized(text), options)),
+    translate: (text, options) => checked(live().translate(text, options)),
     align(source, target, options) {
       let settings = options;
       for (const [key, loader] of [['reverse', 'loadModel()'], ['statistical', 'loadStatisticalAligner()']]) {
@@ -73,7 +66,7 @@ function wrapModel(handle) {
         if (handle.isDeleted()) throw new Error(`align(): the ${key} ${key === 'reverse' ? 'model' : 'aligner'} was deleted`);
         settings = { ...settings, [key]: handle };
       }
-      return checked(live().align(normalized(source), normalized(target), settings));
+      return checked(live().align(source, target, settings));
     },
     delete() {
       if (!deleted) handle.delete();
@@ -215,7 +208,7 @@ export default async function loadAttn(options = {}) {
       kind: handle.kind(),
       align(source, target, options) {
         if (deleted) throw new Error('this aligner was deleted');
-        return checked(handle.align(normalized(source), normalized(target), options));
+        return checked(handle.align(source, target, options));
       },
       delete() {
         if (!deleted) handle.delete();

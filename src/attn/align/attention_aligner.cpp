@@ -5,6 +5,7 @@
 
 #include "attn/align/statistical.hpp"
 #include "attn/core/error.hpp"
+#include "attn/models/text.hpp"
 
 namespace attn {
 
@@ -120,8 +121,8 @@ PairAlignment statistical_pair(const StatisticalModel& statistical, const std::v
                                const std::vector<std::string>& target, const AlignOptions& options) {
   PairAlignment result;
   result.links = statistical.align(source, target, options.symmetrization, options.posterior_threshold);
-  result.forward.source_words = source;
-  result.forward.target_words = target;
+  result.forward.source_words = nfc(source);  // as align_words gives them
+  result.forward.target_words = nfc(target);
   result.forward.weights = statistical.posteriors(source, target);
   const int S = static_cast<int>(source.size());
   for (std::size_t t = 0; t < target.size(); ++t) {

@@ -7,6 +7,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/models/safetensors.hpp"
+#include "attn/models/text.hpp"
 
 namespace attn {
 
@@ -17,51 +18,11 @@ namespace {
 constexpr double identical_unseen_probability = 0.1;
 constexpr int largest_max_jump = 1000;  // no sentence is longer, so no wider bucket is meaningful
 
-// The code point's lowercase for Latin (Basic, Latin-1, Extended-A), Greek and Cyrillic capitals.
-std::uint32_t lower(std::uint32_t c) {
-  if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7) || (c >= 0x391 && c <= 0x3AB && c != 0x3A2) || (c >= 0x410 && c <= 0x42F)) return c + 0x20;
-  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
-  if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x17F) {
-    if (c == 0x178) return 0xFF;
-    const bool odd_capitals = (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E);
-    return (c % 2 == (odd_capitals ? 1u : 0u)) ? c + 1 : c;
-  }
-  return c;
-}
-
-Sentence lowercased(const Sentence& words) {
-  Sentence out;
-  out.reserve(words.size());
-  for (const std::string& word : words) {
-    std::string result;
-    for (std::size_t k = 0; k < word.size();) {
-      const unsigned char b = static_cast<unsigned char>(word[k]);
-      const int length = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-      if (length < 2 || length == 4 || k + length > word.size()) {  // ASCII, 4-byte or invalid: byte by byte
-        result += static_cast<char>(length == 1 ? lower(b) : b);
-        ++k;
-        continue;
-      }
-      std::uint32_t c = length == 2 ? (b & 0x1Fu) : (b & 0x0Fu);
-      for (int n = 1; n < length; ++n) c = (c << 6) | (static_cast<unsigned char>(word[k + n]) & 0x3Fu);
-      const std::uint32_t l = lower(c);
-      if (l == c || length != 2 || l >= 0x800) {
-        result.append(word, k, length);
-      } else {
-        result += static_cast<char>(0xC0 | (l >> 6));
-        result += static_cast<char>(0x80 | (l & 0x3F));
-      }
-      k += length;
-    }
-    out.push_back(std::move(result));
-  }
-  return out;
-}
-
-std::vector<Sentence> lowercased(const std::vector<Sentence>& sentences) {
+// Every sentence case-folded (the `lowercase` option): fewer, denser counts.
+std::vector<Sentence> folded_corpus(const std::vector<Sentence>& sentences) {
   std::vector<Sentence> out;
   out.reserve(sentences.size());
-  for (const Sentence& s : sentences) out.push_back(lowercased(s));
+  for (const Sentence& s : sentences) out.push_back(case_folded(s));
   return out;
 }
 
@@ -212,9 +173,9 @@ void check_jump(const std::vector<float>& jump, const char* name) {
 void HmmModel::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options) {
   Ibm2Model initial;
   if (options.lowercase) {
-    const std::vector<Sentence> lower_source = lowercased(source), lower_target = lowercased(target);
-    initial.train(lower_source, lower_target, options.ibm2);
-    train(initial, lower_source, lower_target, options);
+    const std::vector<Sentence> folded_source = folded_corpus(source), folded_target = folded_corpus(target);
+    initial.train(folded_source, folded_target, options.ibm2);
+    train(initial, folded_source, folded_target, options);
   } else {
     initial.train(source, target, options.ibm2);
     train(initial, source, target, options);
@@ -313,8 +274,9 @@ HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> 
 std::vector<double> HmmModel::emissions(const Sentence& original_source, const Sentence& original_target) const {
   if (!trained_) fail("the HMM aligner is not trained");
   check_sentence_pair(original_source, original_target);
-  const Sentence source = lowercase_ ? lowercased(original_source) : original_source;
-  const Sentence target = lowercase_ ? lowercased(original_target) : original_target;
+  // normalized here too, so that the twins below compare NFC with NFC
+  const Sentence source = lowercase_ ? case_folded(original_source) : nfc(original_source);
+  const Sentence target = lowercase_ ? case_folded(original_target) : nfc(original_target);
   const std::size_t I = source.size(), J = target.size();
   std::vector<int> s(I);
   for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(source[i]);

@@ -28,7 +28,7 @@ struct HmmOptions {
   float null_probability = 0.1f;   // p0, fixed (0.08 measured a little better than 0.15 and 0.25)
   bool variational_bayes = true;   // theta's M-step as in IBM Model 2 (-v)
   float alpha = 0.01f;
-  // words are lowercased (Latin, Greek, Cyrillic) in training and alignment: fewer, denser counts
+  // words are case-folded (Unicode full case folding) in training and alignment: fewer, denser counts
   bool lowercase = true;
 };
 

@@ -6,6 +6,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/models/safetensors.hpp"
+#include "attn/models/text.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -9,6 +9,7 @@
 #include "attn/align/ibm2.hpp"
 #include "attn/core/error.hpp"
 #include "attn/models/safetensors.hpp"
+#include "attn/models/text.hpp"
 
 namespace attn {
 
@@ -24,12 +25,19 @@ double digamma(double x) {
          f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
 }
 
-int intern(std::unordered_map<std::string, int>& vocabulary, const std::string& word) {
+int intern(std::unordered_map<std::string, int>& vocabulary, const std::string& given) {
+  const std::string word = nfc(given);  // as the lookups normalize
   const auto found = vocabulary.find(word);
   if (found != vocabulary.end()) return found->second;
   const int id = static_cast<int>(vocabulary.size()) + 1;  // 0 is NULL
   vocabulary.emplace(word, id);
   return id;
+}
+
+// The id of the word's NFC form; most words are ASCII, already NFC, and are looked up as they are.
+int lookup(const std::unordered_map<std::string, int>& vocabulary, const std::string& word) {
+  const auto found = is_ascii(word) ? vocabulary.find(word) : vocabulary.find(nfc(word));
+  return found == vocabulary.end() ? -1 : found->second;
 }
 
 }  // namespace
@@ -45,15 +53,9 @@ double TranslationTable::translation(int source, int target) const {
   return found == table[source].end() ? unseen_probability : std::max<double>(found->second, unseen_probability);
 }
 
-int TranslationTable::source_id(const std::string& word) const {
-  const auto found = source_vocabulary.find(word);
-  return found == source_vocabulary.end() ? -1 : found->second;
-}
+int TranslationTable::source_id(const std::string& word) const { return lookup(source_vocabulary, word); }
 
-int TranslationTable::target_id(const std::string& word) const {
-  const auto found = target_vocabulary.find(word);
-  return found == target_vocabulary.end() ? -1 : found->second;
-}
+int TranslationTable::target_id(const std::string& word) const { return lookup(target_vocabulary, word); }
 
 std::size_t TranslationTable::size() const {
   std::size_t total = 0;

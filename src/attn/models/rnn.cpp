@@ -10,6 +10,7 @@
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
 #include "attn/core/probability.hpp"
+#include "attn/models/text.hpp"
 
 namespace attn {
 
@@ -367,8 +368,8 @@ WordAttention align_words(const RnnModel& model, const std::vector<std::string>&
   const std::vector<float> pieces = model.force(encoding, target.ids, with_log_prob ? &log_prob : nullptr);
   WordAttention words = aggregate(pieces, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
                                   target.word_of_piece, static_cast<int>(target_words.size()), shift);
-  words.source_words = source_words;
-  words.target_words = target_words;
+  words.source_words = nfc(source_words);  // as the pieces were encoded
+  words.target_words = nfc(target_words);
   words.log_prob = log_prob;
   return words;
 }
@@ -383,7 +384,7 @@ WordTranslation translate_words(const RnnModel& model, const std::vector<std::st
   result.attention = aggregate(translation.attention, encoding.length, source.word_of_piece,
                                static_cast<int>(source_words.size()), model.tokenizer().word_of_pieces(translation.ids),
                                static_cast<int>(target_words.size()), false);
-  result.attention.source_words = source_words;
+  result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;
   for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;

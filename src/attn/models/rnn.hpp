@@ -84,8 +84,8 @@ class RnnModel {
   std::vector<float> vocab_bias_;                      // [V]
 };
 
-// Word-level attention (§4 of the format) over words taken as given (a word that the tokenizer
-// would split further, like "NOS/NTR", is split for the model and its parts count for it):
+// Word-level attention (§4 of the format) over words taken as given, NFC-normalized (a word that
+// the tokenizer would split further, like "NOS/NTR", is split for the model and its parts count for it):
 // a target word's row is the mean of its pieces' rows,
 // a source word's column the sum of its pieces' columns; the source </s> column becomes
 // `null_weights`, the target </s> row is dropped. shift reads each target piece's attention at

@@ -6,79 +6,15 @@
 #include <climits>
 
 #include "attn/core/error.hpp"
+#include "attn/models/text.hpp"
 
 namespace attn {
 
 namespace {
 
-struct CodePointRange {
-  char32_t first, last;
-};
-#include "attn/models/unicode_table.inc"
-
-template <std::size_t N>
-bool in_ranges(const CodePointRange (&ranges)[N], char32_t c) {
-  const auto* end = ranges + N;
-  const auto* found = std::upper_bound(ranges, end, c, [](char32_t x, const CodePointRange& r) { return x < r.first; });
-  return found != ranges && c <= (found - 1)->last;
-}
-
-bool is_word_char(char32_t c) { return in_ranges(word_ranges, c); }
-bool is_space(char32_t c) { return in_ranges(space_ranges, c); }
 bool is_apostrophe(char32_t c) { return c == U'\'' || c == U'\u2019'; }
 
-constexpr char32_t replacement = 0xFFFD;
-
-// Decodes one code point at text[i], advancing i; invalid sequences give U+FFFD and one byte.
-char32_t next_code_point(const std::string& text, std::size_t& i, std::size_t* length = nullptr) {
-  const std::size_t start = i;
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  int extra = 0;
-  char32_t c;
-  if (b0 < 0x80) { c = b0; }
-  else if ((b0 & 0xE0) == 0xC0) { c = b0 & 0x1F; extra = 1; }
-  else if ((b0 & 0xF0) == 0xE0) { c = b0 & 0x0F; extra = 2; }
-  else if ((b0 & 0xF8) == 0xF0) { c = b0 & 0x07; extra = 3; }
-  else { ++i; if (length) *length = 1; return replacement; }
-  for (int k = 1; k <= extra; ++k) {
-    if (i + k >= text.size() || (byte(i + k) & 0xC0) != 0x80) {
-      ++i;
-      if (length) *length = 1;
-      return replacement;
-    }
-    c = (c << 6) | (byte(i + k) & 0x3F);
-  }
-  static const char32_t minimum[] = {0, 0x80, 0x800, 0x10000};
-  if (c < minimum[extra] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {  // overlong or not a scalar value
-    ++i;
-    if (length) *length = 1;
-    return replacement;
-  }
-  i += extra + 1;
-  if (length) *length = i - start;
-  return c;
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
-std::vector<char32_t> code_points(const std::string& text) {
+std::vector<char32_t> code_points(std::string_view text) {
   std::vector<char32_t> out;
   for (std::size_t i = 0; i < text.size();) out.push_back(next_code_point(text, i));
   return out;
@@ -93,7 +29,7 @@ const std::string word_marker = "\xE2\x96\x81";  // U+2581 ▁
 }  // namespace
 
 std::vector<std::string> split_words(const std::string& text) {
-  const std::vector<char32_t> chars = code_points(text);
+  const std::vector<char32_t> chars = code_points(nfc(text));
   std::vector<std::string> words;
   std::string current;
   for (std::size_t k = 0; k < chars.size(); ++k) {
@@ -115,17 +51,16 @@ std::vector<std::string> split_words(const std::string& text) {
 }
 
 std::vector<std::string> split_on_spaces(const std::string& text) {
+  const std::string normalized = nfc(text);  // valid UTF-8 from here on
   std::vector<std::string> words;
   std::string current;
-  for (std::size_t i = 0; i < text.size();) {
-    std::size_t length = 0;
+  for (std::size_t i = 0; i < normalized.size();) {
     const std::size_t start = i;
-    const char32_t c = next_code_point(text, i, &length);
-    if (is_space(c)) {
+    if (is_space(next_code_point(normalized, i))) {
       if (!current.empty()) words.push_back(std::move(current));
       current.clear();
     } else {
-      current.append(text, start, length);
+      current.append(normalized, start, i - start);
     }
   }
   if (!current.empty()) words.push_back(std::move(current));
@@ -181,18 +116,17 @@ const std::string& Bpe::piece(int id) const {
   return vocabulary_[id];
 }
 
-std::vector<int> Bpe::encode_word(const std::string& word) const {
+std::vector<int> Bpe::encode_word(const std::string& given) const {
+  const std::string word = nfc(given);  // valid UTF-8 from here on
   std::vector<int> symbols{259};  // ▁
   for (std::size_t i = 0; i < word.size();) {
-    std::size_t length = 0;
     const std::size_t start = i;
-    const char32_t c = next_code_point(word, i, &length);
-    const bool invalid = c == replacement && length == 1;  // a byte that is not UTF-8
-    const auto found = c == 0x2581 || invalid ? ids_.end() : ids_.find(word.substr(start, length));
+    const char32_t c = next_code_point(word, i);
+    const auto found = c == 0x2581 ? ids_.end() : ids_.find(word.substr(start, i - start));
     if (found != ids_.end()) {
       symbols.push_back(found->second);
-    } else {  // the bytes as they are (an invalid byte stays that byte)
-      for (std::size_t k = start; k < start + length; ++k) symbols.push_back(first_byte_id + static_cast<unsigned char>(word[k]));
+    } else {  // the code point's UTF-8 bytes
+      for (std::size_t k = start; k < i; ++k) symbols.push_back(first_byte_id + static_cast<unsigned char>(word[k]));
     }
   }
   for (;;) {
@@ -255,12 +189,8 @@ std::vector<std::string> Bpe::decode_words(const std::vector<int>& ids) const {
       }
     }
   }
-  std::vector<std::string> words;  // re-encode so invalid byte sequences become U+FFFD
-  for (const std::string& bytes : raw) {
-    std::string clean;
-    for (char32_t c : code_points(bytes)) append_utf8(clean, c);
-    words.push_back(std::move(clean));
-  }
+  std::vector<std::string> words;  // invalid byte sequences become U+FFFD
+  for (const std::string& bytes : raw) words.push_back(valid_utf8(bytes));
   return words;
 }
 

@@ -10,11 +10,12 @@
 
 namespace attn {
 
-// Splits UTF-8 text into words and single-character punctuation tokens (§1). Invalid UTF-8
-// bytes become U+FFFD, a token of its own. The caller NFC-normalizes.
+// Splits UTF-8 text into NFC words and single-character punctuation tokens (§1). Invalid UTF-8
+// bytes become U+FFFD, a token of its own.
 std::vector<std::string> split_words(const std::string& text);
 
-// Splits on whitespace only: the tokens of pre-tokenized input (fast_align's format).
+// Splits on whitespace only: the NFC tokens of pre-tokenized input (fast_align's format).
+// Invalid UTF-8 bytes become U+FFFD.
 std::vector<std::string> split_on_spaces(const std::string& text);
 
 struct Pieces {
@@ -30,6 +31,7 @@ class Bpe {
   // Parses and validates the tokenizer JSON; throws attn::Error naming the problem.
   static Bpe from_json(const std::string& json);
 
+  // Words are NFC-normalized first (invalid bytes become U+FFFD), as the training text was.
   std::vector<int> encode_word(const std::string& word) const;
   Pieces encode(const std::vector<std::string>& words) const;
   // Words of a piece sequence: ▁ starts a word, specials are skipped, bytes are UTF-8-decoded.

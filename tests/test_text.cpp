@@ -1,0 +1,165 @@
+// Unicode text (attn/models/text.hpp): NFC, case folding and the UTF-8 decoder, and what they
+// promise at the entry points: NFD and NFC text give the same words, pieces and links, whether the
+// tokenizer, the attention models or the statistical aligners read them.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "attn/align/attention_aligner.hpp"
+#include "attn/align/hmm.hpp"
+#include "attn/align/ibm2.hpp"
+#include "attn/models/rnn.hpp"
+#include "attn/models/text.hpp"
+
+using namespace attn;
+
+namespace {
+
+std::string read_file(const std::string& name) {
+  std::ifstream in(std::string(ATTN_TEST_DATA) + "/" + name, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+const std::string fffd = "\xEF\xBF\xBD";  // U+FFFD
+
+// decomposed: é = e + U+0301, ñ = n + U+0303, й = и + U+0306, ё = е + U+0308
+const std::string nfd_ecole = "E\xCC\x81" "COLE", nfd_pequena = "peque" "n\xCC\x83" "a";
+
+}  // namespace
+
+TEST_CASE("NFC composes decomposed text and returns ASCII as it is", "[text]") {
+  CHECK(nfc("e\xCC\x81" "cole") == "école");
+  CHECK(nfc(nfd_pequena) == "pequeña");
+  CHECK(nfc("\xE1\x84\x80\xE1\x85\xA1") == "가");  // Hangul jamo compose too
+  CHECK(nfc("Fokker, 3.5%") == "Fokker, 3.5%");
+  CHECK(nfc("") == "");
+  CHECK(nfc("Straße") == "Straße");  // NFC keeps ß; only case folding expands it
+  CHECK(nfc(std::vector<std::string>{"se\xCC\x81", "ya"}) == std::vector<std::string>{"sé", "ya"});
+}
+
+TEST_CASE("Cyrillic and Latin diacritics survive NFC and case folding", "[text]") {
+  CHECK(case_folded("ИВАН") == "иван");
+  CHECK(case_folded("ЖИВОТЪТ Е ХУБАВ") == "животът е хубав");  // Bulgarian
+  CHECK(case_folded("ЁЛКА") == "ёлка");                        // Russian
+  CHECK(case_folded("\xD0\x98\xCC\x86" "ОРДАН") == "йордан");   // Й in NFD: И + U+0306
+  CHECK(case_folded("\xD0\x95\xCC\x88" "ЛКА") == "ёлка");       // Ё in NFD
+  CHECK(case_folded("ÉCOLE") == "école");
+  CHECK(case_folded(nfd_ecole) == "école");
+  CHECK(case_folded("PEQUEÑA") == "pequeña");
+  CHECK(case_folded("Straße") == "strasse");  // full case folding: ß and SS meet
+  CHECK(case_folded("STRASSE") == "strasse");
+  CHECK(case_folded("ΟΔΥΣΣΕΥΣ") == case_folded("οδυσσευς"));  // final sigma folds to σ
+  CHECK(case_folded("HeLLo 42") == "hello 42");
+  CHECK(case_folded(std::vector<std::string>{"ИВАН", "É"}) == std::vector<std::string>{"иван", "é"});
+}
+
+TEST_CASE("invalid UTF-8 becomes U+FFFD, one byte at a time", "[text]") {
+  CHECK(valid_utf8("a\xFF" "b") == "a" + fffd + "b");
+  CHECK(valid_utf8("\xE2\x82") == fffd + fffd);                  // truncated
+  CHECK(valid_utf8("\xC0\xAF") == fffd + fffd);                  // overlong '/'
+  CHECK(valid_utf8("\xED\xA0\x80") == fffd + fffd + fffd);       // a surrogate
+  CHECK(valid_utf8("\xF4\x90\x80\x80") == fffd + fffd + fffd + fffd);  // beyond U+10FFFF
+  CHECK(valid_utf8("\x80" "é") == fffd + "é");                   // a stray continuation byte, then valid text
+  CHECK(nfc("e\xFF\xCC\x81") == "e" + fffd + "\xCC\x81");        // the mark after the bad byte stays apart
+  CHECK(case_folded("\xC3" "A") == fffd + "a");
+  std::size_t position = 0;
+  CHECK(next_code_point(fffd, position) == replacement_character);  // a real U+FFFD is three bytes
+  CHECK(position == 3);
+  position = 0;
+  CHECK(next_code_point("\xFF", position) == replacement_character);
+  CHECK(position == 1);
+  CHECK(split_on_spaces("a\xFF b") == std::vector<std::string>{"a" + fffd, "b"});
+}
+
+TEST_CASE("word characters are letters, marks and numbers; spaces are what Python's isspace accepts", "[text]") {
+  for (char32_t c : {U'a', U'Z', U'7', U'é', U'\u0301', U'ж', U'ß', U'日', U'\u0663', U'½', U'\U00031350'}) {
+    INFO(static_cast<unsigned>(c));
+    CHECK(is_word_char(c));
+    CHECK_FALSE(is_space(c));
+  }
+  for (char32_t c : {U'-', U'\'', U'%', U'€', U'«', U'\u200B', U'\u00AD', U'\U0001F642'}) {
+    INFO(static_cast<unsigned>(c));
+    CHECK_FALSE(is_word_char(c));
+    CHECK_FALSE(is_space(c));
+  }
+  for (char32_t c : {U' ', U'\t', U'\n', U'\x1C', U'\x1F', U'\u0085', U'\u00A0', U'\u1680', U'\u2007', U'\u2028', U'\u2029', U'\u3000'}) {
+    INFO(static_cast<unsigned>(c));
+    CHECK(is_space(c));
+    CHECK_FALSE(is_word_char(c));
+  }
+}
+
+TEST_CASE("the tokenizer gives NFD text the NFC words and pieces of NFC text", "[text][tokenizer]") {
+  const std::string composed = "¿Dónde está la estación? Ёлка, école, pequeña.";
+  const std::string decomposed = "¿Do\xCC\x81nde esta\xCC\x81 la estacio\xCC\x81n? \xD0\x95\xCC\x88лка, e\xCC\x81" "cole, " + nfd_pequena + ".";
+  REQUIRE(decomposed != composed);
+  CHECK(split_words(decomposed) == split_words(composed));
+  CHECK(split_words(composed)[1] == "Dónde");
+  CHECK(split_on_spaces(decomposed) == split_on_spaces(composed));
+  const RnnModel model = RnnModel::load(read_file("tiny-additive.safetensors"));
+  CHECK(model.tokenizer().encode_word(nfd_pequena) == model.tokenizer().encode_word("pequeña"));
+  const WordAttention words = align_words(model, {"the", "house"}, {"la", "peque" "n\xCC\x83" "a"});
+  CHECK(words.target_words[1] == "pequeña");  // words come back as they were encoded
+}
+
+TEST_CASE("NFD and NFC words give identical links from align_pair and the statistical aligners", "[text][hmm][ibm2]") {
+  const RnnModel forward = RnnModel::load(read_file("tiny-additive.safetensors"));
+  const RnnModel reverse = RnnModel::load(read_file("tiny-general.safetensors"));
+  const HmmAligner hmm = HmmAligner::deserialize(read_file("tiny-hmm.safetensors"));
+  const Ibm2Aligner ibm2 = Ibm2Aligner::deserialize(read_file("tiny-ibm2.safetensors"));
+  const Sentence source = {"the", "red", "house", "is", "small", "."};
+  const Sentence composed = {"la", "casa", "roja", "es", "pequeña", "."};
+  const Sentence decomposed = {"la", "casa", "roja", "es", nfd_pequena, "."};
+  const Sentence shouted = {"LA", "CASA", "ROJA", "ES", "PEQUEN\xCC\x83" "A", "."};  // NFD and upper case
+
+  // the NFD word is the vocabulary's word, not an unknown one
+  const int id = hmm.forward().lexicon().target_id("pequeña");
+  CHECK(id > 0);
+  CHECK(hmm.forward().lexicon().target_id(nfd_pequena) == id);
+  CHECK(ibm2.forward().lexicon().target_id(nfd_pequena) == ibm2.forward().lexicon().target_id("pequeña"));
+
+  CHECK(hmm.align(source, decomposed) == hmm.align(source, composed));
+  CHECK(hmm.align(source, shouted) == hmm.align(source, composed));  // the fixture folds case
+  CHECK(hmm.posteriors(source, decomposed) == hmm.posteriors(source, composed));
+  CHECK(hmm.align(source, decomposed, Symmetrization::posterior_mean, 0.35f) == hmm.align(source, composed, Symmetrization::posterior_mean, 0.35f));
+  CHECK(hmm.forward().viterbi(source, decomposed) == hmm.forward().viterbi(source, composed));
+  CHECK(ibm2.align(source, decomposed) == ibm2.align(source, composed));
+  CHECK(ibm2.posteriors(source, decomposed) == ibm2.posteriors(source, composed));
+
+  const AlignmentModels models{&forward, &reverse, &hmm};
+  for (const AlignMethod method : {AlignMethod::argmax, AlignMethod::grow_diag_final_and, AlignMethod::hybrid, AlignMethod::hmm}) {
+    INFO(to_string(method));
+    AlignOptions options;
+    options.method = method;
+    const PairAlignment nfc_pair = align_pair(models, source, composed, options);
+    const PairAlignment nfd_pair = align_pair(models, source, decomposed, options);
+    CHECK(nfd_pair.links == nfc_pair.links);
+    CHECK(nfd_pair.forward.weights == nfc_pair.forward.weights);
+    CHECK(nfd_pair.forward.target_words == nfc_pair.forward.target_words);
+  }
+}
+
+TEST_CASE("an HMM trained on Cyrillic aligns upper-case and NFD input like its lower-case NFC training text", "[text][hmm]") {
+  // Bulgarian -> English; й appears decomposed (и + U+0306) in one sentence of the corpus
+  const std::vector<Sentence> source = {{"иван", "чете", "книга"}, {"мария", "чете", "писмо"}, {"иван", "пише", "писмо"},
+                                        {"мария", "пише", "книга"}, {"\xD0\xB8\xCC\x86" "ордан", "чете", "книга"},
+                                        {"йордан", "пише", "писмо"}};
+  const std::vector<Sentence> target = {{"ivan", "reads", "a", "book"}, {"maria", "reads", "a", "letter"}, {"ivan", "writes", "a", "letter"},
+                                        {"maria", "writes", "a", "book"}, {"yordan", "reads", "a", "book"},
+                                        {"yordan", "writes", "a", "letter"}};
+  HmmAligner aligner;
+  aligner.train(source, target);
+  CHECK(aligner.forward().lexicon().source_vocabulary.count("йордан") == 1);  // one word, not two spellings
+  CHECK(aligner.forward().lexicon().source_vocabulary.size() == 7);
+  const Sentence english = {"yordan", "writes", "a", "book"};
+  const Alignment expected = aligner.align({"йордан", "пише", "книга"}, english);
+  CHECK(aligner.align({"ЙОРДАН", "ПИШЕ", "КНИГА"}, english) == expected);
+  CHECK(aligner.align({"\xD0\x98\xCC\x86" "ОРДАН", "Пише", "книга"}, english) == expected);
+  CHECK(aligner.posteriors({"\xD0\x98\xCC\x86" "ОРДАН", "ПИШЕ", "КНИГА"}, english) == aligner.posteriors({"йордан", "пише", "книга"}, english));
+  CHECK(std::find(expected.begin(), expected.end(), Link{0, 0}) != expected.end());  // йордан - yordan
+}
