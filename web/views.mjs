@@ -33,6 +33,7 @@ export function drawHeatmap(svg, { weights, rows, cols, rowLabels, colLabels, li
   const top = Math.min(110, Math.max(...colLabels.map(textWidth), 20) * 0.75) + 12;
   const width = left + cols * cell, height = top + rows * cell;
   svg.replaceChildren();
+  svg.classList.add('heatmap');  // style.css styles every heatmap by this class, whichever view it is in
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('width', String(width));
   svg.setAttribute('height', String(height));

@@ -109,6 +109,31 @@ describe('alignment view', () => {
     await page.close();
   });
 
+  test('link marks are outlines over the colours, not black squares, in every heatmap that shows links', async () => {
+    const { page, problems } = await openPage();
+    await page.check('#compare');
+    await page.waitForFunction(() => !document.getElementById('compare-figure').hidden);
+    const attention = { source: ['the', 'cat'], target: ['el', 'gato'], weights: [[0.9, 0.1], [0.2, 0.8]] };
+    await page.setInputFiles('#byo-file', { name: 'attention.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(attention)) });
+    await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '2');
+    const marks = await page.$$eval('rect.link-mark', (all) => all.map((mark) => {
+      const style = getComputedStyle(mark);
+      return { heatmap: mark.closest('svg').id, fill: style.fill, stroke: style.stroke, width: parseFloat(style.strokeWidth) };
+    }));
+    assert.deepEqual([...new Set(marks.map((m) => m.heatmap))].sort(), ['byo-heatmap', 'heatmap', 'heatmap-general']);
+    const expected = marks[0].stroke;
+    assert.notEqual(expected, 'rgb(0, 0, 0)');
+    assert.notEqual(expected, 'none');
+    for (const mark of marks) {
+      assert.equal(mark.fill, 'none', `a link mark in #${mark.heatmap} hides its cell`);
+      assert.equal(mark.stroke, expected, `a link mark in #${mark.heatmap}`);
+      assert.ok(mark.width > 0, `a link mark in #${mark.heatmap} has no outline`);
+    }
+    await page.screenshot({ path: new URL('link-marks.png', SCREENSHOTS).pathname, fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('200-word sentences, CJK, accents and right-to-left text display', async () => {
     const { page, problems } = await openPage();
     const long = Array.from({ length: 200 }, (_, i) => ['the', 'old', 'house', 'near', 'river'][i % 5]).join(' ');
