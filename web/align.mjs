@@ -6,6 +6,12 @@ import { drawHeatmap, drawLines, highlight } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 
+// An alignment result as the drawers take it: rows are target words, columns source words.
+const matrixOf = (r) => ({
+  weights: r.weights, rows: r.targetWords.length, cols: r.sourceWords.length,
+  rowLabels: r.targetWords, colLabels: r.sourceWords, links: r.links,
+});
+
 export class AlignView {
   constructor(worker) {
     this.worker = worker;
@@ -133,20 +139,12 @@ export class AlignView {
   draw() {
     const r = this.result;
     if (!r) return;
-    const rows = r.targetWords.length, cols = r.sourceWords.length;
-    const links = new Set(r.links.map(([s, t]) => `${s}-${t}`));
-    const common = { weights: r.weights, rows, cols, rowLabels: r.targetWords, colLabels: r.sourceWords, links };
+    const common = matrixOf(r);
     drawHeatmap($('heatmap'), { ...common, colormap: $('colormap').value });
-    drawLines($('lines'), { ...common, topK: cols > 40 ? 2 : 3 });
+    drawLines($('lines'), { ...common, topK: common.cols > 40 ? 2 : 3 });
     $('pharaoh').textContent = r.pharaoh;
     $('compare-figure').hidden = !this.general;
-    if (this.general) {
-      const g = this.general;
-      drawHeatmap($('heatmap-general'), {
-        weights: g.weights, rows: g.targetWords.length, cols: g.sourceWords.length, rowLabels: g.targetWords,
-        colLabels: g.sourceWords, links: new Set(g.links.map(([s, t]) => `${s}-${t}`)), colormap: $('colormap').value,
-      });
-    }
+    if (this.general) drawHeatmap($('heatmap-general'), { ...matrixOf(this.general), colormap: $('colormap').value });
     $('heatmap').dataset.links = String(r.links.length);
     $('heatmap').dataset.drawnAt = String(performance.now());  // for tools/bench_page.mjs
   }

@@ -183,8 +183,7 @@ export class ByoView {
     if ($('byo-special').checked) ({ matrix, rowLabels, colLabels } = hideSpecial(matrix, rowLabels, colLabels));
     if ($('byo-merge').checked) ({ matrix, rowLabels, colLabels } = mergeSubwords(matrix, rowLabels, colLabels));
     const links = this.attn.extractLinks({ weights: matrix.weights, rows: matrix.rows, cols: matrix.cols, method: $('byo-method').value });
-    const marks = new Set(links.links.map(([s, t]) => `${s}-${t}`));
-    drawHeatmap($('byo-heatmap'), { weights: matrix.weights, rows: matrix.rows, cols: matrix.cols, rowLabels, colLabels, links: marks });
+    drawHeatmap($('byo-heatmap'), { weights: matrix.weights, rows: matrix.rows, cols: matrix.cols, rowLabels, colLabels, links: links.links });
     $('byo-pharaoh').textContent = links.pharaoh;
     if (this.gold !== null) {
       for (const link of this.gold.split(/\s+/).filter(Boolean)) {
