@@ -13,20 +13,12 @@ const matrixOf = (r) => ({
 });
 
 export class AlignView {
-  constructor(worker) {
-    this.worker = worker;
+  constructor(client) {
+    this.client = client;  // a WorkerClient (worker-client.mjs)
     this.pending = null;
     this.busy = false;
-    this.nextId = 1;
     this.result = null;
     this.timer = 0;
-    this.callbacks = new Map();
-    worker.addEventListener('message', ({ data }) => {
-      const callback = this.callbacks.get(data.id);
-      if (!callback) return;
-      this.callbacks.delete(data.id);
-      callback(data);
-    });
   }
 
   // The optional models are in (or not): the comparison needs the general-attention model.
@@ -38,14 +30,6 @@ export class AlignView {
         : 'the general-attention model is not shipped with this build';
     }
     if (error) $('align-status').textContent = `Some models failed to load: ${error}`;
-  }
-
-  request(message) {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.callbacks.set(id, resolve);
-      this.worker.postMessage({ ...message, id });
-    });
   }
 
   settings() {
@@ -117,8 +101,8 @@ export class AlignView {
         this.pending = null;
         const compare = $('compare').checked && !$('compare').disabled;
         const [reply, general] = await Promise.all([
-          this.request({ type: 'align', ...settings }),
-          compare ? this.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
+          this.client.request({ type: 'align', ...settings }),
+          compare ? this.client.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
         ]);
         this.general = general && general.type === 'result' ? general.result : null;
         if (reply.type === 'error') {
