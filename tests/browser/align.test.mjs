@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { rgb, viridis } from '../../web/colormap.mjs';
+import { npy } from '../js/npy.mjs';
 import { SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
 
 
@@ -236,18 +237,6 @@ describe('translation, exports and shareable state', () => {
     await again.close();
   });
 });
-
-// A .npy file of float32 values with the given shape (version 1 header, C order).
-function npy(shape, values) {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const buffer = Buffer.alloc(10 + header.length + values.length * 4);
-  Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]).copy(buffer);
-  buffer.writeUInt16LE(header.length, 8);
-  buffer.write(header, 10, 'latin1');
-  values.forEach((v, i) => buffer.writeFloatLE(v, 10 + header.length + 4 * i));
-  return buffer;
-}
 
 describe('bring your own attention', () => {
   test('a 4-D .npy shows the chosen layer and head, and the mean over heads', async () => {
