@@ -79,6 +79,37 @@ for (const simd of [true, false]) {
       forward.delete();
     });
 
+    it('attn.alignment names every method with what it needs, and the defaults as written', async () => {
+      const { methods, statisticalKinds, mixes, symmetrizations, defaults } = attn.alignment;
+      assert.ok(Object.isFrozen(attn.alignment) && Object.isFrozen(methods[0]) && Object.isFrozen(defaults));
+      assert.ok(methods.some((m) => m.name === defaults.method));
+      assert.ok(statisticalKinds.includes(defaults.statistical));
+      assert.ok(mixes.includes(defaults.mix) && symmetrizations.includes(defaults.symmetrize));
+      for (const key of ['statisticalWeight', 'posteriorThreshold', 'threshold']) {  // 0.3, not 0.30000001192092896
+        assert.equal(Number(defaults[key].toPrecision(6)), defaults[key], key);
+      }
+      // What each rule says a method needs is what model.align asks for.
+      const forward = await attn.loadModel(bytes('tiny-additive.safetensors'));
+      const reverse = await attn.loadModel(bytes('tiny-general.safetensors'));
+      const statistical = await attn.loadStatisticalAligner(bytes('tiny-hmm.safetensors'));
+      const pair = ['the cat sleeps', 'el gato duerme'];
+      for (const { name, description, needsModel, needsReverse, needsStatistical } of methods) {
+        assert.ok(description.length > 0, name);
+        if (!needsModel) {
+          assert.ok(statisticalKinds.includes(name), `${name} is a statistical aligner alone`);
+          assert.throws(() => forward.align(...pair, { method: name, reverse, statistical }), /use aligner\.align/, name);
+          continue;
+        }
+        assert.equal(forward.align(...pair, { method: name, reverse, statistical }).targetWords.length, 3, name);
+        if (needsReverse) assert.throws(() => forward.align(...pair, { method: name, statistical }), /needs a reverse model/, name);
+        if (needsStatistical) assert.throws(() => forward.align(...pair, { method: name, reverse }), /needs a statistical aligner/, name);
+        if (!needsReverse && !needsStatistical) forward.align(...pair, { method: name });
+      }
+      forward.delete();
+      reverse.delete();
+      statistical.delete();
+    });
+
     it('translates (greedy is beam 1) with word-level attention over the output', async () => {
       const model = await attn.loadModel(bytes('tiny-additive.safetensors'));
       const result = model.translate('the cat sleeps', { beam: 1 });
