@@ -2,6 +2,7 @@
 // only the latest pending one is sent), results are drawn as a heatmap and a line view with
 // the chosen method's links, the Pharaoh text, and hover/keyboard highlighting.
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
+import { listMethods } from './methods.mjs';
 import { drawHeatmap, drawLines, highlight } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -13,8 +14,9 @@ const matrixOf = (r) => ({
 });
 
 export class AlignView {
-  constructor(client) {
+  constructor(client, rules) {
     this.client = client;  // a WorkerClient (worker-client.mjs)
+    this.rules = rules;    // the library's alignment rules (attn.alignment), from the worker's 'ready'
     this.pending = null;
     this.busy = false;
     this.result = null;
@@ -57,6 +59,8 @@ export class AlignView {
   }
 
   start() {
+    listMethods($('method'), this.rules.methods, this.rules.defaults);
+    $('threshold').value = String(this.rules.defaults.threshold);
     this.restoreFromHash();
     $('export-svg').addEventListener('click', () => exportSvg($('heatmap')));
     $('export-png').addEventListener('click', () => exportPng($('heatmap')));

@@ -21,7 +21,7 @@ async function main() {
   document.body.dataset.simd = String(status.simd);
   startPlayground(attn);
   new ByoView(attn).start();
-  const align = new AlignView(client);
+  const align = new AlignView(client, status.alignment);
   await Promise.all([align.start(), new TranslateView(client).start()]);
   document.body.dataset.ready = 'true';
   // The reverse and general models and the statistical aligners arrive after the page is ready.

@@ -5,6 +5,7 @@
 // words, links extracted, and a dropped gold Pharaoh file scored (AER, precision, recall). The
 // files are read by parsers.mjs, the matrices reshaped by matrices.mjs; this module is the view.
 import { hideSpecial, mergeSubwords, selectMatrix } from './matrices.mjs';
+import { listMethods, readsOneMatrix } from './methods.mjs';
 import { parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from './parsers.mjs';
 import { drawHeatmap } from './views.mjs';
 
@@ -18,6 +19,9 @@ export class ByoView {
   }
 
   start() {
+    // The methods that extract links from one matrix, as the library lists them.
+    const { methods, defaults } = this.attn.alignment;
+    listMethods($('byo-method'), methods.filter(readsOneMatrix), defaults);
     const drop = $('drop');
     drop.addEventListener('dragover', (event) => { event.preventDefault(); drop.classList.add('dragging'); });
     drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));

@@ -4,12 +4,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import loadAttn from '../../web/dist/attn.mjs';
 import { rgb, viridis } from '../../web/colormap.mjs';
+import { readsOneMatrix } from '../../web/methods.mjs';
 import { npy } from '../js/npy.mjs';
 import { SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
 
 
 const session = useBrowser();
+// The library's alignment rules, which the page reads from the module too.
+const rules = (await loadAttn({ warmUp: false })).alignment;
 
 // Types into a field and waits until the heatmap shows `rows` x `cols` words.
 
@@ -61,6 +65,20 @@ describe('alignment view', () => {
     await page.close();
   });
 
+  test('the page lists the library\'s methods and its default threshold, argmax selected first', async () => {
+    const { page, problems } = await openPage();
+    const listed = await page.$$eval('#method option', (options) => options.map((o) => o.value));
+    assert.deepEqual(listed, rules.methods.map((m) => m.name));
+    assert.equal(await page.inputValue('#method'), 'argmax');
+    assert.equal(Number(await page.inputValue('#threshold')), rules.defaults.threshold);
+    const hybrid = await page.textContent(`#method option[value="${rules.defaults.method}"]`);
+    assert.match(hybrid, /attn align’s default/);
+    const oneMatrix = rules.methods.filter(readsOneMatrix).map((m) => m.name);
+    assert.deepEqual(await page.$$eval('#byo-method option', (options) => options.map((o) => o.value)), oneMatrix);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('every link method runs, and the Pharaoh text matches the marked cells', async () => {
     const { page, problems } = await openPage();
     const methods = await page.$$eval('#method option', (options) => options.map((o) => o.value));
@@ -70,11 +88,11 @@ describe('alignment view', () => {
       await page.waitForFunction(() => document.getElementById('align-status').textContent.length > 0);
       await page.waitForTimeout(50);
       const state = await page.getAttribute('#align-view', 'data-state');
-      const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'hybrid'].includes(method);
-      if (['ibm2', 'hmm', 'hybrid'].includes(method)) {  // both statistical aligners are shipped
+      const rule = rules.methods.find((m) => m.name === method);
+      if (rule.needsStatistical) {  // both statistical aligners are shipped
         assert.equal(await page.getAttribute('body', 'data-statistical-aligner'), 'true');
       }
-      if (needsReverse && !reverse) {
+      if (rule.needsReverse && !reverse) {
         assert.equal(state, 'error');
         assert.match(await page.textContent('#align-status'), /needs the es-en model/);
         continue;
