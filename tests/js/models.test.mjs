@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import loadAttn from '../../web/dist/attn.mjs';
+import { readsOneMatrix } from '../../web/methods.mjs';
 
 const DATA = new URL('../data/', import.meta.url);
 const bytes = (name) => new Uint8Array(readFileSync(new URL(name, DATA)));
@@ -105,9 +106,33 @@ for (const simd of [true, false]) {
         if (needsStatistical) assert.throws(() => forward.align(...pair, { method: name, reverse }), /needs a statistical aligner/, name);
         if (!needsReverse && !needsStatistical) forward.align(...pair, { method: name });
       }
+      // extractLinks takes exactly the methods that read one matrix alone
+      const weights = new Float32Array([0.9, 0.1, 0.2, 0.8]);
+      for (const rule of methods) {
+        const extract = () => attn.extractLinks({ weights, rows: 2, cols: 2, method: rule.name });
+        if (readsOneMatrix(rule)) assert.equal(extract().pharaoh, '0-0 1-1', rule.name);
+        else assert.throws(extract, /unknown extraction method/, rule.name);
+      }
       forward.delete();
       reverse.delete();
       statistical.delete();
+    });
+
+    it('the written types name the same methods, kinds, mixes and symmetrizations as the module', () => {
+      const types = readFileSync(new URL('../../web/dist/attn.d.ts', import.meta.url), 'utf8');
+      const union = (name) => {
+        const body = new RegExp(`export type ${name} =([^;]*);`).exec(types)?.[1];
+        assert.ok(body, `attn.d.ts has no type ${name}`);
+        return body.split('|').map((member) => member.trim().replace(/^'|'$/g, '')).filter(Boolean);
+      };
+      const { methods, statisticalKinds, mixes, symmetrizations } = attn.alignment;
+      assert.deepEqual(union('AlignMethodName'), methods.map((m) => m.name));
+      assert.deepEqual(union('AlignMethod'), methods.filter((m) => m.needsModel).map((m) => m.name));
+      assert.deepEqual(union('ExtractMethod'), methods.filter(readsOneMatrix).map((m) => m.name));
+      assert.deepEqual(union('StatisticalKind'), statisticalKinds);
+      assert.deepEqual(union('Mix'), mixes);
+      assert.deepEqual(union('Symmetrization'), symmetrizations);
+      assert.doesNotMatch(types, /@[A-Za-z.]+@/, 'a placeholder of the template is left');
     });
 
     it('translates (greedy is beam 1) with word-level attention over the output', async () => {
