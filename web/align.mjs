@@ -2,25 +2,25 @@
 // only the latest pending one is sent), results are drawn as a heatmap and a line view with
 // the chosen method's links, the Pharaoh text, and hover/keyboard highlighting.
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
+import { listMethods } from './methods.mjs';
 import { drawHeatmap, drawLines, highlight } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 
+// An alignment result as the drawers take it: rows are target words, columns source words.
+const matrixOf = (r) => ({
+  weights: r.weights, rows: r.targetWords.length, cols: r.sourceWords.length,
+  rowLabels: r.targetWords, colLabels: r.sourceWords, links: r.links,
+});
+
 export class AlignView {
-  constructor(worker) {
-    this.worker = worker;
+  constructor(client, rules) {
+    this.client = client;  // a WorkerClient (worker-client.mjs)
+    this.rules = rules;    // the library's alignment rules (attn.alignment), from the worker's 'ready'
     this.pending = null;
     this.busy = false;
-    this.nextId = 1;
     this.result = null;
     this.timer = 0;
-    this.callbacks = new Map();
-    worker.addEventListener('message', ({ data }) => {
-      const callback = this.callbacks.get(data.id);
-      if (!callback) return;
-      this.callbacks.delete(data.id);
-      callback(data);
-    });
   }
 
   // The optional models are in (or not): the comparison needs the general-attention model.
@@ -32,14 +32,6 @@ export class AlignView {
         : 'the general-attention model is not shipped with this build';
     }
     if (error) $('align-status').textContent = `Some models failed to load: ${error}`;
-  }
-
-  request(message) {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.callbacks.set(id, resolve);
-      this.worker.postMessage({ ...message, id });
-    });
   }
 
   settings() {
@@ -67,6 +59,8 @@ export class AlignView {
   }
 
   start() {
+    listMethods($('method'), this.rules.methods, this.rules.defaults);
+    $('threshold').value = String(this.rules.defaults.threshold);
     this.restoreFromHash();
     $('export-svg').addEventListener('click', () => exportSvg($('heatmap')));
     $('export-png').addEventListener('click', () => exportPng($('heatmap')));
@@ -111,8 +105,8 @@ export class AlignView {
         this.pending = null;
         const compare = $('compare').checked && !$('compare').disabled;
         const [reply, general] = await Promise.all([
-          this.request({ type: 'align', ...settings }),
-          compare ? this.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
+          this.client.request({ type: 'align', ...settings }),
+          compare ? this.client.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
         ]);
         this.general = general && general.type === 'result' ? general.result : null;
         if (reply.type === 'error') {
@@ -133,20 +127,12 @@ export class AlignView {
   draw() {
     const r = this.result;
     if (!r) return;
-    const rows = r.targetWords.length, cols = r.sourceWords.length;
-    const links = new Set(r.links.map(([s, t]) => `${s}-${t}`));
-    const common = { weights: r.weights, rows, cols, rowLabels: r.targetWords, colLabels: r.sourceWords, links };
+    const common = matrixOf(r);
     drawHeatmap($('heatmap'), { ...common, colormap: $('colormap').value });
-    drawLines($('lines'), { ...common, topK: cols > 40 ? 2 : 3 });
+    drawLines($('lines'), { ...common, topK: common.cols > 40 ? 2 : 3 });
     $('pharaoh').textContent = r.pharaoh;
     $('compare-figure').hidden = !this.general;
-    if (this.general) {
-      const g = this.general;
-      drawHeatmap($('heatmap-general'), {
-        weights: g.weights, rows: g.targetWords.length, cols: g.sourceWords.length, rowLabels: g.targetWords,
-        colLabels: g.sourceWords, links: new Set(g.links.map(([s, t]) => `${s}-${t}`)), colormap: $('colormap').value,
-      });
-    }
+    if (this.general) drawHeatmap($('heatmap-general'), { ...matrixOf(this.general), colormap: $('colormap').value });
     $('heatmap').dataset.links = String(r.links.length);
     $('heatmap').dataset.drawnAt = String(performance.now());  // for tools/bench_page.mjs
   }

@@ -1,12 +1,12 @@
 // The playground: self-attention over the tutorials' five tokens, recomputed whenever an input
 // changes, with the weights drawn as a heatmap and the output as numbers.
-import { rgb, textColourFor, viridis } from './colormap.mjs';
+import { drawHeatmap } from './views.mjs';
 
 const TOKENS = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0.5, 0.5, 0]];
 const LENGTH = TOKENS.length;
 const DIM = TOKENS[0].length;
 const HIDDEN = 4;
-const SVG = 'http://www.w3.org/2000/svg';
+const NAMES = TOKENS.map((_, i) => `x${i + 1}`);  // the tokens as queries (rows) and keys (columns)
 
 const $ = (id) => document.getElementById(id);
 
@@ -45,7 +45,7 @@ function buildTokenTable() {
     const row = table.insertRow();
     const header = document.createElement('th');
     header.scope = 'row';
-    header.textContent = `x${i + 1}`;
+    header.textContent = NAMES[i];
     row.append(header);
     token.forEach((value, d) => {
       const input = document.createElement('input');
@@ -69,58 +69,6 @@ function readTokens() {
     }
   }
   return values;
-}
-
-function drawHeatmap(weights, rows, cols, labels) {
-  const svg = $('playground-heatmap');
-  const cell = 44, margin = 30;
-  svg.replaceChildren();
-  svg.setAttribute('viewBox', `0 0 ${margin + cols * cell} ${margin + rows * cell}`);
-  svg.dataset.rows = String(rows);
-  svg.dataset.cols = String(cols);
-  for (let j = 0; j < cols; j++) {
-    const text = document.createElementNS(SVG, 'text');
-    text.setAttribute('x', String(margin + j * cell + cell / 2));
-    text.setAttribute('y', String(margin - 10));
-    text.setAttribute('text-anchor', 'middle');
-    text.classList.add('label');
-    text.textContent = labels[j];
-    svg.append(text);
-  }
-  for (let i = 0; i < rows; i++) {
-    const text = document.createElementNS(SVG, 'text');
-    text.setAttribute('x', String(margin - 6));
-    text.setAttribute('y', String(margin + i * cell + cell / 2 + 4));
-    text.setAttribute('text-anchor', 'end');
-    text.classList.add('label');
-    text.textContent = labels[i];
-    svg.append(text);
-    for (let j = 0; j < cols; j++) {
-      const value = weights[i * cols + j];
-      const colour = viridis(value);
-      const rect = document.createElementNS(SVG, 'rect');
-      rect.setAttribute('x', String(margin + j * cell));
-      rect.setAttribute('y', String(margin + i * cell));
-      rect.setAttribute('width', String(cell - 1));
-      rect.setAttribute('height', String(cell - 1));
-      rect.setAttribute('fill', rgb(colour));
-      rect.classList.add('cell');
-      rect.dataset.row = String(i);
-      rect.dataset.col = String(j);
-      rect.dataset.value = String(value);
-      const title = document.createElementNS(SVG, 'title');
-      title.textContent = `${labels[i]} → ${labels[j]}: ${value.toFixed(4)}`;
-      rect.append(title);
-      const number = document.createElementNS(SVG, 'text');
-      number.setAttribute('x', String(margin + j * cell + cell / 2));
-      number.setAttribute('y', String(margin + i * cell + cell / 2 + 4));
-      number.setAttribute('text-anchor', 'middle');
-      number.setAttribute('fill', textColourFor(colour));
-      number.classList.add('cell-value');
-      number.textContent = value.toFixed(2);
-      svg.append(rect, number);
-    }
-  }
 }
 
 // A table of `rows` x `cols` numbers from values[offset...], each row headed `${label}${i + 1}`.
@@ -163,7 +111,9 @@ function update(attn) {
       returnScores: true,
     });
     const offset = shown * LENGTH * LENGTH;
-    drawHeatmap(weights.subarray(offset, offset + LENGTH * LENGTH), LENGTH, LENGTH, TOKENS.map((_, i) => `x${i + 1}`));
+    drawHeatmap($('playground-heatmap'), {
+      weights: weights.subarray(offset, offset + LENGTH * LENGTH), rows: LENGTH, cols: LENGTH, rowLabels: NAMES, colLabels: NAMES,
+    });
     drawScores(scores, offset);
     // the heads' outputs side by side again: [length][heads * d]
     const merged = new Float32Array(LENGTH * DIM);

@@ -5,8 +5,8 @@ import { drawHeatmap } from './views.mjs';
 const $ = (id) => document.getElementById(id);
 
 export class TranslateView {
-  constructor(request) {
-    this.request = request;  // (message) => Promise of the worker's reply
+  constructor(client) {
+    this.client = client;  // a WorkerClient (worker-client.mjs)
     this.result = null;
   }
 
@@ -28,7 +28,7 @@ export class TranslateView {
   async translate() {
     $('translate-view').dataset.state = 'busy';
     const beam = Number($('beam').value);
-    const reply = await this.request({ type: 'translate', text: $('translate-source').value, beam });
+    const reply = await this.client.request({ type: 'translate', text: $('translate-source').value, beam });
     if (reply.type === 'error') {
       $('translation').textContent = reply.message;
       $('translate-view').dataset.state = 'error';

@@ -22,17 +22,23 @@ function textWidth(word) {
   return Array.from(shortLabel(word)).length * 7 + 6;
 }
 
+// links as the module gives them ([source, target] pairs) -> a set of "s-t" keys to look cells up in.
+const linkKeys = (links) => new Set(links.map(([s, t]) => `${s}-${t}`));
+
 /**
- * heatmap(svg, {weights, rows, cols, rowLabels, colLabels, links, colormap, showValues})
- * links: Set of "s-t" strings to outline. Returns nothing; cells carry data-row/-col/-value.
+ * drawHeatmap(svg, {weights, rows, cols, rowLabels, colLabels, links, colormap, showValues}): every
+ * heatmap on the page. weights: [rows][cols]; links: [source, target] pairs to outline. Returns
+ * nothing; cells carry data-row/-col/-value, and the SVG data-rows/-cols.
  */
-export function drawHeatmap(svg, { weights, rows, cols, rowLabels, colLabels, links = new Set(), colormap = 'viridis', showValues }) {
+export function drawHeatmap(svg, { weights, rows, cols, rowLabels, colLabels, links = [], colormap = 'viridis', showValues }) {
   const map = colormap === 'gray' ? grayscale : viridis;
+  const linked = linkKeys(links);
   const cell = Math.max(14, Math.min(44, Math.floor(640 / Math.max(cols, 1))));
   const left = Math.min(140, Math.max(...rowLabels.map(textWidth), 20)) + 8;
   const top = Math.min(110, Math.max(...colLabels.map(textWidth), 20) * 0.75) + 12;
   const width = left + cols * cell, height = top + rows * cell;
   svg.replaceChildren();
+  svg.classList.add('heatmap');  // style.css styles every heatmap by this class, whichever view it is in
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('width', String(width));
   svg.setAttribute('height', String(height));
@@ -60,7 +66,7 @@ export function drawHeatmap(svg, { weights, rows, cols, rowLabels, colLabels, li
       });
       rect.append(element('title', {}, `${rowLabels[t]} ← ${colLabels[s]}: ${value.toFixed(3)}`));
       svg.append(rect);
-      if (links.has(`${s}-${t}`)) {
+      if (linked.has(`${s}-${t}`)) {
         svg.append(element('rect', { x: left + s * cell + 2, y: top + t * cell + 2, width: cell - 5, height: cell - 5, class: 'link-mark', 'data-row': t, 'data-col': s }));
       }
       if (values) {
@@ -71,11 +77,12 @@ export function drawHeatmap(svg, { weights, rows, cols, rowLabels, colLabels, li
 }
 
 /**
- * lines(svg, {weights, rows, cols, rowLabels, colLabels, links, topK, minimum})
+ * drawLines(svg, {weights, rows, cols, rowLabels, colLabels, links, topK, minimum})
  * Source words on top, target words below, one line per kept weight with opacity = weight;
  * each target word keeps its topK strongest source words above `minimum` (pruning long pairs).
  */
-export function drawLines(svg, { weights, rows, cols, rowLabels, colLabels, links = new Set(), topK = 3, minimum = 0.05 }) {
+export function drawLines(svg, { weights, rows, cols, rowLabels, colLabels, links = [], topK = 3, minimum = 0.05 }) {
+  const linked = linkKeys(links);
   const positions = (labels) => {
     let x = 10;
     return labels.map((word) => {
@@ -98,7 +105,7 @@ export function drawLines(svg, { weights, rows, cols, rowLabels, colLabels, link
       const weight = weights[t * cols + s];
       if (weight < minimum) continue;
       svg.append(element('line', {
-        x1: sourceX[s], y1: 30, x2: targetX[t], y2: 120, class: links.has(`${s}-${t}`) ? 'attention-line link-line' : 'attention-line',
+        x1: sourceX[s], y1: 30, x2: targetX[t], y2: 120, class: linked.has(`${s}-${t}`) ? 'attention-line link-line' : 'attention-line',
         'stroke-opacity': Math.min(1, weight).toFixed(3), 'data-row': t, 'data-col': s, 'data-value': weight,
       }));
       drawn++;

@@ -1,22 +1,23 @@
 // The explorer's compute thread: the WebAssembly module and the translation models live here, so
 // typing on the page never waits for a forced decoding. Messages:
-//   {type: 'init', simd}                      -> {type: 'ready', simd, instructionSet, models: {forward}}
+//   {type: 'init', simd}                      -> {type: 'ready', simd, instructionSet, alignment, models: {forward}}
 //                                                then {type: 'extras', models: {reverse, general}, statistical}
 //                                                (the optional models load after the page is ready)
 //   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //   {type: 'translate', id, text, beam}       -> same
+// `alignment` is the library's alignment rules (attn.alignment): the page lists its methods from
+// them, and this worker decides from them what a method waits for and loads.
 import loadAttn from './dist/attn.mjs';
+import { methodRule, readsOneMatrix, statisticalKindOf } from './methods.mjs';
 
 const MODELS = {
   forward: 'en-es-additive.safetensors',
   reverse: 'es-en-additive.safetensors',
   general: 'en-es-general.safetensors',
 };
-// IBM Model 2 for comparison; the HMM aligner for comparison and, mixed with attention, for
-// 'hybrid' with attn align's defaults (the best measured: models/MODEL_CARD.md).
-const STATISTICAL = { ibm2: 'ibm2-en-es.safetensors', hmm: 'hmm-en-es.safetensors' };
-const HYBRID = { statisticalWeight: 0.6, posteriorThreshold: 0.35 };
-const HMM_LINKS = { symmetrize: 'posterior', threshold: 0.35 };
+// IBM Model 2 and the HMM aligner, for comparison and for the methods that mix one with attention;
+// each is filed under the kind its file declares.
+const STATISTICAL_FILES = ['ibm2-en-es.safetensors', 'hmm-en-es.safetensors'];
 const statistical = {};
 
 let attn = null;
@@ -38,14 +39,14 @@ async function loadExtras(shipped) {
   const names = ['reverse', 'general'].filter((name) => shipped.has(MODELS[name]));
   const loaded = await Promise.all(names.map((name) => fetchModel(MODELS[name])));
   names.forEach((name, i) => { models[name] = loaded[i]; });
-  for (const [name, file] of Object.entries(STATISTICAL)) {
-    if (!shipped.has(file)) continue;
-    statistical[name] = await attn.loadStatisticalAligner(await fetchBytes(file));
+  for (const file of STATISTICAL_FILES.filter((name) => shipped.has(name))) {
+    const aligner = await attn.loadStatisticalAligner(await fetchBytes(file));
+    statistical[aligner.kind] = aligner;
   }
   return {
     type: 'extras',
     models: Object.fromEntries(Object.entries(models).map(([name, model]) => [name, model.info])),
-    statistical: Boolean(statistical.ibm2 && statistical.hmm),
+    statistical: attn.alignment.statisticalKinds.every((kind) => statistical[kind]),
   };
 }
 
@@ -60,32 +61,41 @@ async function init(simd) {
   extras = loadExtras(shipped).then(
     (status) => self.postMessage(status),
     (error) => self.postMessage({ type: 'extras', models: {}, statistical: false, error: error.message }));
-  return { type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet, models: { forward: models.forward.info } };
+  return {
+    type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet, alignment: attn.alignment,
+    models: { forward: models.forward.info },
+  };
 }
 
-// The methods that need only the forward model, loaded before 'ready'.
-const FORWARD_ONLY = new Set(['argmax', 'threshold', 'itermax']);
-
+// What a method needs comes from the library's rules; the settings the page does not offer
+// (the hybrid's weight, mix, symmetrization and threshold) are left to the library's defaults.
 async function align({ source, target, method, shift, threshold, model = 'forward' }) {
-  if (!FORWARD_ONLY.has(method) || model !== 'forward') await extras;
-  if (method === 'ibm2' || method === 'hmm') {
-    const aligner = statistical[method];
-    if (!aligner) throw new Error(`the ${method === 'hmm' ? 'HMM' : 'IBM Model 2'} aligner is not available in this build`);
-    const started = performance.now();
-    return { ...aligner.align(source, target, method === 'hmm' ? HMM_LINKS : undefined), milliseconds: performance.now() - started };
-  }
-  const chosen = models[model];
-  if (!chosen) throw new Error(`the ${model} model is not available`);
-  const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'hybrid'].includes(method);
-  if (needsReverse && !models.reverse) throw new Error(`${method} needs the es-en model, which is not available`);
-  if (method === 'hybrid' && !statistical.hmm) throw new Error('hybrid needs the HMM aligner, which is not available');
+  const rules = attn.alignment;
+  const rule = methodRule(rules, method);
+  // Only the forward model is in before 'ready': anything else waits for the extras.
+  if (model !== 'forward' || !readsOneMatrix(rule)) await extras;
+  const chosen = rule.needsModel ? attentionModel(model, rule) : null;
+  const aligner = rule.needsStatistical ? statisticalAligner(rules, rule) : null;
   const started = performance.now();
-  const result = chosen.align(source, target, {
-    method, shift, threshold,
-    ...(needsReverse ? { reverse: models.reverse } : {}),
-    ...(method === 'hybrid' ? { statistical: statistical.hmm, ...HYBRID } : {}),
-  });
+  const result = chosen
+    ? chosen.align(source, target, {
+      method, shift, threshold, ...(rule.needsReverse ? { reverse: models.reverse } : {}), ...(aligner ? { statistical: aligner } : {}),
+    })
+    : aligner.align(source, target);
   return { ...result, milliseconds: performance.now() - started };
+}
+
+// The attention model a method reads, once the ones it needs are in.
+function attentionModel(name, rule) {
+  if (!models[name]) throw new Error(`the ${name} model is not available`);
+  if (rule.needsReverse && !models.reverse) throw new Error(`${rule.name} needs the es-en model, which is not available`);
+  return models[name];
+}
+
+function statisticalAligner(rules, rule) {
+  const kind = statisticalKindOf(rules, rule);
+  if (!statistical[kind]) throw new Error(`${rule.name} needs the ${kind} aligner, which is not available in this build`);
+  return statistical[kind];
 }
 
 function translate({ text, beam }) {

@@ -4,11 +4,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import loadAttn from '../../web/dist/attn.mjs';
 import { rgb, viridis } from '../../web/colormap.mjs';
+import { readsOneMatrix } from '../../web/methods.mjs';
+import { npy } from '../js/npy.mjs';
 import { SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
 
 
 const session = useBrowser();
+// The library's alignment rules, which the page reads from the module too.
+const rules = (await loadAttn({ warmUp: false })).alignment;
 
 // Types into a field and waits until the heatmap shows `rows` x `cols` words.
 
@@ -60,6 +65,20 @@ describe('alignment view', () => {
     await page.close();
   });
 
+  test('the page lists the library\'s methods and its default threshold, argmax selected first', async () => {
+    const { page, problems } = await openPage();
+    const listed = await page.$$eval('#method option', (options) => options.map((o) => o.value));
+    assert.deepEqual(listed, rules.methods.map((m) => m.name));
+    assert.equal(await page.inputValue('#method'), 'argmax');
+    assert.equal(Number(await page.inputValue('#threshold')), rules.defaults.threshold);
+    const hybrid = await page.textContent(`#method option[value="${rules.defaults.method}"]`);
+    assert.match(hybrid, /attn align’s default/);
+    const oneMatrix = rules.methods.filter(readsOneMatrix).map((m) => m.name);
+    assert.deepEqual(await page.$$eval('#byo-method option', (options) => options.map((o) => o.value)), oneMatrix);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('every link method runs, and the Pharaoh text matches the marked cells', async () => {
     const { page, problems } = await openPage();
     const methods = await page.$$eval('#method option', (options) => options.map((o) => o.value));
@@ -69,11 +88,11 @@ describe('alignment view', () => {
       await page.waitForFunction(() => document.getElementById('align-status').textContent.length > 0);
       await page.waitForTimeout(50);
       const state = await page.getAttribute('#align-view', 'data-state');
-      const needsReverse = ['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'hybrid'].includes(method);
-      if (['ibm2', 'hmm', 'hybrid'].includes(method)) {  // both statistical aligners are shipped
+      const rule = rules.methods.find((m) => m.name === method);
+      if (rule.needsStatistical) {  // both statistical aligners are shipped
         assert.equal(await page.getAttribute('body', 'data-statistical-aligner'), 'true');
       }
-      if (needsReverse && !reverse) {
+      if (rule.needsReverse && !reverse) {
         assert.equal(state, 'error');
         assert.match(await page.textContent('#align-status'), /needs the es-en model/);
         continue;
@@ -105,6 +124,31 @@ describe('alignment view', () => {
     const additiveCells = await page.$$eval('#heatmap rect.cell', (r) => r.map((x) => Number(x.dataset.value)));
     assert.equal(generalCells.length, additiveCells.length);
     assert.notDeepEqual(generalCells, additiveCells, 'two different models give different attention');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('link marks are outlines over the colours, not black squares, in every heatmap that shows links', async () => {
+    const { page, problems } = await openPage();
+    await page.check('#compare');
+    await page.waitForFunction(() => !document.getElementById('compare-figure').hidden);
+    const attention = { source: ['the', 'cat'], target: ['el', 'gato'], weights: [[0.9, 0.1], [0.2, 0.8]] };
+    await page.setInputFiles('#byo-file', { name: 'attention.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(attention)) });
+    await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '2');
+    const marks = await page.$$eval('rect.link-mark', (all) => all.map((mark) => {
+      const style = getComputedStyle(mark);
+      return { heatmap: mark.closest('svg').id, fill: style.fill, stroke: style.stroke, width: parseFloat(style.strokeWidth) };
+    }));
+    assert.deepEqual([...new Set(marks.map((m) => m.heatmap))].sort(), ['byo-heatmap', 'heatmap', 'heatmap-general']);
+    const expected = marks[0].stroke;
+    assert.notEqual(expected, 'rgb(0, 0, 0)');
+    assert.notEqual(expected, 'none');
+    for (const mark of marks) {
+      assert.equal(mark.fill, 'none', `a link mark in #${mark.heatmap} hides its cell`);
+      assert.equal(mark.stroke, expected, `a link mark in #${mark.heatmap}`);
+      assert.ok(mark.width > 0, `a link mark in #${mark.heatmap} has no outline`);
+    }
+    await page.screenshot({ path: new URL('link-marks.png', SCREENSHOTS).pathname, fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -211,18 +255,6 @@ describe('translation, exports and shareable state', () => {
     await again.close();
   });
 });
-
-// A .npy file of float32 values with the given shape (version 1 header, C order).
-function npy(shape, values) {
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-  const buffer = Buffer.alloc(10 + header.length + values.length * 4);
-  Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]).copy(buffer);
-  buffer.writeUInt16LE(header.length, 8);
-  buffer.write(header, 10, 'latin1');
-  values.forEach((v, i) => buffer.writeFloatLE(v, 10 + header.length + 4 * i));
-  return buffer;
-}
 
 describe('bring your own attention', () => {
   test('a 4-D .npy shows the chosen layer and head, and the mean over heads', async () => {

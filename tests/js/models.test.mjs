@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import loadAttn from '../../web/dist/attn.mjs';
+import { readsOneMatrix } from '../../web/methods.mjs';
 
 const DATA = new URL('../data/', import.meta.url);
 const bytes = (name) => new Uint8Array(readFileSync(new URL(name, DATA)));
@@ -77,6 +78,61 @@ for (const simd of [true, false]) {
       reverse.delete();
       assert.throws(() => forward.align(...pair, { method: 'union', reverse }), /reverse model was deleted/);
       forward.delete();
+    });
+
+    it('attn.alignment names every method with what it needs, and the defaults as written', async () => {
+      const { methods, statisticalKinds, mixes, symmetrizations, defaults } = attn.alignment;
+      assert.ok(Object.isFrozen(attn.alignment) && Object.isFrozen(methods[0]) && Object.isFrozen(defaults));
+      assert.ok(methods.some((m) => m.name === defaults.method));
+      assert.ok(statisticalKinds.includes(defaults.statistical));
+      assert.ok(mixes.includes(defaults.mix) && symmetrizations.includes(defaults.symmetrize));
+      for (const key of ['statisticalWeight', 'posteriorThreshold', 'threshold']) {  // 0.3, not 0.30000001192092896
+        assert.equal(Number(defaults[key].toPrecision(6)), defaults[key], key);
+      }
+      // What each rule says a method needs is what model.align asks for.
+      const forward = await attn.loadModel(bytes('tiny-additive.safetensors'));
+      const reverse = await attn.loadModel(bytes('tiny-general.safetensors'));
+      const statistical = await attn.loadStatisticalAligner(bytes('tiny-hmm.safetensors'));
+      const pair = ['the cat sleeps', 'el gato duerme'];
+      for (const { name, description, needsModel, needsReverse, needsStatistical } of methods) {
+        assert.ok(description.length > 0, name);
+        if (!needsModel) {
+          assert.ok(statisticalKinds.includes(name), `${name} is a statistical aligner alone`);
+          assert.throws(() => forward.align(...pair, { method: name, reverse, statistical }), /use aligner\.align/, name);
+          continue;
+        }
+        assert.equal(forward.align(...pair, { method: name, reverse, statistical }).targetWords.length, 3, name);
+        if (needsReverse) assert.throws(() => forward.align(...pair, { method: name, statistical }), /needs a reverse model/, name);
+        if (needsStatistical) assert.throws(() => forward.align(...pair, { method: name, reverse }), /needs a statistical aligner/, name);
+        if (!needsReverse && !needsStatistical) forward.align(...pair, { method: name });
+      }
+      // extractLinks takes exactly the methods that read one matrix alone
+      const weights = new Float32Array([0.9, 0.1, 0.2, 0.8]);
+      for (const rule of methods) {
+        const extract = () => attn.extractLinks({ weights, rows: 2, cols: 2, method: rule.name });
+        if (readsOneMatrix(rule)) assert.equal(extract().pharaoh, '0-0 1-1', rule.name);
+        else assert.throws(extract, /unknown extraction method/, rule.name);
+      }
+      forward.delete();
+      reverse.delete();
+      statistical.delete();
+    });
+
+    it('the written types name the same methods, kinds, mixes and symmetrizations as the module', () => {
+      const types = readFileSync(new URL('../../web/dist/attn.d.ts', import.meta.url), 'utf8');
+      const union = (name) => {
+        const body = new RegExp(`export type ${name} =([^;]*);`).exec(types)?.[1];
+        assert.ok(body, `attn.d.ts has no type ${name}`);
+        return body.split('|').map((member) => member.trim().replace(/^'|'$/g, '')).filter(Boolean);
+      };
+      const { methods, statisticalKinds, mixes, symmetrizations } = attn.alignment;
+      assert.deepEqual(union('AlignMethodName'), methods.map((m) => m.name));
+      assert.deepEqual(union('AlignMethod'), methods.filter((m) => m.needsModel).map((m) => m.name));
+      assert.deepEqual(union('ExtractMethod'), methods.filter(readsOneMatrix).map((m) => m.name));
+      assert.deepEqual(union('StatisticalKind'), statisticalKinds);
+      assert.deepEqual(union('Mix'), mixes);
+      assert.deepEqual(union('Symmetrization'), symmetrizations);
+      assert.doesNotMatch(types, /@[A-Za-z.]+@/, 'a placeholder of the template is left');
     });
 
     it('translates (greedy is beam 1) with word-level attention over the output', async () => {
@@ -169,8 +225,17 @@ describe('the statistical aligner from JS', async () => {
     const forward = await attn.loadModel(bytes('tiny-additive.safetensors'));
     const reverse = await attn.loadModel(bytes('tiny-general.safetensors'));
     const pair = ['The house is red .', 'La casa es roja .'];
+    // weight 0 is attention alone: grow-diag-final-and of both directions' argmax when asked for it ...
+    const gdfa = forward.align(...pair, { method: 'hybrid', reverse, statistical: aligner, statisticalWeight: 0, symmetrize: 'grow-diag-final-and' });
+    assert.equal(gdfa.pharaoh, forward.align(...pair, { method: 'grow-diag-final-and', reverse }).pharaoh);
+    // ... and by default the cells where the mean of both directions' attention reaches the threshold
+    const threshold = attn.alignment.defaults.posteriorThreshold;
     const none = forward.align(...pair, { method: 'hybrid', reverse, statistical: aligner, statisticalWeight: 0 });
-    assert.equal(none.pharaoh, forward.align(...pair, { method: 'grow-diag-final-and', reverse }).pharaoh);
+    const S = none.sourceWords.length, T = none.targetWords.length, expected = [];
+    for (let s = 0; s < S; s++) {
+      for (let t = 0; t < T; t++) if ((none.weights[t * S + s] + none.reverseWeights[t * S + s]) / 2 >= threshold) expected.push(`${s}-${t}`);
+    }
+    assert.deepEqual(none.pharaoh.split(' ').filter(Boolean).sort(), expected.sort());
     const all = forward.align(...pair, { method: 'hybrid', reverse, statistical: aligner, statisticalWeight: 1 });
     assert.match(all.pharaoh, /1-1/);
     assert.throws(() => forward.align(...pair, { method: 'hybrid', reverse }), /needs a statistical aligner \(IBM Model 2 or the HMM\)/);
@@ -179,36 +244,41 @@ describe('the statistical aligner from JS', async () => {
     reverse.delete();
     aligner.delete();
     assert.throws(() => aligner.align('a', 'b'), /deleted/);
-    await assert.rejects(attn.loadStatisticalAligner(bytes('tiny-additive.safetensors')), /not an attnscope-ibm2-v1 file/);
+    await assert.rejects(attn.loadStatisticalAligner(bytes('tiny-additive.safetensors')),
+      /not a statistical aligner: the format is 'attnscope-rnn-v1', expected attnscope-ibm2-v1 or attnscope-hmm-v1/);
   });
 });
 
 describe('the HMM aligner and attn align\'s default method from JS', async () => {
   const attn = await loadAttn({ simd: true });
   const shipped = (name) => new Uint8Array(readFileSync(new URL(`../../models/${name}`, import.meta.url)));
-  it('loads the HMM file, links by posterior mean or grow-diag-final-and, and checks its options', async () => {
+  it('loads both aligners, links by posterior mean (the default) or grow-diag-final-and, and checks its options', async () => {
     const hmm = await attn.loadStatisticalAligner(shipped('hmm-en-es.safetensors'));
     const ibm2 = await attn.loadStatisticalAligner(shipped('ibm2-en-es.safetensors'));
     assert.equal(hmm.kind, 'hmm');
     assert.equal(ibm2.kind, 'ibm2');
     const pair = ['The red house is small .', 'La casa roja es pequeña .'];
-    const gdfa = hmm.align(...pair);
-    const posterior = hmm.align(...pair, { symmetrize: 'posterior', threshold: 0.35 });
-    for (const result of [gdfa, posterior]) {
-      assert.match(result.pharaoh, /(^| )1-2( |$)/);  // red - roja
-      assert.match(result.pharaoh, /(^| )2-1( |$)/);  // house - casa
+    const { symmetrize, posteriorThreshold } = attn.alignment.defaults;
+    for (const aligner of [hmm, ibm2]) {
+      const byDefault = aligner.align(...pair);
+      const gdfa = aligner.align(...pair, { symmetrize: 'grow-diag-final-and' });
+      assert.equal(byDefault.pharaoh, aligner.align(...pair, { symmetrize, threshold: posteriorThreshold }).pharaoh, aligner.kind);
+      for (const result of [byDefault, gdfa]) {
+        assert.match(result.pharaoh, /(^| )1-2( |$)/, aligner.kind);  // red - roja
+        assert.match(result.pharaoh, /(^| )2-1( |$)/, aligner.kind);  // house - casa
+      }
+      // the posterior links are exactly the cells whose mean of both directions reaches the threshold
+      for (const threshold of [0.05, 0.35, 0.9]) {
+        const result = aligner.align(...pair, { symmetrize: 'posterior', threshold });
+        const S = result.sourceWords.length, T = result.targetWords.length, expected = [];
+        for (let s = 0; s < S; s++) for (let t = 0; t < T; t++) if (result.weights[t * S + s] >= threshold) expected.push(`${s}-${t}`);
+        assert.deepEqual(result.pharaoh.split(' ').filter(Boolean).sort(), expected.sort(), `${aligner.kind} threshold ${threshold}`);
+      }
+      assert.throws(() => aligner.align(...pair, { symmetrize: 'intersection' }),
+        /symmetrize: unknown symmetrization 'intersection' \(known: grow-diag-final-and, posterior\)/);
+      assert.throws(() => aligner.align(...pair, { symmetrize: 'posterior', threshold: 0 }), /threshold must be in \(0, 1\]/);
+      assert.throws(() => aligner.align(...pair, { treshold: 0.3 }), /treshold/);
     }
-    // the posterior links are exactly the cells whose mean of both directions reaches the threshold
-    for (const threshold of [0.05, 0.35, 0.9]) {
-      const result = hmm.align(...pair, { symmetrize: 'posterior', threshold });
-      const S = result.sourceWords.length, T = result.targetWords.length, expected = [];
-      for (let s = 0; s < S; s++) for (let t = 0; t < T; t++) if (result.weights[t * S + s] >= threshold) expected.push(`${s}-${t}`);
-      assert.deepEqual(result.pharaoh.split(' ').filter(Boolean).sort(), expected.sort(), `threshold ${threshold}`);
-    }
-    assert.throws(() => hmm.align(...pair, { symmetrize: 'intersection' }), /symmetrize is 'grow-diag-final-and' or 'posterior'/);
-    assert.throws(() => hmm.align(...pair, { symmetrize: 'posterior', threshold: 0 }), /threshold must be in \(0, 1\]/);
-    assert.throws(() => hmm.align(...pair, { treshold: 0.3 }), /treshold/);
-    assert.throws(() => ibm2.align(...pair, { symmetrize: 'posterior' }), /apply to the HMM aligner/);
     hmm.delete();
     ibm2.delete();
   });
@@ -245,7 +315,7 @@ describe('the HMM aligner and attn align\'s default method from JS', async () =>
     for (const handle of [forward, reverse, hmm, ibm2]) handle.delete();
   });
 
-  it('gives the same links as `attn align` with no options (hybrid with the HMM, w 0.6, mean >= 0.35)', async () => {
+  it('gives the same links as `attn align` with no options, both using the library\'s defaults', async () => {
     const cli = new URL('../../build/bin/attn', import.meta.url).pathname;
     if (!existsSync(cli)) assert.fail(`${cli} is missing: ./run build first`);
     const pairs = [
@@ -258,16 +328,18 @@ describe('the HMM aligner and attn align\'s default method from JS', async () =>
     const expected = run.stdout.trim().split('\n');
     const forward = await attn.loadModel(shipped('en-es-additive.safetensors'));
     const reverse = await attn.loadModel(shipped('es-en-additive.safetensors'));
-    const statistical = await attn.loadStatisticalAligner(shipped('hmm-en-es.safetensors'));
+    const statistical = await attn.loadStatisticalAligner(shipped(`${attn.alignment.defaults.statistical}-en-es.safetensors`));
+    const sorted = (text) => text.split(' ').filter(Boolean).sort().join(' ');
     pairs.forEach(([source, target], i) => {
-      const result = forward.align(source.split(' '), target.split(' '), {
-        method: 'hybrid', reverse, statistical, statisticalWeight: 0.6, posteriorThreshold: 0.35,
-      });
-      const sorted = (text) => text.split(' ').filter(Boolean).sort().join(' ');
+      // only the method is named: every other setting is the default that `attn align` uses too
+      const result = forward.align(source.split(' '), target.split(' '), { method: attn.alignment.defaults.method, reverse, statistical });
       assert.equal(sorted(result.pharaoh), sorted(expected[i]), `pair ${i}`);
+      // (defaults.statistical names the aligner's kind; the option is the loaded aligner)
+      const spelledOut = forward.align(source.split(' '), target.split(' '), { ...attn.alignment.defaults, reverse, statistical });
+      assert.equal(spelledOut.pharaoh, result.pharaoh, `pair ${i}, the defaults spelled out`);
     });
     assert.throws(() => forward.align(...pairs[0], { method: 'hybrid', reverse, statistical, posteriorThreshold: 2 }), /posteriorThreshold must be in/);
-    assert.throws(() => forward.align(...pairs[0], { method: 'hybrid', reverse, statistical, mix: 'cubic' }), /mix is 'linear' or 'geometric'/);
+    assert.throws(() => forward.align(...pairs[0], { method: 'hybrid', reverse, statistical, mix: 'cubic' }), /mix: unknown mix 'cubic' \(known: linear, geometric\)/);
     forward.delete();
     reverse.delete();
     statistical.delete();

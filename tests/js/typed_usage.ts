@@ -1,11 +1,22 @@
 // A typed usage example of web/dist/attn.mjs, checked (never run) by
 //   node_modules/.bin/tsc --noEmit -p tests/js/tsconfig.json
 // It calls every function with every option type, and the @ts-expect-error lines prove that the
-// hand-written types (web/dist/attn.d.ts) reject wrong usage.
+// types (web/dist/attn.d.ts, written from web/src/attn.d.ts.in and the module's rules) reject wrong usage.
 import loadAttn, { simdSupported } from '../../web/dist/attn.mjs';
 import type {
   AdditiveOptions,
+  AlignDefaults,
+  AlignMethod,
+  AlignMethodName,
+  AlignMethodRule,
+  AlignmentRules,
+  AlignOptions,
   AlignResult,
+  ExtractMethod,
+  Mix,
+  StatisticalAligner,
+  StatisticalKind,
+  Symmetrization,
   Links,
   Model,
   ModelInfo,
@@ -183,9 +194,48 @@ async function models(attn: Attn, bytes: Uint8Array): Promise<void> {
   hmm.align('a', 'b', { symmetrize: 'intersection' });
   // @ts-expect-error: mix is linear or geometric
   model.align('a', 'b', { method: 'hybrid', reverse, statistical: hmm, mix: 'cubic' });
+  // @ts-expect-error: a statistical aligner alone is the aligner's align(), not a model's
+  model.align('a', 'b', { method: 'hmm' });
+  // @ts-expect-error: statistical is a loaded aligner, not the name of a kind
+  model.align('a', 'b', { method: 'hybrid', reverse, statistical: 'hmm' });
+  // @ts-expect-error: extractLinks reads one matrix: no method that needs a second model
+  attn.extractLinks({ weights, rows: 1, cols: 1, method: 'union' });
   void [direction, firstLink, text, aer, kind];
   hmm.delete();
   model.delete();
   reverse.delete();
 }
 void models;
+
+// --- the alignment rules (attn.alignment) --------------------------------------------------
+async function rules(attn: Attn, model: Model, reverse: Model, aligner: StatisticalAligner): Promise<void> {
+  const alignment: AlignmentRules = attn.alignment;
+  const defaults: AlignDefaults = alignment.defaults;
+  const first: AlignMethodRule | undefined = alignment.methods[0];
+  const name: AlignMethodName | undefined = first?.name;
+  const needs: boolean[] = alignment.methods.flatMap((m) => [m.needsModel, m.needsReverse, m.needsStatistical]);
+  const described: string[] = alignment.methods.map((m) => m.description);
+  const kinds: readonly StatisticalKind[] = alignment.statisticalKinds;
+  const mixes: readonly Mix[] = alignment.mixes;
+  const symmetrizations: readonly Symmetrization[] = alignment.symmetrizations;
+  const numbers: number[] = [defaults.statisticalWeight, defaults.posteriorThreshold, defaults.threshold];
+  // every option of a hybrid alignment, spelled out from the defaults
+  const options: AlignOptions = {
+    method: defaults.method, reverse, statistical: aligner, statisticalWeight: defaults.statisticalWeight,
+    mix: defaults.mix, symmetrize: defaults.symmetrize, posteriorThreshold: defaults.posteriorThreshold,
+    shift: true, threshold: defaults.threshold,
+  };
+  const result: AlignResult = model.align('The cat.', 'El gato.', options);
+  const byDefault: AlignResult = aligner.align('The cat.', 'El gato.', { symmetrize: defaults.symmetrize, threshold: defaults.posteriorThreshold });
+  const modelMethods: AlignMethod[] = alignment.methods.filter((m) => m.needsModel).map((m) => m.name as AlignMethod);
+  const extraction: ExtractMethod = 'itermax';
+  void [name, needs, described, kinds, mixes, symmetrizations, numbers, result, byDefault, modelMethods, extraction];
+  // @ts-expect-error: the rules are read-only
+  alignment.defaults = defaults;
+  // @ts-expect-error: and so are their fields
+  defaults.threshold = 0.5;
+  // @ts-expect-error: no such kind of aligner
+  const unknownKind: StatisticalKind = 'ibm4';
+  void unknownKind;
+}
+void rules;

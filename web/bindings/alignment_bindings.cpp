@@ -6,6 +6,9 @@
 // The loader freezes it as `attn.alignment`.
 #include <emscripten/bind.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "attn/align/methods.hpp"
 #include "js_args.hpp"
 
@@ -27,16 +30,28 @@ val method_list() {
   return methods;
 }
 
+// A float setting as the shortest decimal that reads back as it: 0.3f reaches JS as 0.3, not as
+// 0.30000001192092896, so the page can show it and JS can compare it with what a user typed.
+double decimal(float value) {
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
+    const double parsed = std::strtod(text, nullptr);
+    if (static_cast<float>(parsed) == value) return parsed;
+  }
+  return value;
+}
+
 val defaults() {
   const AlignDefaults& d = align_defaults;
   val result = val::object();
   result.set("method", std::string(to_string(d.method)));
   result.set("statistical", std::string(to_string(d.statistical)));
-  result.set("statisticalWeight", d.statistical_weight);
+  result.set("statisticalWeight", decimal(d.statistical_weight));
   result.set("mix", std::string(to_string(d.mix)));
   result.set("symmetrize", std::string(to_string(d.symmetrization)));
-  result.set("posteriorThreshold", d.posterior_threshold);
-  result.set("threshold", d.threshold);
+  result.set("posteriorThreshold", decimal(d.posterior_threshold));
+  result.set("threshold", decimal(d.threshold));
   return result;
 }
 

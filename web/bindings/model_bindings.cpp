@@ -200,9 +200,10 @@ val extract_links(val options) {
     check_size("cols", cols);
     const auto weights = floats(options, "weights", element_count("weights", {rows, cols}), dims({rows, cols}));
     const std::string method = string(options, "method", "argmax");
+    const float threshold = static_cast<float>(number(options, "threshold", align_defaults.threshold));
     Alignment links;
     if (method == "argmax") links = argmax_links(weights.data(), rows, cols);
-    else if (method == "threshold") links = threshold_links(weights.data(), rows, cols, static_cast<float>(number(options, "threshold", 0.3)));
+    else if (method == "threshold") links = threshold_links(weights.data(), rows, cols, threshold);
     else if (method == "itermax") links = itermax_links(weights.data(), rows, cols);
     else fail("unknown extraction method '", method, "' (expected argmax, threshold or itermax)");
     val result = val::object();

@@ -1,0 +1,113 @@
+// The page's parsers (web/parsers.mjs) and its matrix reshaping (web/matrices.mjs) under Node:
+// pure functions, no browser. Expected values are worked out by hand from the inputs.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { hideSpecial, mergeSubwords, selectMatrix, wordsOf } from '../../web/matrices.mjs';
+import { parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from '../../web/parsers.mjs';
+import { npy } from './npy.mjs';
+
+const near = (actual, expected, label) => {
+  assert.equal(actual.length, expected.length, label);
+  expected.forEach((x, i) => assert.ok(Math.abs(actual[i] - x) < 1e-6, `${label}[${i}]: ${actual[i]} vs ${x}`));
+};
+
+describe('parseNpy', () => {
+  it('reads a float32 array with its shape, from bytes or from an ArrayBuffer', () => {
+    const values = [0.5, 0.25, 0.125, 1, 2, 3];
+    const file = npy([2, 3], values);
+    for (const input of [file, file.buffer.slice(file.byteOffset, file.byteOffset + file.length)]) {
+      const { shape, data } = parseNpy(input);
+      assert.deepEqual(shape, [2, 3]);
+      assert.ok(data instanceof Float32Array);
+      assert.deepEqual(Array.from(data), values);
+    }
+  });
+
+  it('reads float64 and uint8 arrays, and version 2 headers, as float32', () => {
+    assert.deepEqual(Array.from(parseNpy(npy([3], [0.1, 0.2, 0.7], { descr: '<f8' })).data), [0.1, 0.2, 0.7].map(Math.fround));
+    assert.deepEqual(Array.from(parseNpy(npy([2, 2], [0, 1, 255, 7], { descr: '|u1' })).data), [0, 1, 255, 7]);
+    const four = parseNpy(npy([1, 2, 1, 2], [1, 2, 3, 4], { version: 2 }));
+    assert.deepEqual(four.shape, [1, 2, 1, 2]);
+    assert.deepEqual(Array.from(four.data), [1, 2, 3, 4]);
+  });
+
+  it('refuses what it cannot read, saying why', () => {
+    const good = npy([2, 2], [1, 2, 3, 4]);
+    assert.throws(() => parseNpy(Buffer.from('not numpy at all')), /not a \.npy file/);
+    assert.throws(() => parseNpy(good.subarray(0, 40)), /truncated \.npy header/);
+    assert.throws(() => parseNpy(good.subarray(0, good.length - 1)), /truncated \.npy data: 4 values of <f4 expected/);
+    const edit = (from, to) => Buffer.from(good.toString('latin1').replace(from, to), 'latin1');
+    assert.throws(() => parseNpy(edit("'fortran_order': False", "'fortran_order': True ")), /Fortran-ordered/);
+    assert.throws(() => parseNpy(edit("'<f4'", "'<i4'")), /unsupported \.npy dtype <i4/);
+    assert.throws(() => parseNpy(edit("(2, 2)", "(2, 0)")), /bad \.npy shape/);
+    assert.throws(() => parseNpy(edit("'shape'", "'shapf'")), /unreadable \.npy header/);
+  });
+});
+
+describe('parseAttentionJson', () => {
+  it('reads 2-D to 4-D weights with the words of both sentences', () => {
+    const parsed = parseAttentionJson(JSON.stringify({ source: ['a', 'b'], target: ['x'], weights: [[0.25, 0.75]] }));
+    assert.deepEqual(parsed.shape, [1, 2]);
+    assert.deepEqual(Array.from(parsed.data), [0.25, 0.75]);
+    assert.deepEqual([parsed.source, parsed.target], [['a', 'b'], ['x']]);
+    const four = parseAttentionJson(JSON.stringify({ weights: [[[[1], [0]], [[0], [1]]]] }));
+    assert.deepEqual(four.shape, [1, 2, 2, 1]);
+    assert.equal(four.source, undefined);
+  });
+
+  it('refuses invalid JSON, missing or ragged weights, non-numbers and words that are not strings', () => {
+    assert.throws(() => parseAttentionJson('{"weights": '), /not valid JSON/);
+    assert.throws(() => parseAttentionJson('{"w": [[1]]}'), /needs a "weights" array/);
+    assert.throws(() => parseAttentionJson('{"weights": [[1, 2], [3]]}'), /rectangular array of finite numbers/);
+    assert.throws(() => parseAttentionJson('{"weights": [[1, "2"]]}'), /rectangular array of finite numbers/);
+    assert.throws(() => parseAttentionJson('{"weights": [[1]], "source": ["a", 2]}'), /"source" must be an array of strings/);
+  });
+});
+
+describe('gold alignments', () => {
+  it('takes the first non-empty line and gives its sure and possible pairs', () => {
+    assert.equal(parseGoldLine('\n  \r\n 0-0 1?2 \n3-3\n'), '0-0 1?2');
+    assert.equal(parseGoldLine(''), '');
+    assert.deepEqual(pharaohPairs('0-0 1?2  4-3'), [[0, 0], [1, 2], [4, 3]]);
+    assert.deepEqual(pharaohPairs(''), []);
+  });
+});
+
+describe('reshaping a dropped tensor', () => {
+  // [layers 2][heads 2][target 1][source 2]: slice k holds (k, 10 k)
+  const tensor = { shape: [2, 2, 1, 2], data: Float32Array.from([0, 0, 1, 10, 2, 20, 3, 30]) };
+
+  it('selects a layer and head, or takes the mean or the max of every slice', () => {
+    assert.deepEqual(Array.from(selectMatrix(tensor, { layer: 1, head: 0 }).weights), [2, 20]);
+    assert.deepEqual(Array.from(selectMatrix(tensor, { layer: 0, head: 1 }).weights), [1, 10]);
+    const mean = selectMatrix(tensor, { aggregate: 'mean' });
+    assert.deepEqual([mean.rows, mean.cols], [1, 2]);
+    near(mean.weights, [1.5, 15], 'mean');
+    assert.deepEqual(Array.from(selectMatrix(tensor, { aggregate: 'max' }).weights), [3, 30]);
+    assert.throws(() => selectMatrix(tensor, { layer: 2 }), /no such layer or head/);
+    assert.throws(() => selectMatrix({ shape: [4], data: new Float32Array(4) }), /expected 2 to 4 dimensions, got 1/);
+  });
+
+  it('hides special tokens, renormalizing rows only when a column went', () => {
+    const matrix = { rows: 2, cols: 3, weights: Float32Array.from([0.2, 0.6, 0.2, 0.5, 0.25, 0.25]) };
+    const hidden = hideSpecial(matrix, ['gato', '</s>'], ['<s>', 'cat', 'sleeps']);
+    assert.deepEqual([hidden.rowLabels, hidden.colLabels], [['gato'], ['cat', 'sleeps']]);
+    near(hidden.matrix.weights, [0.75, 0.25], 'renormalized row');
+    const rowsOnly = hideSpecial(matrix, ['<pad>', 'gato'], ['a', 'b', 'c']);
+    near(rowsOnly.matrix.weights, [0.5, 0.25, 0.25], 'untouched row');
+  });
+
+  it('groups SentencePiece, WordPiece and subword-nmt pieces into words', () => {
+    assert.deepEqual(wordsOf(['▁The', '▁ca', 't', '▁sleeps']), { words: ['The', 'cat', 'sleeps'], index: [0, 1, 1, 2] });
+    assert.deepEqual(wordsOf(['the', 'ca', '##t']), { words: ['the', 'cat'], index: [0, 1, 1] });
+    assert.deepEqual(wordsOf(['the', 'ca@@', 't', 'sleeps']), { words: ['the', 'cat', 'sleeps'], index: [0, 1, 1, 2] });
+  });
+
+  it('merges pieces: a word\'s columns are summed, its rows averaged', () => {
+    // target pieces: ▁ga to (one word), ▁duerme; source pieces: ▁ca t, ▁sleeps
+    const matrix = { rows: 3, cols: 3, weights: Float32Array.from([0.1, 0.5, 0.4, 0.3, 0.3, 0.4, 0, 0.2, 0.8]) };
+    const merged = mergeSubwords(matrix, ['▁ga', 'to', '▁duerme'], ['▁ca', 't', '▁sleeps']);
+    assert.deepEqual([merged.rowLabels, merged.colLabels], [['gato', 'duerme'], ['cat', 'sleeps']]);
+    near(merged.matrix.weights, [(0.6 + 0.6) / 2, (0.4 + 0.4) / 2, 0.2, 0.8], 'merged');
+  });
+});

@@ -1,0 +1,28 @@
+// The alignment rules as the page and its worker use them. The rules come from the library
+// (`attn.alignment`, written once in attn/align/methods.hpp; the worker hands them to the page in
+// its 'ready' message): which methods there are, what each needs, the defaults. Nothing here
+// names a method.
+
+// The rule of the method called `name`: {name, description, needsModel, needsReverse, needsStatistical}.
+export function methodRule(rules, name) {
+  const rule = rules.methods.find((method) => method.name === name);
+  if (!rule) throw new Error(`unknown alignment method '${name}' (known: ${rules.methods.map((m) => m.name).join(', ')})`);
+  return rule;
+}
+
+// A method that reads one attention matrix alone: no model of the other direction, no statistical aligner.
+export const readsOneMatrix = (rule) => rule.needsModel && !rule.needsReverse && !rule.needsStatistical;
+
+// The statistical aligner a method uses: the one it is (a method named after a statistical kind),
+// or the default one (a method that mixes one in).
+export const statisticalKindOf = (rules, rule) =>
+  (rules.statisticalKinds.includes(rule.name) ? rule.name : rules.defaults.statistical);
+
+// Fills a <select> with methods, in the library's order: the value is the name, the text says what
+// it does, and `attn align`'s default says so. The first method starts selected.
+export function listMethods(select, methods, defaults) {
+  select.replaceChildren(...methods.map(({ name, description }) => {
+    const note = name === defaults.method ? ' (attn align’s default)' : '';
+    return new Option(`${name}: ${description}${note}`, name);
+  }));
+}
