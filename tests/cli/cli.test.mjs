@@ -142,3 +142,34 @@ test('aer scores a hand-made gold file with sure and possible links', () => {
   writeFileSync(predicted, '0-0\n0-x\n');
   assert.match(attn(['aer', gold, predicted]).stderr, /line 2: '0-x' is not a link/);
 });
+
+test('a bad flag value names the flag and the value, and nothing is aligned', () => {
+  const cases = [
+    [['--threshold', 'abc'], /--threshold needs a number, got 'abc'/],
+    [['--threshold', '0.3x'], /--threshold needs a number, got '0.3x'/],
+    [['--statistical-weight', ''], /--statistical-weight needs a number, got ''/],
+    [['--beam', '-2'], /--beam needs a whole number, got '-2'/],
+    [['--method', 'nope'], /--method: unknown alignment method 'nope' \(known: argmax, .*hybrid, hmm, ibm2\)/],
+    [['--mix', 'cubic'], /--mix: unknown mix 'cubic' \(known: linear, geometric\)/],
+    [['--symmetrize', 'both'], /--symmetrize: unknown symmetrization 'both' \(known: grow-diag-final-and, posterior\)/],
+    [['--statistical', 'ibm3'], /--statistical: unknown statistical aligner 'ibm3' \(known: ibm2, hmm\)/],
+    [['--posterior-threshold', '1.5', '--method', 'hmm', '--hmm', HMM], /posterior_threshold must be in \(0, 1\], got 1.5/],
+  ];
+  for (const [flags, message] of cases) {
+    const { status, stdout, stderr } = attn(['align', ...flags], 'a ||| b\n');
+    assert.equal(status, 1, flags.join(' '));
+    assert.equal(stdout, '', flags.join(' '));
+    assert.match(stderr, message, flags.join(' '));
+  }
+});
+
+test('--help lists every alignment method and the defaults from the library', () => {
+  const { status, stderr } = attn(['--help']);
+  assert.equal(status, 0);
+  for (const method of ['argmax', 'threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax',
+    'hybrid', 'hmm', 'ibm2']) {
+    assert.match(stderr, new RegExp(`^  ${method} `, 'm'), method);
+  }
+  assert.match(stderr, /hybrid .*\(default\)/);
+  assert.match(stderr, /--statistical hmm --statistical-weight 0.6 --mix linear --symmetrize posterior --posterior-threshold 0.35/);
+});
