@@ -307,10 +307,10 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   CHECK_THROWS_WITH(attention(shape, tokens, tokens, std::vector<float>(19)), Contains("value has 19 elements, expected 20"));
   Shape negative = shape;
   negative.query_length = -1;
-  CHECK_THROWS_WITH(attention(negative, tokens, tokens, tokens), Contains("queryLength must be at least 1"));
+  CHECK_THROWS_WITH(attention(negative, tokens, tokens, tokens), Contains("query_length must be at least 1"));
   Shape huge = shape;
   huge.key_length = 1 << 30;
-  CHECK_THROWS_WITH(attention(huge, tokens, tokens, tokens), Contains("keyLength is too large"));
+  CHECK_THROWS_WITH(attention(huge, tokens, tokens, tokens), Contains("key_length is too large"));
   Shape wide = shape;
   wide.query_length = 1 << 20;
   wide.key_length = 1 << 20;
@@ -323,7 +323,7 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   CHECK_THROWS_WITH(attention(shape, tokens, with_inf, tokens), Contains("key contains an infinite value"));
   Shape mismatched = shape;
   mismatched.key_dim = 3;
-  CHECK_THROWS_WITH(attention(mismatched, tokens, std::vector<float>(15), tokens), Contains("keyDim (3) must equal dim (4)"));
+  CHECK_THROWS_WITH(attention(mismatched, tokens, std::vector<float>(15), tokens), Contains("key_dim (3) must equal dim (4)"));
   AttentionOptions general;
   general.score = Score::general;
   CHECK_THROWS_WITH(attention(shape, tokens, tokens, tokens, general), Contains("general.weight is required"));
@@ -333,6 +333,41 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   CHECK_THROWS_WITH(parse_score("cosine"), Contains("unknown score 'cosine'"));
   // and the library keeps working afterwards
   CHECK(attention(shape, tokens, tokens, tokens).weights[0] == Approx(0.2976).margin(5e-5));
+}
+
+TEST_CASE("errors name the C++ fields and record where each one stands in the message", "[attention][errors]") {
+  Shape shape = self_shape(5, 4);
+  const std::vector<float> weight(3 * 4, 0.5f);
+  AttentionOptions options;
+  options.score = Score::additive;
+  options.additive.hidden = 3;
+  options.additive.query_weight = weight.data();
+  options.local.mode = Local::monotonic;
+  options.local.half_width = -1;
+  try {
+    attention(shape, tokens, tokens, tokens, options);
+    FAIL("no error");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    CHECK(message == "additive.key_weight is required");
+    REQUIRE(error.fields().size() == 1);
+    CHECK(message.substr(error.fields()[0].offset, error.fields()[0].length) == "additive.key_weight");
+  }
+  options.additive.key_weight = weight.data();
+  options.additive.v = weight.data();
+  CHECK_THROWS_WITH(attention(shape, tokens, tokens, tokens, options), Contains("local.half_width must be at least 0"));
+  shape.key_dim = 3;
+  options.score = Score::dot;
+  try {
+    attention(shape, tokens, std::vector<float>(15), tokens, options);
+    FAIL("no error");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    REQUIRE(error.fields().size() == 2);
+    CHECK(message.substr(error.fields()[0].offset, error.fields()[0].length) == "key_dim");
+    CHECK(message.substr(error.fields()[1].offset, error.fields()[1].length) == "dim");
+    CHECK(message.find("key_dim (3) must equal dim (4)") == 0);
+  }
 }
 
 TEST_CASE("finite inputs whose scores overflow float32 are an error, not NaN", "[attention][errors]") {

@@ -141,7 +141,7 @@ TEST_CASE("multi-head self-attention is forward(x, x), and causal masking reache
       for (int j = i + 1; j < 6; ++j) CHECK(weights[(h * 6 + i) * 6 + j] == 0.0f);
   MultiHeadWeights bad = w;
   bad.output_weight.pop_back();
-  CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("outputWeight has 63 elements, expected [8][8]"));
+  CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("output_weight has 63 elements, expected [8][8]"));
   bad = w;
   bad.model_dim = 9;
   CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("not divisible by heads"));
@@ -225,7 +225,7 @@ TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a G
   }
   CHECK(result.positions[0] == Approx(4.0));  // W_p h = 0 gives the middle
   options.local.half_width = 0;
-  CHECK_THROWS_WITH(attention(shape, query, keys, values, options), Contains("local.halfWidth must be at least 1"));
+  CHECK_THROWS_WITH(attention(shape, query, keys, values, options), Contains("local.half_width must be at least 1"));
 }
 
 TEST_CASE("hard attention: argmax picks the best key's value; sampling follows the weights", "[mechanisms][hard]") {

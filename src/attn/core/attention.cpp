@@ -52,7 +52,7 @@ void apply_dropout(float* weights, std::size_t count, float p, Rng& rng) {
 }  // namespace
 
 void dropout(float* weights, std::size_t count, float p, std::uint64_t seed) {
-  if (!(p >= 0.0f && p < 1.0f)) fail("dropout must be in [0, 1), got ", p);
+  if (!(p >= 0.0f && p < 1.0f)) fail(Field{"dropout"}, " must be in [0, 1), got ", p);
   if (p == 0.0f) return;
   Rng rng(seed);
   apply_dropout(weights, count, p, rng);
@@ -88,18 +88,18 @@ int hard_select(const float* weights, int n, Hard mode, Rng& rng) {
 namespace {
 
 void require(const void* pointer, const char* name) {
-  if (!pointer) fail(name, " is required");
+  if (!pointer) fail(Field{name}, " is required");
 }
 
 }  // namespace
 
 void validate_shape(const Shape& shape) {
   check_size("heads", shape.heads);
-  check_size("queryLength", shape.query_length);
-  check_size("keyLength", shape.key_length);
+  check_size("query_length", shape.query_length);
+  check_size("key_length", shape.key_length);
   check_size("dim", shape.dim);
-  check_size("keyDim", shape.key_dim, 0);
-  check_size("valueDim", shape.value_dim, 0);
+  check_size("key_dim", shape.key_dim, 0);
+  check_size("value_dim", shape.value_dim, 0);
   const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
   element_count("query", {shape.heads, shape.query_length, shape.dim});
   element_count("key", {shape.heads, shape.key_length, key_dim});
@@ -120,7 +120,7 @@ void validate(const Shape& shape, const float* query, const float* key, const fl
   require(query, "query");
   require(key, "key");
   require(value, "value");
-  require(outputs.output, "the output buffer");
+  require(outputs.output, "outputs.output");
   check_finite("query", query, query_count);
   check_finite("key", key, key_count);
   check_finite("value", value, value_count);
@@ -129,7 +129,7 @@ void validate(const Shape& shape, const float* query, const float* key, const fl
     case Score::dot:
     case Score::scaled_dot:
       if (key_dim != shape.dim) {
-        fail("keyDim (", key_dim, ") must equal dim (", shape.dim, ") for the ", to_string(options.score),
+        fail(Field{"key_dim"}, " (", key_dim, ") must equal ", Field{"dim"}, " (", shape.dim, ") for the ", to_string(options.score),
              " score; general and additive scores allow different sizes");
       }
       break;
@@ -137,48 +137,48 @@ void validate(const Shape& shape, const float* query, const float* key, const fl
       require(options.general.weight, "general.weight");
       check_finite("general.weight", options.general.weight, element_count("general.weight", {shape.dim, key_dim}));
       element_count("projected queries", {shape.query_length, key_dim});
-      if (!std::isfinite(options.general.scale)) fail("general.scale must be finite");
+      if (!std::isfinite(options.general.scale)) fail(Field{"general.scale"}, " must be finite");
       break;
     case Score::additive: {
       const AdditiveScore& additive = options.additive;
       check_size("additive.hidden", additive.hidden);
-      require(additive.query_weight, "additive.queryWeight");
-      require(additive.key_weight, "additive.keyWeight");
+      require(additive.query_weight, "additive.query_weight");
+      require(additive.key_weight, "additive.key_weight");
       require(additive.v, "additive.v");
-      check_finite("additive.queryWeight", additive.query_weight, element_count("additive.queryWeight", {additive.hidden, shape.dim}));
-      check_finite("additive.keyWeight", additive.key_weight, element_count("additive.keyWeight", {additive.hidden, key_dim}));
+      check_finite("additive.query_weight", additive.query_weight, element_count("additive.query_weight", {additive.hidden, shape.dim}));
+      check_finite("additive.key_weight", additive.key_weight, element_count("additive.key_weight", {additive.hidden, key_dim}));
       check_finite("additive.v", additive.v, additive.hidden);
       element_count("projected queries", {shape.query_length, additive.hidden});
       element_count("projected keys", {additive.hidden, shape.key_length});
       if (additive.bias) check_finite("additive.bias", additive.bias, additive.hidden);
-      if (!std::isfinite(additive.gain)) fail("additive.gain must be finite");
+      if (!std::isfinite(additive.gain)) fail(Field{"additive.gain"}, " must be finite");
       if (additive.normalize) {
         double norm = 0.0;
         for (int h = 0; h < additive.hidden; ++h) norm += double(additive.v[h]) * additive.v[h];
-        if (norm == 0.0) fail("additive.v must not be all zeros when normalize is on");
+        if (norm == 0.0) fail(Field{"additive.v"}, " must not be all zeros when ", Field{"additive.normalize"}, " is on");
       }
       break;
     }
   }
   validate_masking(options.mask, shape.heads, shape.query_length, shape.key_length);
   if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature)) {
-    fail("temperature must be a positive finite number, got ", options.temperature);
+    fail(Field{"temperature"}, " must be a positive finite number, got ", options.temperature);
   }
   const LocalWindow& local = options.local;
   if (local.mode != Local::none) {
-    check_size("local.halfWidth", local.half_width, local.mode == Local::predictive ? 1 : 0);
+    check_size("local.half_width", local.half_width, local.mode == Local::predictive ? 1 : 0);
   }
   if (local.mode == Local::predictive) {
     check_size("local.hidden", local.hidden);
-    require(local.position_weight, "local.positionWeight");
-    require(local.position_v, "local.positionV");
-    check_finite("local.positionWeight", local.position_weight, element_count("local.positionWeight", {local.hidden, shape.dim}));
-    check_finite("local.positionV", local.position_v, local.hidden);
+    require(local.position_weight, "local.position_weight");
+    require(local.position_v, "local.position_v");
+    check_finite("local.position_weight", local.position_weight, element_count("local.position_weight", {local.hidden, shape.dim}));
+    check_finite("local.position_v", local.position_v, local.hidden);
     element_count("local hidden states", {shape.query_length, local.hidden});
   }
-  if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) fail("dropout must be in [0, 1), got ", options.dropout);
+  if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) fail(Field{"dropout"}, " must be in [0, 1), got ", options.dropout);
   if (options.dropout > 0.0f && options.hard != Hard::none) {
-    fail("dropout applies to soft attention; hard attention picks one key per query");
+    fail(Field{"dropout"}, " applies to soft attention; ", Field{"hard"}, " attention picks one key per query");
   }
 }
 
