@@ -35,7 +35,7 @@ TEST_CASE("general score q^T W k with different query and key sizes, and Luong's
     options.score = Score::general;
     options.general.weight = w.data();
     options.general.scale = g;
-    const AttentionResult result = attention(shape, q, k, v, options);
+    const AttentionResult result = attention(shape, q, k, v, options, Returns::weights | Returns::scores);
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
     INFO("g = " << g);
     CHECK(testing::relative_error(result.weights, reference.weights) <= 1e-5);
@@ -65,13 +65,13 @@ TEST_CASE("additive score: plain, with bias, and weight-normalized (g v / |v|)",
       options.additive.normalize = true;
       options.additive.gain = 3.5f;
     }
-    const AttentionResult result = attention(shape, q, k, v, options);
+    const AttentionResult result = attention(shape, q, k, v, options, Returns::weights);
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
     INFO("variant " << variant);
     CHECK(testing::relative_error(result.weights, reference.weights) <= 1e-5);
     CHECK(testing::relative_error(result.output, reference.output) <= 1e-5);
     testing::ScalarKernels scalar;
-    const AttentionResult plain = attention(shape, q, k, v, options);
+    const AttentionResult plain = attention(shape, q, k, v, options, Returns::weights);
     CHECK(testing::relative_error(plain.output, reference.output) <= 1e-5);
   }
 }
@@ -186,7 +186,7 @@ TEST_CASE("local-m attends to [t - D, t + D] around p_t = t", "[mechanisms][loca
   AttentionOptions options;
   options.local.mode = Local::monotonic;
   options.local.half_width = 1;
-  const AttentionResult result = attention(shape, zeros, zeros, v, options);
+  const AttentionResult result = attention(shape, zeros, zeros, v, options, Returns::weights);
   const double expected[5][5] = {{.5, .5, 0, 0, 0}, {1 / 3., 1 / 3., 1 / 3., 0, 0}, {0, 1 / 3., 1 / 3., 1 / 3., 0},
                                  {0, 0, 1 / 3., 1 / 3., 1 / 3.}, {0, 0, 0, .5, .5}};
   for (int t = 0; t < 5; ++t) {
@@ -208,7 +208,7 @@ TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a G
   options.local.hidden = 2;
   options.local.position_weight = wp.data();
   options.local.position_v = vp.data();
-  const AttentionResult result = attention(shape, query, keys, values, options);
+  const AttentionResult result = attention(shape, query, keys, values, options, Returns::weights);
   for (int t = 0; t < 3; ++t) {
     double logit = 0.0;
     for (int k = 0; k < 2; ++k) logit += vp[k] * std::tanh(wp[k * 2] * query[t * 2] + wp[k * 2 + 1] * query[t * 2 + 1]);
@@ -239,7 +239,7 @@ TEST_CASE("hard attention: argmax picks the best key's value; sampling follows t
   AttentionOptions options;
   options.score = Score::dot;
   options.hard = Hard::argmax;
-  AttentionResult result = attention(shape, query, keys, values, options);
+  AttentionResult result = attention(shape, query, keys, values, options, Returns::weights);
   CHECK(result.indices[0] == 1);
   CHECK(result.output[0] == 20.0f);
   CHECK(result.weights[0] == 0.0f);
@@ -247,7 +247,7 @@ TEST_CASE("hard attention: argmax picks the best key's value; sampling follows t
 
   options.hard = Hard::sample;
   options.seed = 7;
-  result = attention(shape, query, keys, values, options);
+  result = attention(shape, query, keys, values, options, Returns::weights);
   int counts[3] = {0, 0, 0};
   for (int i = 0; i < rows; ++i) {
     REQUIRE(result.indices[i] >= 0);
@@ -303,10 +303,10 @@ TEST_CASE("dropout on the weights is off unless asked, seeded, and scales surviv
   const Shape shape = make_shape(2, 6, 9, 4, 0, 3);
   const auto q = random_for(shape, 6, 4, 1), k = random_for(shape, 9, 4, 2), v = random_for(shape, 9, 3, 3);
   AttentionOptions options;
-  const AttentionResult plain = attention(shape, q, k, v, options);
+  const AttentionResult plain = attention(shape, q, k, v, options, Returns::weights);
   options.dropout = 0.5f;
   options.seed = 11;
-  const AttentionResult with = attention(shape, q, k, v, options);
+  const AttentionResult with = attention(shape, q, k, v, options, Returns::weights);
   CHECK(with.weights != plain.weights);
   int zeroed = 0;
   for (std::size_t i = 0; i < with.weights.size(); ++i) {
@@ -321,5 +321,5 @@ TEST_CASE("dropout on the weights is off unless asked, seeded, and scales surviv
       CHECK(with.output[row * 3 + d] == Approx(sum).margin(1e-5));
     }
   }
-  CHECK(attention(shape, q, k, v, options).weights == with.weights);
+  CHECK(attention(shape, q, k, v, options, Returns::weights).weights == with.weights);
 }

@@ -559,10 +559,10 @@ void attention(const Shape& shape, const float* query, const float* key, const f
 
 AttentionResult attention(const Shape& shape, const std::vector<float>& query,
                           const std::vector<float>& key, const std::vector<float>& value,
-                          const AttentionOptions& options) {
+                          const AttentionOptions& options, Returns returns) {
   validate_shape(shape);
   const auto expect = [](const char* name, const std::vector<float>& data, std::size_t count) {
-    if (data.size() != count) fail(name, " has ", data.size(), " elements, expected ", count);
+    if (data.size() != count) fail(Field{name}, " has ", data.size(), " elements, expected ", count);
   };
   expect("query", query, element_count("query", {shape.heads, shape.query_length, shape.dim}));
   expect("key", key, element_count("key", {shape.heads, shape.key_length, shape.resolved_key_dim()}));
@@ -570,16 +570,17 @@ AttentionResult attention(const Shape& shape, const std::vector<float>& query,
   AttentionResult result;
   const std::size_t rows = static_cast<std::size_t>(shape.heads) * shape.query_length;
   result.output.resize(rows * shape.resolved_value_dim());
-  result.weights.resize(rows * shape.key_length);
-  result.scores.resize(rows * shape.key_length);
+  if (includes(returns, Returns::weights)) result.weights.resize(rows * shape.key_length);
+  if (includes(returns, Returns::scores)) result.scores.resize(rows * shape.key_length);
   if (options.hard != Hard::none) result.indices.assign(rows, -1);
   if (options.local.mode != Local::none) result.positions.resize(rows);
+  const auto data_or_null = [](auto& buffer) { return buffer.empty() ? nullptr : buffer.data(); };
   AttentionOutputs outputs;
   outputs.output = result.output.data();
-  outputs.weights = result.weights.data();
-  outputs.scores = result.scores.data();
-  outputs.indices = result.indices.empty() ? nullptr : result.indices.data();
-  outputs.positions = result.positions.empty() ? nullptr : result.positions.data();
+  outputs.weights = data_or_null(result.weights);
+  outputs.scores = data_or_null(result.scores);
+  outputs.indices = data_or_null(result.indices);
+  outputs.positions = data_or_null(result.positions);
   attention(shape, query.data(), key.data(), value.data(), options, outputs);
   return result;
 }

@@ -103,7 +103,20 @@ void validate_shape(const Shape& shape);
 void attention(const Shape& shape, const float* query, const float* key, const float* value,
                const AttentionOptions& options, const AttentionOutputs& outputs);
 
-// Convenience form that allocates: checks the vector sizes against the shape.
+// What the allocating attention() returns besides the output, as flags to combine with |.
+// Asking for neither lets softmax attention take the fused path, which never holds the
+// [query_length][key_length] matrix (FlashAttention's online softmax).
+enum class Returns : unsigned { output = 0, weights = 1u << 0, scores = 1u << 1 };
+constexpr Returns operator|(Returns a, Returns b) {
+  return static_cast<Returns>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr bool includes(Returns set, Returns part) {
+  return (static_cast<unsigned>(set) & static_cast<unsigned>(part)) != 0;
+}
+
+// Convenience form that allocates: checks the vector sizes against the shape. weights and
+// scores are filled when `returns` asks for them and empty otherwise; indices (hard attention)
+// and positions (local attention) whenever the options produce them.
 struct AttentionResult {
   std::vector<float> output;
   std::vector<float> weights;
@@ -113,7 +126,7 @@ struct AttentionResult {
 };
 AttentionResult attention(const Shape& shape, const std::vector<float>& query,
                           const std::vector<float>& key, const std::vector<float>& value,
-                          const AttentionOptions& options = {});
+                          const AttentionOptions& options = {}, Returns returns = Returns::output);
 
 // Zeroes each of weights[0..count) with probability p and scales the rest by 1/(1-p)
 // (inverted dropout, as in d2l's DotProductAttention in training mode). Seeded.
