@@ -110,39 +110,70 @@ void validate_shape(const Shape& shape) {
 
 namespace {
 
-// The arrays every call reads: present, and free of NaN and infinity.
-void validate_inputs(const Shape& shape, const float* query, const float* key, const float* value,
-                     const AttentionOutputs& outputs) {
-  require(query, "query");
-  require(key, "key");
-  require(value, "value");
-  require(outputs.output, "outputs.output");
-  check_finite("query", query, element_count("query", {shape.heads, shape.query_length, shape.dim}));
-  check_finite("key", key, element_count("key", {shape.heads, shape.key_length, shape.resolved_key_dim()}));
-  check_finite("value", value, element_count("value", {shape.heads, shape.key_length, shape.resolved_value_dim()}));
+// check_finite, unless the caller has turned the scan off.
+void check_values(const AttentionOptions& options, const char* name, const float* data, std::size_t count) {
+  if (options.check_finite) check_finite(name, data, count);
 }
 
-void validate_general(const Shape& shape, const GeneralScore& general) {
+// Whether the score reads the keys: not when the caller gave them already projected.
+bool reads_keys(const AttentionOptions& options) {
+  if (options.score == Score::general) return !options.general.projected_keys;
+  if (options.score == Score::additive) return !options.additive.projected_keys;
+  return true;
+}
+
+// The arrays every call reads: present, and free of NaN and infinity.
+void validate_inputs(const Shape& shape, const float* query, const float* key, const float* value,
+                     const AttentionOptions& options, const AttentionOutputs& outputs) {
+  require(query, "query");
+  if (reads_keys(options)) require(key, "key");
+  require(value, "value");
+  require(outputs.output, "outputs.output");
+  check_values(options, "query", query, element_count("query", {shape.heads, shape.query_length, shape.dim}));
+  if (reads_keys(options)) {
+    check_values(options, "key", key, element_count("key", {shape.heads, shape.key_length, shape.resolved_key_dim()}));
+  }
+  check_values(options, "value", value, element_count("value", {shape.heads, shape.key_length, shape.resolved_value_dim()}));
+}
+
+void validate_general(const Shape& shape, const AttentionOptions& options) {
+  const GeneralScore& general = options.general;
   const int key_dim = shape.resolved_key_dim();
-  require(general.weight, "general.weight");
-  check_finite("general.weight", general.weight, element_count("general.weight", {shape.dim, key_dim}));
-  element_count("projected queries", {shape.query_length, key_dim});
+  if (general.projected_keys) {
+    check_values(options, "general.projected_keys", general.projected_keys,
+                 element_count("general.projected_keys", {shape.heads, shape.dim, shape.key_length}));
+  } else {
+    require(general.weight, "general.weight");
+    check_values(options, "general.weight", general.weight, element_count("general.weight", {shape.dim, key_dim}));
+    element_count("projected queries", {shape.query_length, key_dim});
+  }
   if (!std::isfinite(general.scale)) fail(Field{"general.scale"}, " must be finite");
 }
 
-void validate_additive(const Shape& shape, const AdditiveScore& additive) {
+void validate_additive(const Shape& shape, const AttentionOptions& options) {
+  const AdditiveScore& additive = options.additive;
   check_size("additive.hidden", additive.hidden);
-  require(additive.query_weight, "additive.query_weight");
-  require(additive.key_weight, "additive.key_weight");
+  if (additive.transposed_query_weight) {
+    check_values(options, "additive.transposed_query_weight", additive.transposed_query_weight,
+                 element_count("additive.transposed_query_weight", {shape.dim, additive.hidden}));
+  } else {
+    require(additive.query_weight, "additive.query_weight");
+    check_values(options, "additive.query_weight", additive.query_weight,
+                 element_count("additive.query_weight", {additive.hidden, shape.dim}));
+  }
+  if (additive.projected_keys) {
+    check_values(options, "additive.projected_keys", additive.projected_keys,
+                 element_count("additive.projected_keys", {shape.heads, additive.hidden, shape.key_length}));
+  } else {
+    require(additive.key_weight, "additive.key_weight");
+    check_values(options, "additive.key_weight", additive.key_weight,
+                 element_count("additive.key_weight", {additive.hidden, shape.resolved_key_dim()}));
+  }
   require(additive.v, "additive.v");
-  check_finite("additive.query_weight", additive.query_weight,
-               element_count("additive.query_weight", {additive.hidden, shape.dim}));
-  check_finite("additive.key_weight", additive.key_weight,
-               element_count("additive.key_weight", {additive.hidden, shape.resolved_key_dim()}));
-  check_finite("additive.v", additive.v, additive.hidden);
+  check_values(options, "additive.v", additive.v, additive.hidden);
   element_count("projected queries", {shape.query_length, additive.hidden});
   element_count("projected keys", {additive.hidden, shape.key_length});
-  if (additive.bias) check_finite("additive.bias", additive.bias, additive.hidden);
+  if (additive.bias) check_values(options, "additive.bias", additive.bias, additive.hidden);
   if (!std::isfinite(additive.gain)) fail(Field{"additive.gain"}, " must be finite");
   if (additive.normalize) {
     double norm = 0.0;
@@ -160,12 +191,13 @@ void validate_score(const Shape& shape, const AttentionOptions& options) {
              to_string(options.score), " score; general and additive scores allow different sizes");
       }
       return;
-    case Score::general: validate_general(shape, options.general); return;
-    case Score::additive: validate_additive(shape, options.additive); return;
+    case Score::general: validate_general(shape, options); return;
+    case Score::additive: validate_additive(shape, options); return;
   }
 }
 
-void validate_local(const Shape& shape, const LocalWindow& local) {
+void validate_local(const Shape& shape, const AttentionOptions& options) {
+  const LocalWindow& local = options.local;
   if (local.mode != Local::none) {
     check_size("local.half_width", local.half_width, local.mode == Local::predictive ? 1 : 0);
   }
@@ -173,8 +205,9 @@ void validate_local(const Shape& shape, const LocalWindow& local) {
     check_size("local.hidden", local.hidden);
     require(local.position_weight, "local.position_weight");
     require(local.position_v, "local.position_v");
-    check_finite("local.position_weight", local.position_weight, element_count("local.position_weight", {local.hidden, shape.dim}));
-    check_finite("local.position_v", local.position_v, local.hidden);
+    check_values(options, "local.position_weight", local.position_weight,
+                 element_count("local.position_weight", {local.hidden, shape.dim}));
+    check_values(options, "local.position_v", local.position_v, local.hidden);
     element_count("local hidden states", {shape.query_length, local.hidden});
   }
 }
@@ -182,13 +215,13 @@ void validate_local(const Shape& shape, const LocalWindow& local) {
 void validate(const Shape& shape, const float* query, const float* key, const float* value,
               const AttentionOptions& options, const AttentionOutputs& outputs) {
   validate_shape(shape);
-  validate_inputs(shape, query, key, value, outputs);
+  validate_inputs(shape, query, key, value, options, outputs);
   validate_score(shape, options);
   validate_masking(options.mask, shape.heads, shape.query_length, shape.key_length);
   if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature)) {
     fail(Field{"temperature"}, " must be a positive finite number, got ", options.temperature);
   }
-  validate_local(shape, options.local);
+  validate_local(shape, options);
   if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) fail(Field{"dropout"}, " must be in [0, 1), got ", options.dropout);
   if (options.dropout > 0.0f && options.hard != Hard::none) {
     fail(Field{"dropout"}, " applies to soft attention; ", Field{"hard"}, " attention picks one key per query");
@@ -233,15 +266,23 @@ struct ScoreProduct {
   float alpha = 1.0f;
 };
 
-// One head's ScoreProduct: its keys k transposed into keys_t ([key_dim][ldk]) and, for the
-// general score, its queries q through W into projected ([query_length][key_dim]).
-ScoreProduct score_product(const Shape& shape, const AttentionOptions& options, const float* q, const float* k,
+// One head's ScoreProduct. Dot and scaled-dot scores multiply its queries q with its keys k,
+// transposed into keys_t ([key_dim][ldk]); the general score q through W (into projected,
+// [query_length][key_dim]) with the same, or q with the caller's projected keys W k.
+ScoreProduct score_product(const Shape& shape, const AttentionOptions& options, int h, const float* q, const float* k,
                            float* keys_t, int ldk, float* projected) {
   const int dim = shape.dim, key_dim = shape.resolved_key_dim();
-  transpose(k, shape.key_length, key_dim, keys_t, ldk);
   ScoreProduct product;
   product.query_rows = q;
   product.query_stride = dim;
+  if (options.score == Score::general && options.general.projected_keys) {
+    product.keys_t = options.general.projected_keys + static_cast<std::size_t>(h) * dim * shape.key_length;
+    product.ldk = shape.key_length;
+    product.width = dim;
+    product.alpha = options.general.scale;
+    return product;
+  }
+  transpose(k, shape.key_length, key_dim, keys_t, ldk);
   product.keys_t = keys_t;
   product.ldk = ldk;
   product.width = key_dim;
@@ -277,15 +318,17 @@ class FusedAttention {
         options_(options),
         value_dim_(shape.resolved_value_dim()),
         ldk_(padded_stride(shape.key_length)),  // keys_t's row stride: columns walk many cache sets
-        keys_t_(static_cast<std::size_t>(shape.resolved_key_dim()) * ldk_),
-        projected_(options.score == Score::general ? static_cast<std::size_t>(shape.query_length) * shape.resolved_key_dim() : 0),
+        keys_t_(reads_keys(options) ? static_cast<std::size_t>(shape.resolved_key_dim()) * ldk_ : 0),
+        projected_(options.score == Score::general && !options.general.projected_keys
+                       ? static_cast<std::size_t>(shape.query_length) * shape.resolved_key_dim()
+                       : 0),
         tile_(static_cast<std::size_t>(std::min(block_rows, shape.query_length)) * std::min(tile_keys, shape.key_length)),
         ranges_(std::min(block_rows, shape.query_length)),
         running_max_(ranges_.size()),
         running_sum_(ranges_.size()) {}
 
   void head(int h, const float* q, const float* k, const float* v, float* out) {
-    const ScoreProduct product = score_product(shape_, options_, q, k, keys_t_.data(), ldk_, projected_.data());
+    const ScoreProduct product = score_product(shape_, options_, h, q, k, keys_t_.data(), ldk_, projected_.data());
     for (int first_row = 0; first_row < shape_.query_length; first_row += block_rows) {
       block(h, product, v, first_row, std::min(block_rows, shape_.query_length - first_row),
             out + static_cast<std::size_t>(first_row) * value_dim_);
@@ -404,11 +447,15 @@ class BlockedAttention {
         ldk_(padded_stride(shape.key_length)), rng_(options.seed) {
     prepare_parameters();
     const int key_dim = shape.resolved_key_dim(), query_length = shape.query_length;
-    keys_t_.resize(static_cast<std::size_t>(key_dim) * ldk_);
-    if (options.score == Score::general) projected_.resize(static_cast<std::size_t>(query_length) * key_dim);
+    if (reads_keys(options)) keys_t_.resize(static_cast<std::size_t>(key_dim) * ldk_);
+    if (options.score == Score::general && !options.general.projected_keys) {
+      projected_.resize(static_cast<std::size_t>(query_length) * key_dim);
+    }
     if (options.score == Score::additive) {
       projected_.resize(static_cast<std::size_t>(query_length) * options.additive.hidden);
-      keys_projected_t_.resize(static_cast<std::size_t>(options.additive.hidden) * shape.key_length);
+      if (!options.additive.projected_keys) {
+        keys_projected_storage_.resize(static_cast<std::size_t>(options.additive.hidden) * shape.key_length);
+      }
     }
     if (!outputs.weights) block_.resize(static_cast<std::size_t>(std::min(block_rows, query_length)) * shape.key_length);
     if (options.local.mode != Local::none) centres_.resize(query_length);
@@ -422,18 +469,24 @@ class BlockedAttention {
   }
 
  private:
-  // What every head shares, prepared once: Bahdanau's W_q transposed and v (normalized when
-  // asked), local-p's W_p transposed.
+  // What every head shares, prepared once: Bahdanau's W_q transposed (unless the caller gave it
+  // so) and v (normalized when asked), local-p's W_p transposed.
   void prepare_parameters() {
     const AdditiveScore& additive = options_.additive;
     if (options_.score == Score::additive) {
-      query_weight_t_ = transposed(additive.query_weight, additive.hidden, shape_.dim);
-      additive_v_.assign(additive.v, additive.v + additive.hidden);
+      query_weight_t_ = additive.transposed_query_weight;
+      if (!query_weight_t_) {
+        query_weight_t_storage_ = transposed(additive.query_weight, additive.hidden, shape_.dim);
+        query_weight_t_ = query_weight_t_storage_.data();
+      }
+      additive_v_ = additive.v;
       if (additive.normalize) {
+        normalized_v_.assign(additive.v, additive.v + additive.hidden);
         double norm = 0.0;
-        for (float x : additive_v_) norm += double(x) * x;
+        for (float x : normalized_v_) norm += double(x) * x;
         const float factor = static_cast<float>(additive.gain / std::sqrt(norm));
-        for (float& x : additive_v_) x *= factor;
+        for (float& x : normalized_v_) x *= factor;
+        additive_v_ = normalized_v_.data();
       }
     }
     const LocalWindow& local = options_.local;
@@ -445,12 +498,17 @@ class BlockedAttention {
     const int query_length = shape_.query_length, key_length = shape_.key_length, key_dim = shape_.resolved_key_dim();
     if (options_.score == Score::additive) {
       const AdditiveScore& additive = options_.additive;
-      transpose(k, key_length, key_dim, keys_t_.data(), ldk_);
-      linear(q, query_length, shape_.dim, query_weight_t_.data(), additive.bias, additive.hidden, projected_.data());
-      kernels::matmul(additive.hidden, key_length, key_dim, 1.0f, additive.key_weight, key_dim, keys_t_.data(), ldk_,
-                      keys_projected_t_.data(), key_length, false);
+      linear(q, query_length, shape_.dim, query_weight_t_, additive.bias, additive.hidden, projected_.data());
+      if (additive.projected_keys) {
+        keys_projected_t_ = additive.projected_keys + static_cast<std::size_t>(h) * additive.hidden * key_length;
+      } else {
+        transpose(k, key_length, key_dim, keys_t_.data(), ldk_);
+        kernels::matmul(additive.hidden, key_length, key_dim, 1.0f, additive.key_weight, key_dim, keys_t_.data(), ldk_,
+                        keys_projected_storage_.data(), key_length, false);
+        keys_projected_t_ = keys_projected_storage_.data();
+      }
     } else {
-      product_ = score_product(shape_, options_, q, k, keys_t_.data(), ldk_, projected_.data());
+      product_ = score_product(shape_, options_, h, q, k, keys_t_.data(), ldk_, projected_.data());
     }
     const LocalWindow& local = options_.local;
     if (local.mode == Local::monotonic) {
@@ -472,7 +530,7 @@ class BlockedAttention {
       const AdditiveScore& additive = options_.additive;
       for (int r = 0; r < rows; ++r) {
         kernels::additive_scores(projected_.data() + static_cast<std::size_t>(first_row + r) * additive.hidden,
-                                 keys_projected_t_.data(), key_length, additive_v_.data(), additive.hidden, key_length,
+                                 keys_projected_t_, key_length, additive_v_, additive.hidden, key_length,
                                  p + static_cast<std::size_t>(r) * key_length);
       }
     } else {
@@ -530,10 +588,13 @@ class BlockedAttention {
   const AttentionOutputs& outputs_;
   const int value_dim_, ldk_;
   Rng rng_;
-  std::vector<float> query_weight_t_, additive_v_, position_weight_t_;
+  const float* query_weight_t_ = nullptr;    // [dim][hidden]: W_q^T (additive)
+  const float* additive_v_ = nullptr;        // [hidden]: v, or gain * v / |v|
+  const float* keys_projected_t_ = nullptr;  // [hidden][key_length]: the head's W_k k (additive)
+  std::vector<float> query_weight_t_storage_, normalized_v_, keys_projected_storage_;  // where the caller gave none
+  std::vector<float> position_weight_t_;
   std::vector<float> keys_t_;            // [key_dim][ldk]: the head's keys, transposed
   std::vector<float> projected_;         // [query_length][key_dim or hidden]: q W (general), W_q q + b (additive)
-  std::vector<float> keys_projected_t_;  // [hidden][key_length]: W_k k (additive)
   std::vector<float> block_;             // [block_rows][key_length] when the weights are not kept
   std::vector<float> centres_;           // [query_length]: local attention's p_t
   ScoreProduct product_;
