@@ -9,7 +9,6 @@
 #include "attn/core/error.hpp"
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
-#include "attn/core/probability.hpp"
 
 namespace attn {
 
@@ -61,17 +60,18 @@ RnnModel RnnModel::load(std::string bytes) {
   a.decoder_hidden = architecture_field(architecture, "decoder_hidden", 4096);
   a.attention_dim = architecture_field(architecture, "attention_dim", 4096);
   a.vocab_size = architecture_field(architecture, "vocab_size", 1 << 20);
-  model.attention_ = file.meta("attention");
-  if (model.attention_ != "additive" && model.attention_ != "general") {
-    fail("unknown attention '", model.attention_, "' (expected additive or general)");
+  const std::string attention = file.meta("attention");
+  if (attention != "additive" && attention != "general") {
+    fail("unknown attention '", attention, "' (expected additive or general)");
   }
+  model.attention_ = parse_score(attention);
   model.tokenizer_ = Bpe::from_json(file.meta("tokenizer"));
   if (model.tokenizer_.size() != a.vocab_size) {
     fail("the tokenizer has ", model.tokenizer_.size(), " pieces, the architecture says ", a.vocab_size);
   }
 
   const long long E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim, V = a.vocab_size;
-  const bool additive = model.attention_ == "additive";
+  const bool additive = model.attention_ == Score::additive;
   std::vector<std::string> expected;
   auto take = [&](const std::string& name, std::vector<std::int64_t> shape) {
     expected.push_back(name);
@@ -107,7 +107,7 @@ RnnModel RnnModel::load(std::string bytes) {
   model.vocab_bias_ = take("output.vocab_bias", {V});
   for (const auto& [name, info] : file.tensors()) {
     if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
-      fail("unexpected tensor '", name, "' for a ", model.attention_, " attnscope-rnn-v1 model");
+      fail("unexpected tensor '", name, "' for a ", attention, " attnscope-rnn-v1 model");
     }
   }
   return model;
@@ -166,30 +166,46 @@ RnnModel::Encoding RnnModel::encode(const std::vector<int>& source_ids) const {
   return encoding;
 }
 
+void RnnModel::attend(const Encoding& encoding, int rows, const float* states, float* weights, float* contexts) const {
+  const RnnArchitecture& a = architecture_;
+  Shape shape;
+  shape.query_length = rows;  // the hypotheses of a beam are query rows of one head: the keys are shared
+  shape.key_length = encoding.length;
+  shape.dim = a.decoder_hidden;
+  shape.key_dim = shape.value_dim = 2 * a.encoder_hidden;
+  AttentionOptions options;
+  options.score = attention_;
+  // The key side of the score was computed once per sentence in encode(), and every input was
+  // checked already (the weights at load; the states come out of tanh and sigmoids).
+  options.check_finite = false;
+  if (attention_ == Score::additive) {
+    options.additive.hidden = a.attention_dim;
+    options.additive.transposed_query_weight = query_weight_t_.data();
+    options.additive.projected_keys = encoding.projected_t.data();
+    options.additive.v = score_.data();
+  } else {
+    options.general.projected_keys = encoding.projected_t.data();
+  }
+  AttentionOutputs outputs;
+  outputs.output = contexts;
+  outputs.weights = weights;
+  attn::attention(shape, states, encoding.keys.data(), encoding.keys.data(), options, outputs);
+}
+
 void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previous, float* states, float* attention,
                             float* logits) const {
   const RnnArchitecture& a = architecture_;
-  const int S = encoding.length, E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim;
-  // scores from the previous states s_{t-1}
-  if (attention_ == "additive") {
-    std::vector<float> query(static_cast<std::size_t>(rows) * A);
-    kernels::matmul(rows, A, D, 1.0f, states, D, query_weight_t_.data(), A, query.data(), A, false);
-    for (int r = 0; r < rows; ++r) {
-      kernels::additive_scores(query.data() + static_cast<std::size_t>(r) * A, encoding.projected_t.data(), S,
-                               score_.data(), A, S, attention + static_cast<std::size_t>(r) * S);
-    }
-  } else {
-    kernels::matmul(rows, S, D, 1.0f, states, D, encoding.projected_t.data(), S, attention, S, false);
-  }
-  for (int r = 0; r < rows; ++r) softmax(attention + static_cast<std::size_t>(r) * S, S);
-  // decoder input [e(y_{t-1}) ; c_t]
+  const int E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden;
+  // attention from the previous states s_{t-1}; the decoder input is [e(y_{t-1}) ; c_t]
   const int input_width = E + 2 * H;
+  std::vector<float> contexts(static_cast<std::size_t>(rows) * 2 * H);
+  attend(encoding, rows, states, attention, contexts.data());
   std::vector<float> input(static_cast<std::size_t>(rows) * input_width);
   for (int r = 0; r < rows; ++r) {
     float* x = input.data() + static_cast<std::size_t>(r) * input_width;
     std::copy_n(embedding_.data() + static_cast<std::size_t>(previous[r]) * E, E, x);
+    std::copy_n(contexts.data() + static_cast<std::size_t>(r) * 2 * H, 2 * H, x + E);
   }
-  kernels::matmul(rows, 2 * H, S, 1.0f, attention, S, encoding.keys.data(), 2 * H, input.data() + E, input_width, false);
   std::vector<float> projected(static_cast<std::size_t>(rows) * 3 * D);
   linear(input.data(), rows, input_width, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D, projected.data());
   gru_step(decoder_, rows, projected.data(), states);
