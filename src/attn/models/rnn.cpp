@@ -39,14 +39,7 @@ std::string RnnModel::metadata_value(const std::string& key) const {
   return found == metadata_.end() ? std::string() : found->second;
 }
 
-RnnModel RnnModel::load(std::string bytes) {
-  const SafeTensors file = SafeTensors::parse(std::move(bytes));
-  RnnModel model;
-  model.metadata_ = file.metadata();
-  const auto format = model.metadata_.find("format");
-  if (format == model.metadata_.end() || format->second != "attnscope-rnn-v1") {
-    fail("not an attnscope-rnn-v1 model (format '", format == model.metadata_.end() ? "" : format->second, "')");
-  }
+RnnArchitecture RnnModel::read_architecture(const SafeTensors& file) {
   nlohmann::json architecture;
   try {
     architecture = nlohmann::json::parse(file.meta("architecture"));
@@ -54,12 +47,22 @@ RnnModel RnnModel::load(std::string bytes) {
     fail("the model architecture is not valid JSON (", e.what(), ")");
   }
   if (!architecture.is_object()) fail("the model architecture must be a JSON object");
-  RnnArchitecture& a = model.architecture_;
+  RnnArchitecture a;
   a.embedding_dim = architecture_field(architecture, "embedding_dim", 4096);
   a.encoder_hidden = architecture_field(architecture, "encoder_hidden", 4096);
   a.decoder_hidden = architecture_field(architecture, "decoder_hidden", 4096);
   a.attention_dim = architecture_field(architecture, "attention_dim", 4096);
   a.vocab_size = architecture_field(architecture, "vocab_size", 1 << 20);
+  return a;
+}
+
+RnnModel RnnModel::load(std::string bytes) {
+  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+  RnnModel model;
+  model.metadata_ = file.metadata();
+  const std::string format = model.metadata_value("format");
+  if (format != "attnscope-rnn-v1") fail("not an attnscope-rnn-v1 model (format '", format, "')");
+  const RnnArchitecture& a = model.architecture_ = read_architecture(file);
   const std::string attention = file.meta("attention");
   if (attention != "additive" && attention != "general") {
     fail("unknown attention '", attention, "' (expected additive or general)");
@@ -250,45 +253,59 @@ std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<i
   return weights;
 }
 
+namespace {
+
+struct Hypothesis {
+  std::vector<int> ids;
+  std::vector<float> attention;
+  double score = 0.0;
+  bool finished = false;
+};
+
+struct Candidate {
+  double score;
+  int row, token;
+};
+
+// The beam best continuations of each live hypothesis (row r of logits [rows][V], turned into
+// log-probabilities here), best first; equal scores keep row order, and a row's lowest id first.
+std::vector<Candidate> best_continuations(const std::vector<Hypothesis>& alive, float* logits, int V, int beam) {
+  std::vector<Candidate> candidates;
+  std::vector<int> order(V);
+  for (int r = 0; r < static_cast<int>(alive.size()); ++r) {
+    float* row = logits + static_cast<std::size_t>(r) * V;
+    log_softmax(row, V);
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + beam, order.end(),
+                      [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
+    for (int k = 0; k < beam; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+  return candidates;
+}
+
+// GNMT's length penalty ((5 + |Y|) / 6)^0.6 keeps beam search from preferring short outputs.
+double normalized_score(const Hypothesis& h) { return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6); }
+
+}  // namespace
+
 RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, int max_length) const {
   if (beam < 1 || beam > 64) fail("beam must be in 1..64, got ", beam);
   if (max_length < 0) fail("max_length must not be negative");
   const int S = encoding.length, D = architecture_.decoder_hidden, V = architecture_.vocab_size;
   if (max_length == 0) max_length = 2 * S + 10;
-  struct Hypothesis {
-    std::vector<int> ids;
-    std::vector<float> attention;
-    double score = 0.0;
-    bool finished = false;
-  };
   std::vector<Hypothesis> alive(1), finished;
   std::vector<float> states = encoding.start;
-  // GNMT's length penalty ((5 + |Y|) / 6)^0.6 keeps beam search from preferring short outputs.
-  const auto normalized = [](const Hypothesis& h) { return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6); };
   for (int step = 0; step < max_length && !alive.empty(); ++step) {
     const int rows = static_cast<int>(alive.size());
     std::vector<int> previous(rows);
     for (int r = 0; r < rows; ++r) previous[r] = alive[r].ids.empty() ? Bpe::start_id : alive[r].ids.back();
     std::vector<float> attention(static_cast<std::size_t>(rows) * S), logits(static_cast<std::size_t>(rows) * V);
     decoder_step(encoding, rows, previous.data(), states.data(), attention.data(), logits.data());
-    struct Candidate {
-      double score;
-      int row, token;
-    };
-    std::vector<Candidate> candidates;
-    std::vector<int> order(V);
-    for (int r = 0; r < rows; ++r) {
-      float* row = logits.data() + static_cast<std::size_t>(r) * V;
-      log_softmax(row, V);
-      std::iota(order.begin(), order.end(), 0);
-      std::partial_sort(order.begin(), order.begin() + beam, order.end(),
-                        [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
-      for (int k = 0; k < beam; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
-    }
-    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+    // the best continuations fill the beam: those ending in </s> finish, the others go on
     std::vector<Hypothesis> next;
     std::vector<float> next_states;
-    for (const Candidate& c : candidates) {
+    for (const Candidate& c : best_continuations(alive, logits.data(), V, beam)) {
       if (static_cast<int>(next.size() + finished.size()) >= beam) break;
       Hypothesis h = alive[c.row];
       h.score = c.score;
@@ -308,8 +325,9 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
     states = std::move(next_states);
   }
   for (Hypothesis& h : alive) finished.push_back(std::move(h));  // ran out of length
-  const auto best = std::max_element(finished.begin(), finished.end(),
-                                     [&](const Hypothesis& x, const Hypothesis& y) { return normalized(x) < normalized(y); });
+  const auto best = std::max_element(finished.begin(), finished.end(), [](const Hypothesis& x, const Hypothesis& y) {
+    return normalized_score(x) < normalized_score(y);
+  });
   Translation translation;
   translation.ids = best->ids;
   translation.attention = best->attention;

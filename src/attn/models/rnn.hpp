@@ -73,6 +73,7 @@ class RnnModel {
   // attn::attention from the decoder states s_{t-1} [rows][D] (one query row per hypothesis) over
   // the sentence's h_j: weights [rows][S] and contexts c_t [rows][2H].
   void attend(const Encoding& encoding, int rows, const float* states, float* weights, float* contexts) const;
+  static RnnArchitecture read_architecture(const SafeTensors& file);
 
   RnnArchitecture architecture_;
   Score attention_ = Score::additive;
