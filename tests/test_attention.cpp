@@ -30,7 +30,7 @@ std::vector<float> output_only(const Shape& shape, const std::vector<float>& q, 
 }  // namespace
 
 TEST_CASE("tutorial: scaled dot-product self-attention over five 4-d tokens", "[attention][worked]") {
-  const AttentionResult result = attention(self_shape(5, 4), tokens, tokens, tokens);
+  const AttentionResult result = attention(self_shape(5, 4), tokens, tokens, tokens, {}, Returns::weights | Returns::scores);
   const double row1[] = {0.2976, 0.1095, 0.1805, 0.1805, 0.2318};
   const double row5[] = {0.2374, 0.1440, 0.2374, 0.1440, 0.2374};
   for (int j = 0; j < 5; ++j) {
@@ -107,7 +107,7 @@ TEST_CASE("d2l: additive attention with any weights gives the same", "[attention
     options.additive.v = v.data();
     options.mask.valid_lengths = e.lengths;
     options.mask.valid_length_count = 2;
-    const AttentionResult result = attention(e.shape, e.query, e.key, e.value, options);
+    const AttentionResult result = attention(e.shape, e.query, e.key, e.value, options, Returns::weights);
     check_d2l_output(result);
     for (int j = 0; j < 10; ++j) CHECK(result.weights[j] == Approx(j < 2 ? 0.5 : 0.0));
   }
@@ -142,11 +142,11 @@ TEST_CASE("random shapes: SIMD and scalar kernels both match the double referenc
     const auto k = testing::random_values(std::size_t(shape.heads) * shape.key_length * shape.dim, rng.next());
     const auto v = testing::random_values(std::size_t(shape.heads) * shape.key_length * shape.value_dim, rng.next());
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
-    const AttentionResult fast = attention(shape, q, k, v, options);
+    const AttentionResult fast = attention(shape, q, k, v, options, Returns::weights);
     AttentionResult plain;
     {
       testing::ScalarKernels scalar;
-      plain = attention(shape, q, k, v, options);
+      plain = attention(shape, q, k, v, options, Returns::weights);
     }
     INFO("trial " << trial << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length
                   << " dim " << shape.dim << " value_dim " << shape.value_dim);
@@ -168,7 +168,7 @@ TEST_CASE("+-1e4 magnitudes neither overflow nor lose the reference", "[attentio
   for (Score score : {Score::dot, Score::scaled_dot}) {
     AttentionOptions options;
     options.score = score;
-    const AttentionResult result = attention(shape, q, k, v, options);
+    const AttentionResult result = attention(shape, q, k, v, options, Returns::weights);
     for (float w : result.weights) REQUIRE(std::isfinite(w));
     for (float o : result.output) REQUIRE(std::isfinite(o));
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
@@ -179,7 +179,7 @@ TEST_CASE("+-1e4 magnitudes neither overflow nor lose the reference", "[attentio
   const auto small_k = testing::random_values(2 * 33 * 16, 5, -25.0f, 25.0f);
   AttentionOptions options;
   options.score = Score::dot;
-  const AttentionResult result = attention(shape, small_q, small_k, v, options);
+  const AttentionResult result = attention(shape, small_q, small_k, v, options, Returns::weights);
   const testing::Reference reference = testing::reference_attention(shape, small_q, small_k, v, options);
   CHECK(testing::relative_error(result.weights, reference.weights) <= 1e-5);
   CHECK(testing::relative_error(result.output, reference.output) <= 1e-5);
@@ -195,7 +195,7 @@ TEST_CASE("a fully masked row gives a zero context, never NaN", "[attention]") {
   options.mask.valid_length_count = 2;
   for (Probability p : {Probability::softmax, Probability::sparsemax, Probability::hardmax}) {
     options.probability = p;
-    const AttentionResult result = attention(shape, x, x, x, options);
+    const AttentionResult result = attention(shape, x, x, x, options, Returns::weights);
     for (int i = 0; i < 12; ++i) CHECK(result.output[i] == 0.0f);
     for (int i = 0; i < 9; ++i) CHECK(result.weights[i] == 0.0f);
     for (float o : result.output) CHECK(std::isfinite(o));
@@ -213,7 +213,7 @@ TEST_CASE("cross-attention: queries and keys of different lengths", "[attention]
   shape.dim = 5;
   shape.value_dim = 2;
   const auto q = testing::random_values(15, 1), k = testing::random_values(35, 2), v = testing::random_values(14, 3);
-  const AttentionResult result = attention(shape, q, k, v);
+  const AttentionResult result = attention(shape, q, k, v, {}, Returns::weights);
   const testing::Reference reference = testing::reference_attention(shape, q, k, v, AttentionOptions{});
   CHECK(result.weights.size() == 21);
   CHECK(result.output.size() == 6);
@@ -234,6 +234,44 @@ TEST_CASE("requesting weights or not gives the same output (fused path and block
   outputs.weights = nullptr;
   attention(shape, x.data(), x.data(), x.data(), options, outputs);
   CHECK(testing::relative_error(without, with) <= 1e-6);
+}
+
+TEST_CASE("the allocating attention() takes the fused path when only the output is asked for, and returns weights when asked", "[attention][fused]") {
+  Shape shape;
+  shape.query_length = 150;  // three blocks of query rows
+  shape.key_length = 600;    // three key tiles: the online softmax rescales, so its rounding differs
+  shape.dim = 16;
+  shape.value_dim = 5;
+  const auto q = testing::random_values(150 * 16, 21, -3.0f, 3.0f), k = testing::random_values(600 * 16, 22, -3.0f, 3.0f);
+  const auto v = testing::random_values(600 * 5, 23);
+  AttentionOptions options;
+  options.mask.causal = true;
+  // the pointer form with weights requested is the blocked path; without, the fused one
+  std::vector<float> blocked(150 * 5), weights(150 * 600);
+  AttentionOutputs outputs;
+  outputs.output = blocked.data();
+  outputs.weights = weights.data();
+  attention(shape, q.data(), k.data(), v.data(), options, outputs);
+  const std::vector<float> fused = output_only(shape, q, k, v, options);
+  REQUIRE(fused != blocked);  // so that the checks below can tell the two paths apart
+
+  const AttentionResult output = attention(shape, q, k, v, options);
+  CHECK(output.weights.empty());
+  CHECK(output.scores.empty());
+  CHECK(output.output == fused);
+  CHECK(testing::relative_error(output.output, blocked) <= 1e-6);
+
+  const AttentionResult seen = attention(shape, q, k, v, options, Returns::weights);
+  CHECK(seen.output == blocked);
+  CHECK(seen.weights == weights);
+  CHECK(seen.scores.empty());
+  const AttentionResult everything = attention(shape, q, k, v, options, Returns::weights | Returns::scores);
+  CHECK(everything.output == blocked);
+  CHECK(everything.weights == weights);
+  CHECK(everything.scores.size() == 150u * 600u);
+  double score = 0.0;  // the raw score of query 0 and key 1, masked by causality only afterwards
+  for (int i = 0; i < 16; ++i) score += double(q[i]) * k[16 + i] / 4.0;
+  CHECK(everything.scores[1] == Approx(score).margin(1e-5));
 }
 
 TEST_CASE("fused online softmax: several key tiles and query blocks, every mask, both kernels", "[attention][fused]") {
@@ -286,7 +324,7 @@ TEST_CASE("fused online softmax: several key tiles and query blocks, every mask,
                   << " dim " << shape.dim << " value_dim " << shape.value_dim);
     // float32 scores of magnitude |s| carry absolute errors near |s|·2^-24·dim, which exp turns into
     // relative errors of the weights: the blocked path (weights requested) sets the bar
-    const double blocked = testing::relative_error(attention(shape, q, k, v, options).output, reference.output);
+    const double blocked = testing::relative_error(attention(shape, q, k, v, options, Returns::weights).output, reference.output);
     const double bar = std::max(1e-5, 2 * blocked);
     INFO("the blocked path's error: " << blocked);
     CHECK(testing::relative_error(output_only(shape, q, k, v, options), reference.output) <= bar);
@@ -307,10 +345,10 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   CHECK_THROWS_WITH(attention(shape, tokens, tokens, std::vector<float>(19)), Contains("value has 19 elements, expected 20"));
   Shape negative = shape;
   negative.query_length = -1;
-  CHECK_THROWS_WITH(attention(negative, tokens, tokens, tokens), Contains("queryLength must be at least 1"));
+  CHECK_THROWS_WITH(attention(negative, tokens, tokens, tokens), Contains("query_length must be at least 1"));
   Shape huge = shape;
   huge.key_length = 1 << 30;
-  CHECK_THROWS_WITH(attention(huge, tokens, tokens, tokens), Contains("keyLength is too large"));
+  CHECK_THROWS_WITH(attention(huge, tokens, tokens, tokens), Contains("key_length is too large"));
   Shape wide = shape;
   wide.query_length = 1 << 20;
   wide.key_length = 1 << 20;
@@ -323,7 +361,7 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   CHECK_THROWS_WITH(attention(shape, tokens, with_inf, tokens), Contains("key contains an infinite value"));
   Shape mismatched = shape;
   mismatched.key_dim = 3;
-  CHECK_THROWS_WITH(attention(mismatched, tokens, std::vector<float>(15), tokens), Contains("keyDim (3) must equal dim (4)"));
+  CHECK_THROWS_WITH(attention(mismatched, tokens, std::vector<float>(15), tokens), Contains("key_dim (3) must equal dim (4)"));
   AttentionOptions general;
   general.score = Score::general;
   CHECK_THROWS_WITH(attention(shape, tokens, tokens, tokens, general), Contains("general.weight is required"));
@@ -332,7 +370,42 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   CHECK_THROWS_WITH(attention(shape, tokens, tokens, tokens, cold), Contains("temperature"));
   CHECK_THROWS_WITH(parse_score("cosine"), Contains("unknown score 'cosine'"));
   // and the library keeps working afterwards
-  CHECK(attention(shape, tokens, tokens, tokens).weights[0] == Approx(0.2976).margin(5e-5));
+  CHECK(attention(shape, tokens, tokens, tokens, {}, Returns::weights).weights[0] == Approx(0.2976).margin(5e-5));
+}
+
+TEST_CASE("errors name the C++ fields and record where each one stands in the message", "[attention][errors]") {
+  Shape shape = self_shape(5, 4);
+  const std::vector<float> weight(3 * 4, 0.5f);
+  AttentionOptions options;
+  options.score = Score::additive;
+  options.additive.hidden = 3;
+  options.additive.query_weight = weight.data();
+  options.local.mode = Local::monotonic;
+  options.local.half_width = -1;
+  try {
+    attention(shape, tokens, tokens, tokens, options);
+    FAIL("no error");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    CHECK(message == "additive.key_weight is required");
+    REQUIRE(error.fields().size() == 1);
+    CHECK(message.substr(error.fields()[0].offset, error.fields()[0].length) == "additive.key_weight");
+  }
+  options.additive.key_weight = weight.data();
+  options.additive.v = weight.data();
+  CHECK_THROWS_WITH(attention(shape, tokens, tokens, tokens, options), Contains("local.half_width must be at least 0"));
+  shape.key_dim = 3;
+  options.score = Score::dot;
+  try {
+    attention(shape, tokens, std::vector<float>(15), tokens, options);
+    FAIL("no error");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    REQUIRE(error.fields().size() == 2);
+    CHECK(message.substr(error.fields()[0].offset, error.fields()[0].length) == "key_dim");
+    CHECK(message.substr(error.fields()[1].offset, error.fields()[1].length) == "dim");
+    CHECK(message.find("key_dim (3) must equal dim (4)") == 0);
+  }
 }
 
 TEST_CASE("finite inputs whose scores overflow float32 are an error, not NaN", "[attention][errors]") {
@@ -340,7 +413,7 @@ TEST_CASE("finite inputs whose scores overflow float32 are an error, not NaN", "
   Shape shape = self_shape(2, 4);
   AttentionOptions options;
   options.score = Score::dot;
-  CHECK_THROWS_WITH(attention(shape, q, q, q, options), Contains("overflow float32"));
+  CHECK_THROWS_WITH(attention(shape, q, q, q, options, Returns::weights), Contains("overflow float32"));
   std::vector<float> scores{1.0f, std::numeric_limits<float>::infinity()};
   CHECK_THROWS_WITH(masked_softmax(scores.data(), 1, 1, 2, Masking{}), Contains("+infinity"));
   std::vector<float> masked{1.0f, -std::numeric_limits<float>::infinity()};  // -inf is a mask

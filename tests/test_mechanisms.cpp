@@ -35,7 +35,7 @@ TEST_CASE("general score q^T W k with different query and key sizes, and Luong's
     options.score = Score::general;
     options.general.weight = w.data();
     options.general.scale = g;
-    const AttentionResult result = attention(shape, q, k, v, options);
+    const AttentionResult result = attention(shape, q, k, v, options, Returns::weights | Returns::scores);
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
     INFO("g = " << g);
     CHECK(testing::relative_error(result.weights, reference.weights) <= 1e-5);
@@ -65,13 +65,13 @@ TEST_CASE("additive score: plain, with bias, and weight-normalized (g v / |v|)",
       options.additive.normalize = true;
       options.additive.gain = 3.5f;
     }
-    const AttentionResult result = attention(shape, q, k, v, options);
+    const AttentionResult result = attention(shape, q, k, v, options, Returns::weights);
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
     INFO("variant " << variant);
     CHECK(testing::relative_error(result.weights, reference.weights) <= 1e-5);
     CHECK(testing::relative_error(result.output, reference.output) <= 1e-5);
     testing::ScalarKernels scalar;
-    const AttentionResult plain = attention(shape, q, k, v, options);
+    const AttentionResult plain = attention(shape, q, k, v, options, Returns::weights);
     CHECK(testing::relative_error(plain.output, reference.output) <= 1e-5);
   }
 }
@@ -141,7 +141,7 @@ TEST_CASE("multi-head self-attention is forward(x, x), and causal masking reache
       for (int j = i + 1; j < 6; ++j) CHECK(weights[(h * 6 + i) * 6 + j] == 0.0f);
   MultiHeadWeights bad = w;
   bad.output_weight.pop_back();
-  CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("outputWeight has 63 elements, expected [8][8]"));
+  CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("output_weight has 63 elements, expected [8][8]"));
   bad = w;
   bad.model_dim = 9;
   CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("not divisible by heads"));
@@ -186,7 +186,7 @@ TEST_CASE("local-m attends to [t - D, t + D] around p_t = t", "[mechanisms][loca
   AttentionOptions options;
   options.local.mode = Local::monotonic;
   options.local.half_width = 1;
-  const AttentionResult result = attention(shape, zeros, zeros, v, options);
+  const AttentionResult result = attention(shape, zeros, zeros, v, options, Returns::weights);
   const double expected[5][5] = {{.5, .5, 0, 0, 0}, {1 / 3., 1 / 3., 1 / 3., 0, 0}, {0, 1 / 3., 1 / 3., 1 / 3., 0},
                                  {0, 0, 1 / 3., 1 / 3., 1 / 3.}, {0, 0, 0, .5, .5}};
   for (int t = 0; t < 5; ++t) {
@@ -208,7 +208,7 @@ TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a G
   options.local.hidden = 2;
   options.local.position_weight = wp.data();
   options.local.position_v = vp.data();
-  const AttentionResult result = attention(shape, query, keys, values, options);
+  const AttentionResult result = attention(shape, query, keys, values, options, Returns::weights);
   for (int t = 0; t < 3; ++t) {
     double logit = 0.0;
     for (int k = 0; k < 2; ++k) logit += vp[k] * std::tanh(wp[k * 2] * query[t * 2] + wp[k * 2 + 1] * query[t * 2 + 1]);
@@ -225,7 +225,7 @@ TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a G
   }
   CHECK(result.positions[0] == Approx(4.0));  // W_p h = 0 gives the middle
   options.local.half_width = 0;
-  CHECK_THROWS_WITH(attention(shape, query, keys, values, options), Contains("local.halfWidth must be at least 1"));
+  CHECK_THROWS_WITH(attention(shape, query, keys, values, options), Contains("local.half_width must be at least 1"));
 }
 
 TEST_CASE("hard attention: argmax picks the best key's value; sampling follows the weights", "[mechanisms][hard]") {
@@ -239,7 +239,7 @@ TEST_CASE("hard attention: argmax picks the best key's value; sampling follows t
   AttentionOptions options;
   options.score = Score::dot;
   options.hard = Hard::argmax;
-  AttentionResult result = attention(shape, query, keys, values, options);
+  AttentionResult result = attention(shape, query, keys, values, options, Returns::weights);
   CHECK(result.indices[0] == 1);
   CHECK(result.output[0] == 20.0f);
   CHECK(result.weights[0] == 0.0f);
@@ -247,7 +247,7 @@ TEST_CASE("hard attention: argmax picks the best key's value; sampling follows t
 
   options.hard = Hard::sample;
   options.seed = 7;
-  result = attention(shape, query, keys, values, options);
+  result = attention(shape, query, keys, values, options, Returns::weights);
   int counts[3] = {0, 0, 0};
   for (int i = 0; i < rows; ++i) {
     REQUIRE(result.indices[i] >= 0);
@@ -303,10 +303,10 @@ TEST_CASE("dropout on the weights is off unless asked, seeded, and scales surviv
   const Shape shape = make_shape(2, 6, 9, 4, 0, 3);
   const auto q = random_for(shape, 6, 4, 1), k = random_for(shape, 9, 4, 2), v = random_for(shape, 9, 3, 3);
   AttentionOptions options;
-  const AttentionResult plain = attention(shape, q, k, v, options);
+  const AttentionResult plain = attention(shape, q, k, v, options, Returns::weights);
   options.dropout = 0.5f;
   options.seed = 11;
-  const AttentionResult with = attention(shape, q, k, v, options);
+  const AttentionResult with = attention(shape, q, k, v, options, Returns::weights);
   CHECK(with.weights != plain.weights);
   int zeroed = 0;
   for (std::size_t i = 0; i < with.weights.size(); ++i) {
@@ -321,5 +321,182 @@ TEST_CASE("dropout on the weights is off unless asked, seeded, and scales surviv
       CHECK(with.output[row * 3 + d] == Approx(sum).margin(1e-5));
     }
   }
-  CHECK(attention(shape, q, k, v, options).weights == with.weights);
+  CHECK(attention(shape, q, k, v, options, Returns::weights).weights == with.weights);
+}
+
+namespace {
+// W k of every key of every head, one row per row of W: [heads][weight_rows][key_length], with the
+// kernel attention() uses inside, so that the results can be compared bit for bit.
+std::vector<float> project_keys(const std::vector<float>& weight, int weight_rows, const std::vector<float>& keys,
+                                const Shape& shape) {
+  const int key_length = shape.key_length, key_dim = shape.resolved_key_dim();
+  std::vector<float> projected(std::size_t(shape.heads) * weight_rows * key_length), keys_t(std::size_t(key_dim) * key_length);
+  for (int h = 0; h < shape.heads; ++h) {
+    for (int j = 0; j < key_length; ++j)
+      for (int i = 0; i < key_dim; ++i) keys_t[std::size_t(i) * key_length + j] = keys[(std::size_t(h) * key_length + j) * key_dim + i];
+    kernels::matmul(weight_rows, key_length, key_dim, 1.0f, weight.data(), key_dim, keys_t.data(), key_length,
+                    projected.data() + std::size_t(h) * weight_rows * key_length, key_length, false);
+  }
+  return projected;
+}
+
+std::vector<float> transpose_of(const std::vector<float>& matrix, int rows, int cols) {
+  std::vector<float> out(matrix.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out[std::size_t(c) * rows + r] = matrix[std::size_t(r) * cols + c];
+  return out;
+}
+
+// Masks for case i: none, valid lengths per query row, a boolean mask per head with causality.
+struct MaskCase {
+  std::vector<std::int32_t> lengths;
+  std::vector<std::uint8_t> keep;
+};
+void set_mask(int i, const Shape& shape, Rng& rng, MaskCase& storage, Masking& mask) {
+  if (i % 3 == 1) {
+    for (int r = 0; r < shape.heads * shape.query_length; ++r) storage.lengths.push_back(testing::random_int(rng, 0, shape.key_length));
+    mask.valid_lengths = storage.lengths.data();
+    mask.valid_length_count = static_cast<int>(storage.lengths.size());
+  } else if (i % 3 == 2) {
+    for (int e = 0; e < shape.heads * shape.query_length * shape.key_length; ++e) storage.keep.push_back(rng.next() % 4 != 0);
+    mask.keep = storage.keep.data();
+    mask.keep_batch = shape.heads;
+    mask.causal = true;
+  }
+}
+
+struct Outcome {
+  std::vector<float> output, weights;
+};
+Outcome run(const Shape& shape, const float* q, const float* k, const float* v, const AttentionOptions& options, bool weights) {
+  Outcome outcome;
+  outcome.output.assign(std::size_t(shape.heads) * shape.query_length * shape.resolved_value_dim(), -7.0f);
+  if (weights) outcome.weights.assign(std::size_t(shape.heads) * shape.query_length * shape.key_length, -7.0f);
+  AttentionOutputs outputs;
+  outputs.output = outcome.output.data();
+  outputs.weights = weights ? outcome.weights.data() : nullptr;
+  attention(shape, q, k, v, options, outputs);
+  return outcome;
+}
+}  // namespace
+
+TEST_CASE("additive score: precomputed key projections and a transposed W_q give what computing them gives, bit for bit", "[mechanisms][precomputed]") {
+  const int sizes[] = {1, 2, 3, 7, 17, 63, 64, 65, 127};
+  Rng rng(42);
+  for (int i = 0; i < 9; ++i) {
+    const Shape shape = make_shape(i % 3 + 1, sizes[i], sizes[(i + 4) % 9], sizes[(i + 2) % 9] % 20 + 1, sizes[(i + 7) % 9] % 24 + 1,
+                                   sizes[(i + 5) % 9] % 9 + 1);
+    const int hidden = sizes[(i + 3) % 9];
+    const int key_dim = shape.key_dim, dim = shape.dim;
+    const auto q = random_for(shape, shape.query_length, dim, rng.next()), k = random_for(shape, shape.key_length, key_dim, rng.next());
+    const auto v = random_for(shape, shape.key_length, shape.value_dim, rng.next());
+    const auto wq = testing::random_values(std::size_t(hidden) * dim, rng.next()), wk = testing::random_values(std::size_t(hidden) * key_dim, rng.next());
+    const auto vec = testing::random_values(hidden, rng.next()), bias = testing::random_values(hidden, rng.next());
+    AttentionOptions options;
+    options.score = Score::additive;
+    options.additive.hidden = hidden;
+    options.additive.query_weight = wq.data();
+    options.additive.key_weight = wk.data();
+    options.additive.v = vec.data();
+    if (i % 2) options.additive.bias = bias.data();
+    if (i % 4 == 3) {
+      options.additive.normalize = true;
+      options.additive.gain = 1.5f;
+    }
+    MaskCase storage;
+    set_mask(i, shape, rng, storage, options.mask);
+    INFO("case " << i << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length << " dim " << dim
+                 << " key_dim " << key_dim << " hidden " << hidden);
+    const Outcome computed = run(shape, q.data(), k.data(), v.data(), options, true);
+
+    const auto wq_t = transpose_of(wq, hidden, dim), projected = project_keys(wk, hidden, k, shape);
+    AttentionOptions given = options;
+    given.additive.query_weight = nullptr;
+    given.additive.key_weight = nullptr;
+    given.additive.transposed_query_weight = wq_t.data();
+    given.additive.projected_keys = projected.data();
+    const Outcome precomputed = run(shape, q.data(), nullptr, v.data(), given, true);  // the keys are not read
+    CHECK(precomputed.weights == computed.weights);
+    CHECK(precomputed.output == computed.output);
+    const Outcome output_only = run(shape, q.data(), nullptr, v.data(), given, false);
+    CHECK(output_only.output == computed.output);  // additive attention has no fused path: the same blocks
+    CHECK(testing::relative_error(computed.output, testing::reference_attention(shape, q, k, v, options).output) <= 1e-5);
+  }
+}
+
+TEST_CASE("general score: precomputed projected keys W k give g q^T (W k) on the fused and the blocked path", "[mechanisms][precomputed]") {
+  const int sizes[] = {1, 2, 3, 7, 17, 63, 64, 65, 127};
+  Rng rng(43);
+  for (int i = 0; i < 9; ++i) {
+    // up to 600 keys: three tiles of the fused path
+    const Shape shape = make_shape(i % 3 + 1, sizes[i], i % 2 ? sizes[(i + 4) % 9] : 300 + 37 * i, sizes[(i + 2) % 9] % 20 + 1,
+                                   sizes[(i + 7) % 9] % 24 + 1, sizes[(i + 5) % 9] % 9 + 1);
+    const auto q = random_for(shape, shape.query_length, shape.dim, rng.next());
+    const auto k = random_for(shape, shape.key_length, shape.key_dim, rng.next());
+    const auto v = random_for(shape, shape.key_length, shape.value_dim, rng.next());
+    const auto w = testing::random_values(std::size_t(shape.dim) * shape.key_dim, rng.next());
+    AttentionOptions options;
+    options.score = Score::general;
+    options.general.weight = w.data();  // the reference reads it; attention() reads the projection
+    options.general.scale = i % 2 ? 1.0f : 0.5f;
+    MaskCase storage;
+    set_mask(i, shape, rng, storage, options.mask);
+    const auto projected = project_keys(w, shape.dim, k, shape);
+    options.general.projected_keys = projected.data();
+    INFO("case " << i << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length << " dim "
+                 << shape.dim << " key_dim " << shape.key_dim);
+    const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
+    const Outcome blocked = run(shape, q.data(), nullptr, v.data(), options, true);
+    const Outcome fused = run(shape, q.data(), nullptr, v.data(), options, false);
+    CHECK(testing::relative_error(blocked.weights, reference.weights) <= 1e-5);
+    CHECK(testing::relative_error(blocked.output, reference.output) <= 1e-5);
+    CHECK(testing::relative_error(fused.output, reference.output) <= 1e-5);
+
+    // the same product as the dot score over the projected keys, [key_length][dim] per head
+    Shape dot_shape = shape;
+    dot_shape.key_dim = 0;
+    std::vector<float> projected_rows;
+    for (int h = 0; h < shape.heads; ++h) {
+      const std::vector<float> head(projected.begin() + std::size_t(h) * shape.dim * shape.key_length,
+                                    projected.begin() + std::size_t(h + 1) * shape.dim * shape.key_length);
+      const auto rows = transpose_of(head, shape.dim, shape.key_length);
+      projected_rows.insert(projected_rows.end(), rows.begin(), rows.end());
+    }
+    AttentionOptions dot = options;
+    dot.score = Score::dot;
+    dot.temperature = 1.0f / options.general.scale;  // g = 1/T; exact for g = 1
+    if (options.general.scale == 1.0f) {
+      CHECK(run(dot_shape, q.data(), projected_rows.data(), v.data(), dot, true).weights == blocked.weights);
+      CHECK(run(dot_shape, q.data(), projected_rows.data(), v.data(), dot, false).output == fused.output);
+    }
+  }
+}
+
+TEST_CASE("check_finite off skips the scan for NaN and infinity; on, the error names the array", "[mechanisms][precomputed][errors]") {
+  const Shape shape = make_shape(1, 3, 4, 2, 0, 2);
+  const auto q = random_for(shape, 3, 2, 1), k = random_for(shape, 4, 2, 2);
+  auto v = random_for(shape, 4, 2, 3);
+  v[3] = std::nanf("");
+  AttentionOptions options;
+  CHECK_THROWS_WITH(run(shape, q.data(), k.data(), v.data(), options, true), Contains("value contains NaN at index 3"));
+  options.check_finite = false;
+  const Outcome unchecked = run(shape, q.data(), k.data(), v.data(), options, true);
+  CHECK(std::isnan(unchecked.output[1]));  // the NaN went through, unnamed
+  CHECK(std::isfinite(unchecked.weights[0]));
+
+  v[3] = 0.5f;
+  const std::vector<float> weight(6, 0.5f), vec(3, 1.0f);
+  std::vector<float> projected(3 * 4, 0.25f);
+  projected[5] = std::numeric_limits<float>::infinity();
+  AttentionOptions additive;
+  additive.score = Score::additive;
+  additive.additive.hidden = 3;
+  additive.additive.query_weight = weight.data();
+  additive.additive.v = vec.data();
+  CHECK_THROWS_WITH(run(shape, q.data(), k.data(), v.data(), additive, true), Contains("additive.key_weight is required"));
+  additive.additive.projected_keys = projected.data();
+  CHECK_THROWS_WITH(run(shape, q.data(), nullptr, v.data(), additive, true),
+                    Contains("additive.projected_keys contains an infinite value at index 5"));
+  AttentionOptions plain;
+  CHECK_THROWS_WITH(run(shape, q.data(), nullptr, v.data(), plain, true), Contains("key is required"));
 }

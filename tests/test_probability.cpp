@@ -206,12 +206,12 @@ TEST_CASE("bad masks are rejected with the reason", "[probability]") {
   Masking masking;
   masking.valid_lengths = too_long;
   masking.valid_length_count = 1;
-  CHECK_THROWS_WITH(masked_softmax(x.data(), 1, 2, 4, masking), Contains("validLength[0] = 5"));
+  CHECK_THROWS_WITH(masked_softmax(x.data(), 1, 2, 4, masking), Contains("valid_lengths[0] = 5"));
   const std::int32_t three[] = {1, 1, 1};
   masking.valid_lengths = three;
   masking.valid_length_count = 3;
   CHECK_THROWS_WITH(masked_softmax(x.data(), 1, 2, 4, masking), Contains("one entry per head"));
   Masking nan_mask;
   nan_mask.mask_value = std::nanf("");
-  CHECK_THROWS_WITH(masked_softmax(x.data(), 1, 2, 4, nan_mask), Contains("maskValue"));
+  CHECK_THROWS_WITH(masked_softmax(x.data(), 1, 2, 4, nan_mask), Contains("mask_value"));
 }

@@ -72,7 +72,7 @@ TEST_CASE("BPE encodes any word like the reference, with byte fallback, and deco
 TEST_CASE("forced decoding matches the numpy reference for both attention types", "[rnn]") {
   for (const std::string attention : {"additive", "general"}) {
     const RnnModel& m = model(attention);
-    CHECK(m.attention() == attention);
+    CHECK(m.attention() == parse_score(attention));
     for (const auto& expected : reference()["models"][attention]) {
       const std::string source = expected["source"], target = expected["target"];
       INFO(attention << ": " << source << " ||| " << target);

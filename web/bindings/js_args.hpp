@@ -4,6 +4,7 @@
 
 #include <emscripten/val.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -25,6 +26,34 @@ inline const val& global(const char* name) {
   return found->second;
 }
 
+// The JS option name of a C++ field: the same words in camelCase (query_length -> queryLength,
+// additive.query_weight -> additive.queryWeight), except where the JS API names it otherwise.
+inline std::string js_name(const std::string& field) {
+  static const std::map<std::string, std::string> renamed{
+      {"valid_lengths", "validLength"},  // one number or an Int32Array in JS
+      {"keep", "mask"},                  // the boolean mask
+  };
+  const auto found = renamed.find(field);
+  if (found != renamed.end()) return found->second;
+  std::string name;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    const bool word_start = field[i] == '_' && i + 1 < field.size();
+    name += word_start ? static_cast<char>(std::toupper(static_cast<unsigned char>(field[++i]))) : field[i];
+  }
+  return name;
+}
+
+// A core error's message with each C++ field it names shown by its JS option name (the core
+// names what the C++ API calls them; JS callers passed options named otherwise).
+inline std::string js_message(const Error& error) {
+  std::string message = error.what();
+  const std::vector<Error::Span>& fields = error.fields();
+  for (auto span = fields.rbegin(); span != fields.rend(); ++span) {  // from the end: offsets stay valid
+    message.replace(span->offset, span->length, js_name(message.substr(span->offset, span->length)));
+  }
+  return message;
+}
+
 // Runs a binding body. A C++ exception comes back as a JS Error object *returned*, not thrown:
 // a JS throw from inside C++ would skip the destructors of the live vals (the argument's among
 // them) and leak their handles on every bad call. The loader (web/src/attn.mjs) throws it, so
@@ -34,6 +63,8 @@ val guarded(Body&& body) {
   std::string message;
   try {
     return body();
+  } catch (const Error& e) {
+    message = js_message(e);
   } catch (const std::bad_alloc&) {
     message = "out of memory: the inputs are too large for this WebAssembly module";
   } catch (const std::exception& e) {

@@ -15,6 +15,31 @@ std::vector<float> optional_floats(const val& options, const char* name, long lo
   return has(options, name) ? floats(options, name, expected) : std::vector<float>();
 }
 
+// The layer's sizes and weights; their sizes are checked against the resolved shape by the
+// MultiHeadAttention constructor.
+MultiHeadWeights read_multi_head_weights(const val& options) {
+  MultiHeadWeights w;
+  w.model_dim = integer(options, "modelDim", 0, true);
+  w.key_value_dim = integer(options, "keyValueDim", 0);
+  w.heads = integer(options, "heads", 0, true);
+  w.key_dim = integer(options, "keyDim", 0);
+  w.value_dim = integer(options, "valueDim", 0);
+  check_size("modelDim", w.model_dim);
+  check_size("heads", w.heads);
+  check_size("keyValueDim", w.key_value_dim, 0);
+  check_size("keyDim", w.key_dim, 0);
+  check_size("valueDim", w.value_dim, 0);
+  w.query_weight = floats(options, "queryWeight", -1);
+  w.key_weight = floats(options, "keyWeight", -1);
+  w.value_weight = floats(options, "valueWeight", -1);
+  w.output_weight = floats(options, "outputWeight", -1);
+  w.query_bias = optional_floats(options, "queryBias", -1);
+  w.key_bias = optional_floats(options, "keyBias", -1);
+  w.value_bias = optional_floats(options, "valueBias", -1);
+  w.output_bias = optional_floats(options, "outputBias", -1);
+  return w;
+}
+
 val multi_head_attention_js(val options) {
   return guarded([&] {
     check_options(options, "multiHeadAttention",
@@ -22,27 +47,7 @@ val multi_head_attention_js(val options) {
                    "keyDim", "valueDim", "queryWeight", "keyWeight", "valueWeight", "outputWeight", "queryBias",
                    "keyBias", "valueBias", "outputBias", "score", "validLength", "mask", "causal", "maskValue",
                    "probability", "temperature", "dropout", "seed", "returnWeights"});
-    MultiHeadWeights w;
-    w.model_dim = integer(options, "modelDim", 0, true);
-    w.key_value_dim = integer(options, "keyValueDim", 0);
-    w.heads = integer(options, "heads", 0, true);
-    w.key_dim = integer(options, "keyDim", 0);
-    w.value_dim = integer(options, "valueDim", 0);
-    check_size("modelDim", w.model_dim);
-    check_size("heads", w.heads);
-    check_size("keyValueDim", w.key_value_dim, 0);
-    check_size("keyDim", w.key_dim, 0);
-    check_size("valueDim", w.value_dim, 0);
-    // the sizes are checked against the resolved shape by the C++ constructor
-    w.query_weight = floats(options, "queryWeight", -1);
-    w.key_weight = floats(options, "keyWeight", -1);
-    w.value_weight = floats(options, "valueWeight", -1);
-    w.output_weight = floats(options, "outputWeight", -1);
-    w.query_bias = optional_floats(options, "queryBias", -1);
-    w.key_bias = optional_floats(options, "keyBias", -1);
-    w.value_bias = optional_floats(options, "valueBias", -1);
-    w.output_bias = optional_floats(options, "outputBias", -1);
-    const MultiHeadAttention mha(std::move(w));
+    const MultiHeadAttention mha(read_multi_head_weights(options));
     const MultiHeadWeights& resolved = mha.weights();
 
     const int query_length = integer(options, "queryLength", 0, true);

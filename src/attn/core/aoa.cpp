@@ -9,8 +9,8 @@ namespace attn {
 
 AttentionOverAttention attention_over_attention(const float* document, int document_length,
                                                 const float* query, int query_length, int dim) {
-  check_size("documentLength", document_length);
-  check_size("queryLength", query_length);
+  check_size("document_length", document_length);
+  check_size("query_length", query_length);
   check_size("dim", dim);
   if (!document || !query) fail("attention-over-attention needs a document and a query");
   check_finite("document", document, element_count("document", {document_length, dim}));

@@ -52,7 +52,7 @@ void apply_dropout(float* weights, std::size_t count, float p, Rng& rng) {
 }  // namespace
 
 void dropout(float* weights, std::size_t count, float p, std::uint64_t seed) {
-  if (!(p >= 0.0f && p < 1.0f)) fail("dropout must be in [0, 1), got ", p);
+  if (!(p >= 0.0f && p < 1.0f)) fail(Field{"dropout"}, " must be in [0, 1), got ", p);
   if (p == 0.0f) return;
   Rng rng(seed);
   apply_dropout(weights, count, p, rng);
@@ -88,18 +88,18 @@ int hard_select(const float* weights, int n, Hard mode, Rng& rng) {
 namespace {
 
 void require(const void* pointer, const char* name) {
-  if (!pointer) fail(name, " is required");
+  if (!pointer) fail(Field{name}, " is required");
 }
 
 }  // namespace
 
 void validate_shape(const Shape& shape) {
   check_size("heads", shape.heads);
-  check_size("queryLength", shape.query_length);
-  check_size("keyLength", shape.key_length);
+  check_size("query_length", shape.query_length);
+  check_size("key_length", shape.key_length);
   check_size("dim", shape.dim);
-  check_size("keyDim", shape.key_dim, 0);
-  check_size("valueDim", shape.value_dim, 0);
+  check_size("key_dim", shape.key_dim, 0);
+  check_size("value_dim", shape.value_dim, 0);
   const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
   element_count("query", {shape.heads, shape.query_length, shape.dim});
   element_count("key", {shape.heads, shape.key_length, key_dim});
@@ -110,75 +110,121 @@ void validate_shape(const Shape& shape) {
 
 namespace {
 
-void validate(const Shape& shape, const float* query, const float* key, const float* value,
-              const AttentionOptions& options, const AttentionOutputs& outputs) {
-  validate_shape(shape);
-  const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
-  const std::size_t query_count = static_cast<std::size_t>(shape.heads) * shape.query_length * shape.dim;
-  const std::size_t key_count = static_cast<std::size_t>(shape.heads) * shape.key_length * key_dim;
-  const std::size_t value_count = static_cast<std::size_t>(shape.heads) * shape.key_length * value_dim;
-  require(query, "query");
-  require(key, "key");
-  require(value, "value");
-  require(outputs.output, "the output buffer");
-  check_finite("query", query, query_count);
-  check_finite("key", key, key_count);
-  check_finite("value", value, value_count);
+// check_finite, unless the caller has turned the scan off.
+void check_values(const AttentionOptions& options, const char* name, const float* data, std::size_t count) {
+  if (options.check_finite) check_finite(name, data, count);
+}
 
+// Whether the score reads the keys: not when the caller gave them already projected.
+bool reads_keys(const AttentionOptions& options) {
+  if (options.score == Score::general) return !options.general.projected_keys;
+  if (options.score == Score::additive) return !options.additive.projected_keys;
+  return true;
+}
+
+// The arrays every call reads: present, and free of NaN and infinity.
+void validate_inputs(const Shape& shape, const float* query, const float* key, const float* value,
+                     const AttentionOptions& options, const AttentionOutputs& outputs) {
+  require(query, "query");
+  if (reads_keys(options)) require(key, "key");
+  require(value, "value");
+  require(outputs.output, "outputs.output");
+  check_values(options, "query", query, element_count("query", {shape.heads, shape.query_length, shape.dim}));
+  if (reads_keys(options)) {
+    check_values(options, "key", key, element_count("key", {shape.heads, shape.key_length, shape.resolved_key_dim()}));
+  }
+  check_values(options, "value", value, element_count("value", {shape.heads, shape.key_length, shape.resolved_value_dim()}));
+}
+
+void validate_general(const Shape& shape, const AttentionOptions& options) {
+  const GeneralScore& general = options.general;
+  const int key_dim = shape.resolved_key_dim();
+  if (general.projected_keys) {
+    check_values(options, "general.projected_keys", general.projected_keys,
+                 element_count("general.projected_keys", {shape.heads, shape.dim, shape.key_length}));
+  } else {
+    require(general.weight, "general.weight");
+    check_values(options, "general.weight", general.weight, element_count("general.weight", {shape.dim, key_dim}));
+    element_count("projected queries", {shape.query_length, key_dim});
+  }
+  if (!std::isfinite(general.scale)) fail(Field{"general.scale"}, " must be finite");
+}
+
+void validate_additive(const Shape& shape, const AttentionOptions& options) {
+  const AdditiveScore& additive = options.additive;
+  check_size("additive.hidden", additive.hidden);
+  if (additive.transposed_query_weight) {
+    check_values(options, "additive.transposed_query_weight", additive.transposed_query_weight,
+                 element_count("additive.transposed_query_weight", {shape.dim, additive.hidden}));
+  } else {
+    require(additive.query_weight, "additive.query_weight");
+    check_values(options, "additive.query_weight", additive.query_weight,
+                 element_count("additive.query_weight", {additive.hidden, shape.dim}));
+  }
+  if (additive.projected_keys) {
+    check_values(options, "additive.projected_keys", additive.projected_keys,
+                 element_count("additive.projected_keys", {shape.heads, additive.hidden, shape.key_length}));
+  } else {
+    require(additive.key_weight, "additive.key_weight");
+    check_values(options, "additive.key_weight", additive.key_weight,
+                 element_count("additive.key_weight", {additive.hidden, shape.resolved_key_dim()}));
+  }
+  require(additive.v, "additive.v");
+  check_values(options, "additive.v", additive.v, additive.hidden);
+  element_count("projected queries", {shape.query_length, additive.hidden});
+  element_count("projected keys", {additive.hidden, shape.key_length});
+  if (additive.bias) check_values(options, "additive.bias", additive.bias, additive.hidden);
+  if (!std::isfinite(additive.gain)) fail(Field{"additive.gain"}, " must be finite");
+  if (additive.normalize) {
+    double norm = 0.0;
+    for (int h = 0; h < additive.hidden; ++h) norm += double(additive.v[h]) * additive.v[h];
+    if (norm == 0.0) fail(Field{"additive.v"}, " must not be all zeros when ", Field{"additive.normalize"}, " is on");
+  }
+}
+
+void validate_score(const Shape& shape, const AttentionOptions& options) {
   switch (options.score) {
     case Score::dot:
     case Score::scaled_dot:
-      if (key_dim != shape.dim) {
-        fail("keyDim (", key_dim, ") must equal dim (", shape.dim, ") for the ", to_string(options.score),
-             " score; general and additive scores allow different sizes");
+      if (shape.resolved_key_dim() != shape.dim) {
+        fail(Field{"key_dim"}, " (", shape.resolved_key_dim(), ") must equal ", Field{"dim"}, " (", shape.dim, ") for the ",
+             to_string(options.score), " score; general and additive scores allow different sizes");
       }
-      break;
-    case Score::general:
-      require(options.general.weight, "general.weight");
-      check_finite("general.weight", options.general.weight, element_count("general.weight", {shape.dim, key_dim}));
-      element_count("projected queries", {shape.query_length, key_dim});
-      if (!std::isfinite(options.general.scale)) fail("general.scale must be finite");
-      break;
-    case Score::additive: {
-      const AdditiveScore& additive = options.additive;
-      check_size("additive.hidden", additive.hidden);
-      require(additive.query_weight, "additive.queryWeight");
-      require(additive.key_weight, "additive.keyWeight");
-      require(additive.v, "additive.v");
-      check_finite("additive.queryWeight", additive.query_weight, element_count("additive.queryWeight", {additive.hidden, shape.dim}));
-      check_finite("additive.keyWeight", additive.key_weight, element_count("additive.keyWeight", {additive.hidden, key_dim}));
-      check_finite("additive.v", additive.v, additive.hidden);
-      element_count("projected queries", {shape.query_length, additive.hidden});
-      element_count("projected keys", {additive.hidden, shape.key_length});
-      if (additive.bias) check_finite("additive.bias", additive.bias, additive.hidden);
-      if (!std::isfinite(additive.gain)) fail("additive.gain must be finite");
-      if (additive.normalize) {
-        double norm = 0.0;
-        for (int h = 0; h < additive.hidden; ++h) norm += double(additive.v[h]) * additive.v[h];
-        if (norm == 0.0) fail("additive.v must not be all zeros when normalize is on");
-      }
-      break;
-    }
+      return;
+    case Score::general: validate_general(shape, options); return;
+    case Score::additive: validate_additive(shape, options); return;
   }
-  validate_masking(options.mask, shape.heads, shape.query_length, shape.key_length);
-  if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature)) {
-    fail("temperature must be a positive finite number, got ", options.temperature);
-  }
+}
+
+void validate_local(const Shape& shape, const AttentionOptions& options) {
   const LocalWindow& local = options.local;
   if (local.mode != Local::none) {
-    check_size("local.halfWidth", local.half_width, local.mode == Local::predictive ? 1 : 0);
+    check_size("local.half_width", local.half_width, local.mode == Local::predictive ? 1 : 0);
   }
   if (local.mode == Local::predictive) {
     check_size("local.hidden", local.hidden);
-    require(local.position_weight, "local.positionWeight");
-    require(local.position_v, "local.positionV");
-    check_finite("local.positionWeight", local.position_weight, element_count("local.positionWeight", {local.hidden, shape.dim}));
-    check_finite("local.positionV", local.position_v, local.hidden);
+    require(local.position_weight, "local.position_weight");
+    require(local.position_v, "local.position_v");
+    check_values(options, "local.position_weight", local.position_weight,
+                 element_count("local.position_weight", {local.hidden, shape.dim}));
+    check_values(options, "local.position_v", local.position_v, local.hidden);
     element_count("local hidden states", {shape.query_length, local.hidden});
   }
-  if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) fail("dropout must be in [0, 1), got ", options.dropout);
+}
+
+void validate(const Shape& shape, const float* query, const float* key, const float* value,
+              const AttentionOptions& options, const AttentionOutputs& outputs) {
+  validate_shape(shape);
+  validate_inputs(shape, query, key, value, options, outputs);
+  validate_score(shape, options);
+  validate_masking(options.mask, shape.heads, shape.query_length, shape.key_length);
+  if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature)) {
+    fail(Field{"temperature"}, " must be a positive finite number, got ", options.temperature);
+  }
+  validate_local(shape, options);
+  if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) fail(Field{"dropout"}, " must be in [0, 1), got ", options.dropout);
   if (options.dropout > 0.0f && options.hard != Hard::none) {
-    fail("dropout applies to soft attention; hard attention picks one key per query");
+    fail(Field{"dropout"}, " applies to soft attention; ", Field{"hard"}, " attention picks one key per query");
   }
 }
 
@@ -209,110 +255,350 @@ void overflow(float score) {
   fail("a score is ", std::isnan(score) ? "NaN" : "+infinity", ": the inputs overflow float32 when multiplied; scale them down");
 }
 
+// Dot, scaled-dot and general scores of one head as one matrix product:
+// scores[t][j] = alpha * sum over i < width of query_rows[t][i] * keys_t[i][j].
+struct ScoreProduct {
+  const float* query_rows = nullptr;
+  int query_stride = 0;
+  const float* keys_t = nullptr;
+  int ldk = 0;
+  int width = 0;
+  float alpha = 1.0f;
+};
+
+// One head's ScoreProduct. Dot and scaled-dot scores multiply its queries q with its keys k,
+// transposed into keys_t ([key_dim][ldk]); the general score q through W (into projected,
+// [query_length][key_dim]) with the same, or q with the caller's projected keys W k.
+ScoreProduct score_product(const Shape& shape, const AttentionOptions& options, int h, const float* q, const float* k,
+                           float* keys_t, int ldk, float* projected) {
+  const int dim = shape.dim, key_dim = shape.resolved_key_dim();
+  ScoreProduct product;
+  product.query_rows = q;
+  product.query_stride = dim;
+  if (options.score == Score::general && options.general.projected_keys) {
+    product.keys_t = options.general.projected_keys + static_cast<std::size_t>(h) * dim * shape.key_length;
+    product.ldk = shape.key_length;
+    product.width = dim;
+    product.alpha = options.general.scale;
+    return product;
+  }
+  transpose(k, shape.key_length, key_dim, keys_t, ldk);
+  product.keys_t = keys_t;
+  product.ldk = ldk;
+  product.width = key_dim;
+  if (options.score == Score::scaled_dot) product.alpha = 1.0f / std::sqrt(static_cast<float>(dim));
+  if (options.score == Score::general) {
+    kernels::matmul(shape.query_length, key_dim, dim, 1.0f, q, dim, options.general.weight, key_dim, projected, key_dim, false);
+    product.query_rows = projected;
+    product.query_stride = key_dim;
+    product.alpha = options.general.scale;
+  }
+  return product;
+}
+
+// scores [rows][keys] = the product's rows [first_row, first_row + rows) against keys
+// [first_key, first_key + keys).
+void multiply_scores(const ScoreProduct& product, int first_row, int rows, int first_key, int keys, float* scores, int ldc) {
+  kernels::matmul(rows, keys, product.width, product.alpha,
+                  product.query_rows + static_cast<std::size_t>(first_row) * product.query_stride, product.query_stride,
+                  product.keys_t + first_key, product.ldk, scores, ldc, false);
+}
+
 // FlashAttention's schedule (Dao et al. 2022) with the online softmax of Milakov & Gimelshein
 // (2018): a block of query rows meets the keys one tile at a time; each row keeps its running
 // maximum m and sum l, rescales what it has accumulated when m grows, and divides by l at the
 // end. Scratch is one [block][tile] score tile, the transposed keys and the query projection:
 // O(L·d), never the L×S score matrix. Tiles that masks or causality leave empty are skipped.
-void fused_attention(const Shape& shape, const float* query, const float* key, const float* value,
-                     const AttentionOptions& options, float* output) {
-  constexpr int block_rows = 64, tile_keys = 256;
-  const int heads = shape.heads, query_length = shape.query_length, key_length = shape.key_length;
-  const int dim = shape.dim, key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
-  const float minus_infinity = -std::numeric_limits<float>::infinity();
-  const int rows_max = std::min(block_rows, query_length), tile_max = std::min(tile_keys, key_length);
-  const int ldk = padded_stride(key_length);  // keys_t's row stride: columns walk many cache sets
-  std::vector<float> keys_t(static_cast<std::size_t>(key_dim) * ldk);
-  std::vector<float> projected(options.score == Score::general ? static_cast<std::size_t>(query_length) * key_dim : 0);
-  std::vector<float> tile(static_cast<std::size_t>(rows_max) * tile_max);
-  std::vector<float> running_max(rows_max), running_sum(rows_max);
-  std::vector<detail::KeyRange> ranges(rows_max);
+class FusedAttention {
+ public:
+  static constexpr int block_rows = 64, tile_keys = 256;
 
-  for (int h = 0; h < heads; ++h) {
-    const float* q = query + static_cast<std::size_t>(h) * query_length * dim;
-    const float* k = key + static_cast<std::size_t>(h) * key_length * key_dim;
-    const float* v = value + static_cast<std::size_t>(h) * key_length * value_dim;
-    float* out = output + static_cast<std::size_t>(h) * query_length * value_dim;
-    transpose(k, key_length, key_dim, keys_t.data(), ldk);
-    const float* query_rows = q;
-    int query_stride = dim;
-    float alpha = 1.0f;
-    if (options.score == Score::scaled_dot) alpha = 1.0f / std::sqrt(static_cast<float>(dim));
-    if (options.score == Score::general) {
-      kernels::matmul(query_length, key_dim, dim, 1.0f, q, dim, options.general.weight, key_dim, projected.data(), key_dim, false);
-      query_rows = projected.data();
-      query_stride = key_dim;
-      alpha = options.general.scale;
-    }
+  FusedAttention(const Shape& shape, const AttentionOptions& options)
+      : shape_(shape),
+        options_(options),
+        value_dim_(shape.resolved_value_dim()),
+        ldk_(padded_stride(shape.key_length)),  // keys_t's row stride: columns walk many cache sets
+        keys_t_(reads_keys(options) ? static_cast<std::size_t>(shape.resolved_key_dim()) * ldk_ : 0),
+        projected_(options.score == Score::general && !options.general.projected_keys
+                       ? static_cast<std::size_t>(shape.query_length) * shape.resolved_key_dim()
+                       : 0),
+        tile_(static_cast<std::size_t>(std::min(block_rows, shape.query_length)) * std::min(tile_keys, shape.key_length)),
+        ranges_(std::min(block_rows, shape.query_length)),
+        running_max_(ranges_.size()),
+        running_sum_(ranges_.size()) {}
 
-    for (int first_row = 0; first_row < query_length; first_row += block_rows) {
-      const int rows = std::min(block_rows, query_length - first_row);
-      float* out_block = out + static_cast<std::size_t>(first_row) * value_dim;
-      std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim, 0.0f);
-      int block_first = key_length, block_last = 0;
-      for (int r = 0; r < rows; ++r) {
-        detail::KeyRange range = detail::key_range(options.mask, heads, h, first_row + r, query_length, key_length);
-        range.first = std::max(range.first, 0);
-        range.last = std::min(range.last, key_length);
-        ranges[r] = range;
-        if (range.first < range.last) {
-          block_first = std::min(block_first, range.first);
-          block_last = std::max(block_last, range.last);
-        }
-        running_max[r] = minus_infinity;
-        running_sum[r] = 0.0f;
-      }
-      for (int first_key = block_first; first_key < block_last; first_key += tile_keys) {
-        const int keys = std::min(tile_keys, block_last - first_key);
-        kernels::matmul(rows, keys, key_dim, alpha, query_rows + static_cast<std::size_t>(first_row) * query_stride,
-                        query_stride, keys_t.data() + first_key, ldk, tile.data(), keys, false);
-        for (int r = 0; r < rows; ++r) {
-          float* row = tile.data() + static_cast<std::size_t>(r) * keys;
-          const int begin = std::max(ranges[r].first - first_key, 0), end = std::min(ranges[r].last - first_key, keys);
-          if (begin >= end) {
-            std::fill(row, row + keys, 0.0f);
-            continue;
-          }
-          // divided after the product, as normalize_row does: folding 1/T into alpha rounds worse
-          if (options.temperature != 1.0f) kernels::scale(row + begin, end - begin, 1.0f / options.temperature);
-          if (options.mask.keep) {
-            const std::size_t matrix = options.mask.keep_batch == 1 ? 0 : h;
-            const std::uint8_t* keep = options.mask.keep +
-                (matrix * query_length + first_row + r) * static_cast<std::size_t>(key_length) + first_key;
-            for (int j = begin; j < end; ++j) {
-              if (!keep[j]) row[j] = minus_infinity;
-            }
-          }
-          const float tile_maximum = kernels::max(row + begin, end - begin);
-          if (!(tile_maximum < std::numeric_limits<float>::infinity())) overflow(tile_maximum);  // +inf or NaN
-          if (tile_maximum == minus_infinity) {  // every key of this tile is masked for this row
-            std::fill(row, row + keys, 0.0f);
-            continue;
-          }
-          const float previous = running_max[r], maximum = std::max(previous, tile_maximum);
-          const float sum = kernels::exp_shifted_sum(row + begin, end - begin, maximum);
-          std::fill(row, row + begin, 0.0f);
-          std::fill(row + end, row + keys, 0.0f);
-          if (previous != minus_infinity && previous != maximum) {
-            const float correction = static_cast<float>(std::exp(double(previous) - double(maximum)));
-            kernels::scale(out_block + static_cast<std::size_t>(r) * value_dim, value_dim, correction);
-            running_sum[r] *= correction;
-          }
-          running_sum[r] += sum;
-          running_max[r] = maximum;
-        }
-        kernels::matmul(rows, value_dim, keys, 1.0f, tile.data(), keys, v + static_cast<std::size_t>(first_key) * value_dim,
-                        value_dim, out_block, value_dim, true);
-      }
-      for (int r = 0; r < rows; ++r) {
-        const float sum = running_sum[r];
-        if (std::isnan(sum) || std::isinf(sum)) overflow(sum);
-        // sum == 0: every key masked, and the row stays zero, as normalize_row leaves it
-        if (sum > 0.0f) kernels::scale(out_block + static_cast<std::size_t>(r) * value_dim, value_dim, 1.0f / sum);
-      }
+  void head(int h, const float* q, const float* k, const float* v, float* out) {
+    const ScoreProduct product = score_product(shape_, options_, h, q, k, keys_t_.data(), ldk_, projected_.data());
+    for (int first_row = 0; first_row < shape_.query_length; first_row += block_rows) {
+      block(h, product, v, first_row, std::min(block_rows, shape_.query_length - first_row),
+            out + static_cast<std::size_t>(first_row) * value_dim_);
     }
   }
+
+ private:
+  // Query rows [first_row, first_row + rows) of head h against every key tile they can see.
+  void block(int h, const ScoreProduct& product, const float* v, int first_row, int rows, float* out_block) {
+    std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim_, 0.0f);
+    const detail::KeyRange seen = start_block(h, first_row, rows);
+    for (int first_key = seen.first; first_key < seen.last; first_key += tile_keys) {
+      const int keys = std::min(tile_keys, seen.last - first_key);
+      multiply_scores(product, first_row, rows, first_key, keys, tile_.data(), keys);
+      for (int r = 0; r < rows; ++r) {
+        fold_row(h, first_row + r, r, first_key, keys, tile_.data() + static_cast<std::size_t>(r) * keys,
+                 out_block + static_cast<std::size_t>(r) * value_dim_);
+      }
+      kernels::matmul(rows, value_dim_, keys, 1.0f, tile_.data(), keys, v + static_cast<std::size_t>(first_key) * value_dim_,
+                      value_dim_, out_block, value_dim_, true);
+    }
+    for (int r = 0; r < rows; ++r) {
+      const float sum = running_sum_[r];
+      if (std::isnan(sum) || std::isinf(sum)) overflow(sum);
+      // sum == 0: every key masked, and the row stays zero, as normalize_row leaves it
+      if (sum > 0.0f) kernels::scale(out_block + static_cast<std::size_t>(r) * value_dim_, value_dim_, 1.0f / sum);
+    }
+  }
+
+  // Each row's keys (masks and causality), m = -inf and l = 0. Returns the keys that any row of
+  // the block sees, [first, last), empty when every row is fully masked.
+  detail::KeyRange start_block(int h, int first_row, int rows) {
+    detail::KeyRange seen{shape_.key_length, 0};
+    for (int r = 0; r < rows; ++r) {
+      detail::KeyRange range = detail::key_range(options_.mask, shape_.heads, h, first_row + r, shape_.query_length, shape_.key_length);
+      range.first = std::max(range.first, 0);
+      range.last = std::min(range.last, shape_.key_length);
+      ranges_[r] = range;
+      if (range.first < range.last) {
+        seen.first = std::min(seen.first, range.first);
+        seen.last = std::max(seen.last, range.last);
+      }
+      running_max_[r] = -std::numeric_limits<float>::infinity();
+      running_sum_[r] = 0.0f;
+    }
+    return seen;
+  }
+
+  // Query row t (row r of the block) in one tile of keys [first_key, first_key + keys): its
+  // scores become exp(s - m), m the new running maximum, 0 where masked; what the row has
+  // accumulated (out_row and l) is rescaled when m grew.
+  void fold_row(int h, int t, int r, int first_key, int keys, float* row, float* out_row) {
+    const float minus_infinity = -std::numeric_limits<float>::infinity();
+    const int begin = std::max(ranges_[r].first - first_key, 0), end = std::min(ranges_[r].last - first_key, keys);
+    if (begin >= end) {
+      std::fill(row, row + keys, 0.0f);
+      return;
+    }
+    // divided after the product, as normalize_row does: folding 1/T into alpha rounds worse
+    if (options_.temperature != 1.0f) kernels::scale(row + begin, end - begin, 1.0f / options_.temperature);
+    if (options_.mask.keep) {
+      const std::size_t matrix = options_.mask.keep_batch == 1 ? 0 : h;
+      const std::uint8_t* keep =
+          options_.mask.keep + (matrix * shape_.query_length + t) * static_cast<std::size_t>(shape_.key_length) + first_key;
+      for (int j = begin; j < end; ++j) {
+        if (!keep[j]) row[j] = minus_infinity;
+      }
+    }
+    const float tile_maximum = kernels::max(row + begin, end - begin);
+    if (!(tile_maximum < std::numeric_limits<float>::infinity())) overflow(tile_maximum);  // +inf or NaN
+    if (tile_maximum == minus_infinity) {  // every key of this tile is masked for this row
+      std::fill(row, row + keys, 0.0f);
+      return;
+    }
+    const float previous = running_max_[r], maximum = std::max(previous, tile_maximum);
+    const float sum = kernels::exp_shifted_sum(row + begin, end - begin, maximum);
+    std::fill(row, row + begin, 0.0f);
+    std::fill(row + end, row + keys, 0.0f);
+    if (previous != minus_infinity && previous != maximum) {
+      const float correction = static_cast<float>(std::exp(double(previous) - double(maximum)));
+      kernels::scale(out_row, value_dim_, correction);
+      running_sum_[r] *= correction;
+    }
+    running_sum_[r] += sum;
+    running_max_[r] = maximum;
+  }
+
+  const Shape& shape_;
+  const AttentionOptions& options_;
+  const int value_dim_, ldk_;
+  std::vector<float> keys_t_, projected_, tile_;
+  std::vector<detail::KeyRange> ranges_;
+  std::vector<float> running_max_, running_sum_;
+};
+
+void fused_attention(const Shape& shape, const float* query, const float* key, const float* value,
+                     const AttentionOptions& options, float* output) {
+  FusedAttention fused(shape, options);
+  const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
+  for (int h = 0; h < shape.heads; ++h) {
+    fused.head(h, query + static_cast<std::size_t>(h) * shape.query_length * shape.dim,
+               key + static_cast<std::size_t>(h) * shape.key_length * key_dim,
+               value + static_cast<std::size_t>(h) * shape.key_length * value_dim,
+               output + static_cast<std::size_t>(h) * shape.query_length * value_dim);
+  }
 }
+
+// Every path but the fused one. Scores are made a block of query rows at a time, so without
+// requested weights the scratch stays [block][key_length] rather than the whole score matrix.
+class BlockedAttention {
+ public:
+  static constexpr int block_rows = 64;
+
+  BlockedAttention(const Shape& shape, const AttentionOptions& options, const AttentionOutputs& outputs)
+      : shape_(shape), options_(options), outputs_(outputs), value_dim_(shape.resolved_value_dim()),
+        ldk_(padded_stride(shape.key_length)), rng_(options.seed) {
+    prepare_parameters();
+    const int key_dim = shape.resolved_key_dim(), query_length = shape.query_length;
+    if (reads_keys(options)) keys_t_.resize(static_cast<std::size_t>(key_dim) * ldk_);
+    if (options.score == Score::general && !options.general.projected_keys) {
+      projected_.resize(static_cast<std::size_t>(query_length) * key_dim);
+    }
+    if (options.score == Score::additive) {
+      projected_.resize(static_cast<std::size_t>(query_length) * options.additive.hidden);
+      if (!options.additive.projected_keys) {
+        keys_projected_storage_.resize(static_cast<std::size_t>(options.additive.hidden) * shape.key_length);
+      }
+    }
+    if (!outputs.weights) block_.resize(static_cast<std::size_t>(std::min(block_rows, query_length)) * shape.key_length);
+    if (options.local.mode != Local::none) centres_.resize(query_length);
+  }
+
+  void head(int h, const float* q, const float* k, const float* v) {
+    prepare_head(h, q, k);
+    for (int first_row = 0; first_row < shape_.query_length; first_row += block_rows) {
+      block(h, v, first_row, std::min(block_rows, shape_.query_length - first_row));
+    }
+  }
+
+ private:
+  // What every head shares, prepared once: Bahdanau's W_q transposed (unless the caller gave it
+  // so) and v (normalized when asked), local-p's W_p transposed.
+  void prepare_parameters() {
+    const AdditiveScore& additive = options_.additive;
+    if (options_.score == Score::additive) {
+      query_weight_t_ = additive.transposed_query_weight;
+      if (!query_weight_t_) {
+        query_weight_t_storage_ = transposed(additive.query_weight, additive.hidden, shape_.dim);
+        query_weight_t_ = query_weight_t_storage_.data();
+      }
+      additive_v_ = additive.v;
+      if (additive.normalize) {
+        normalized_v_.assign(additive.v, additive.v + additive.hidden);
+        double norm = 0.0;
+        for (float x : normalized_v_) norm += double(x) * x;
+        const float factor = static_cast<float>(additive.gain / std::sqrt(norm));
+        for (float& x : normalized_v_) x *= factor;
+        additive_v_ = normalized_v_.data();
+      }
+    }
+    const LocalWindow& local = options_.local;
+    if (local.mode == Local::predictive) position_weight_t_ = transposed(local.position_weight, local.hidden, shape_.dim);
+  }
+
+  // One head's side of the scores (transposed keys, projections) and local attention's centres.
+  void prepare_head(int h, const float* q, const float* k) {
+    const int query_length = shape_.query_length, key_length = shape_.key_length, key_dim = shape_.resolved_key_dim();
+    if (options_.score == Score::additive) {
+      const AdditiveScore& additive = options_.additive;
+      linear(q, query_length, shape_.dim, query_weight_t_, additive.bias, additive.hidden, projected_.data());
+      if (additive.projected_keys) {
+        keys_projected_t_ = additive.projected_keys + static_cast<std::size_t>(h) * additive.hidden * key_length;
+      } else {
+        transpose(k, key_length, key_dim, keys_t_.data(), ldk_);
+        kernels::matmul(additive.hidden, key_length, key_dim, 1.0f, additive.key_weight, key_dim, keys_t_.data(), ldk_,
+                        keys_projected_storage_.data(), key_length, false);
+        keys_projected_t_ = keys_projected_storage_.data();
+      }
+    } else {
+      product_ = score_product(shape_, options_, h, q, k, keys_t_.data(), ldk_, projected_.data());
+    }
+    const LocalWindow& local = options_.local;
+    if (local.mode == Local::monotonic) {
+      for (int t = 0; t < query_length; ++t) centres_[t] = static_cast<float>(t);
+    } else if (local.mode == Local::predictive) {
+      predictive_positions(q, query_length, shape_.dim, local, position_weight_t_, key_length, centres_.data());
+    }
+    if (outputs_.positions && local.mode != Local::none) {
+      std::copy(centres_.begin(), centres_.end(), outputs_.positions + static_cast<std::size_t>(h) * query_length);
+    }
+  }
+
+  // Query rows [first_row, first_row + rows) of head h: scores, weights, and their context.
+  void block(int h, const float* v, int first_row, int rows) {
+    const int query_length = shape_.query_length, key_length = shape_.key_length;
+    const std::size_t offset = (static_cast<std::size_t>(h) * query_length + first_row) * key_length;
+    float* p = outputs_.weights ? outputs_.weights + offset : block_.data();
+    if (options_.score == Score::additive) {
+      const AdditiveScore& additive = options_.additive;
+      for (int r = 0; r < rows; ++r) {
+        kernels::additive_scores(projected_.data() + static_cast<std::size_t>(first_row + r) * additive.hidden,
+                                 keys_projected_t_, key_length, additive_v_, additive.hidden, key_length,
+                                 p + static_cast<std::size_t>(r) * key_length);
+      }
+    } else {
+      multiply_scores(product_, first_row, rows, 0, key_length, p, key_length);
+    }
+    if (outputs_.scores) std::copy(p, p + static_cast<std::size_t>(rows) * key_length, outputs_.scores + offset);
+    for (int r = 0; r < rows; ++r) weigh_row(h, first_row + r, p + static_cast<std::size_t>(r) * key_length);
+    kernels::matmul(rows, value_dim_, key_length, 1.0f, p, key_length, v, value_dim_,
+                    outputs_.output + (static_cast<std::size_t>(h) * query_length + first_row) * value_dim_, value_dim_, false);
+  }
+
+  // The keys query row t of head h may see: masks and causality, narrowed to the local window.
+  detail::KeyRange row_range(int h, int t) const {
+    detail::KeyRange range = detail::key_range(options_.mask, shape_.heads, h, t, shape_.query_length, shape_.key_length);
+    const LocalWindow& local = options_.local;
+    if (local.mode != Local::none) {
+      const float centre = centres_[t];
+      range.first = std::max(range.first, static_cast<int>(std::ceil(centre - local.half_width)));
+      range.last = std::min(range.last, static_cast<int>(std::floor(centre + local.half_width)) + 1);
+    }
+    return range;
+  }
+
+  // Turns the scores of query row t into the weights applied to the values: masks, the
+  // probability function, local-p's Gaussian, then hard attention's choice or dropout.
+  void weigh_row(int h, int t, float* row) {
+    const int key_length = shape_.key_length;
+    const std::uint8_t* keep_row = nullptr;
+    if (options_.mask.keep) {
+      const std::size_t matrix = options_.mask.keep_batch == 1 ? 0 : h;
+      keep_row = options_.mask.keep + (matrix * shape_.query_length + t) * static_cast<std::size_t>(key_length);
+    }
+    const int kept = detail::normalize_row(row, key_length, row_range(h, t), keep_row, options_.mask.mask_value,
+                                           options_.probability, options_.temperature);
+    if (kept > 0 && options_.local.mode == Local::predictive) {
+      const float sigma = options_.local.half_width / 2.0f;
+      for (int s = 0; s < key_length; ++s) {
+        if (row[s] == 0.0f) continue;
+        const float distance = s - centres_[t];
+        row[s] *= std::exp(-distance * distance / (2.0f * sigma * sigma));
+      }
+    }
+    if (options_.hard != Hard::none) {
+      const int choice = kept > 0 ? hard_select(row, key_length, options_.hard, rng_) : -1;
+      std::fill(row, row + key_length, 0.0f);
+      if (choice >= 0) row[choice] = 1.0f;
+      if (outputs_.indices) outputs_.indices[static_cast<std::size_t>(h) * shape_.query_length + t] = choice;
+    } else if (options_.dropout > 0.0f) {
+      apply_dropout(row, key_length, options_.dropout, rng_);
+    }
+  }
+
+  const Shape& shape_;
+  const AttentionOptions& options_;
+  const AttentionOutputs& outputs_;
+  const int value_dim_, ldk_;
+  Rng rng_;
+  const float* query_weight_t_ = nullptr;    // [dim][hidden]: W_q^T (additive)
+  const float* additive_v_ = nullptr;        // [hidden]: v, or gain * v / |v|
+  const float* keys_projected_t_ = nullptr;  // [hidden][key_length]: the head's W_k k (additive)
+  std::vector<float> query_weight_t_storage_, normalized_v_, keys_projected_storage_;  // where the caller gave none
+  std::vector<float> position_weight_t_;
+  std::vector<float> keys_t_;            // [key_dim][ldk]: the head's keys, transposed
+  std::vector<float> projected_;         // [query_length][key_dim or hidden]: q W (general), W_q q + b (additive)
+  std::vector<float> block_;             // [block_rows][key_length] when the weights are not kept
+  std::vector<float> centres_;           // [query_length]: local attention's p_t
+  ScoreProduct product_;
+};
 
 }  // namespace
 
@@ -323,141 +609,21 @@ void attention(const Shape& shape, const float* query, const float* key, const f
     fused_attention(shape, query, key, value, options, outputs.output);
     return;
   }
-  const int heads = shape.heads, query_length = shape.query_length, key_length = shape.key_length;
-  const int dim = shape.dim, key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
-  const AdditiveScore& additive = options.additive;
-  const LocalWindow& local = options.local;
-
-  // Parameters shared by all heads, prepared once.
-  std::vector<float> query_weight_t, additive_v, position_weight_t;
-  if (options.score == Score::additive) {
-    query_weight_t = transposed(additive.query_weight, additive.hidden, dim);
-    additive_v.assign(additive.v, additive.v + additive.hidden);
-    if (additive.normalize) {
-      double norm = 0.0;
-      for (float x : additive_v) norm += double(x) * x;
-      const float factor = static_cast<float>(additive.gain / std::sqrt(norm));
-      for (float& x : additive_v) x *= factor;
-    }
-  }
-  if (local.mode == Local::predictive) position_weight_t = transposed(local.position_weight, local.hidden, dim);
-
-  // Scores are made a block of query rows at a time, so without requested weights the
-  // scratch stays [block][key_length] rather than the whole score matrix.
-  constexpr int block_rows = 64;
-  const int projected_width = options.score == Score::additive ? additive.hidden : key_dim;
-  const int ldk = padded_stride(key_length);
-  std::vector<float> keys_t(static_cast<std::size_t>(key_dim) * ldk);
-  std::vector<float> projected;
-  std::vector<float> keys_projected_t;
-  std::vector<float> block(outputs.weights ? 0 : static_cast<std::size_t>(std::min(block_rows, query_length)) * key_length);
-  std::vector<float> centres(local.mode != Local::none ? query_length : 0);
-  if (options.score == Score::general || options.score == Score::additive) {
-    projected.resize(static_cast<std::size_t>(query_length) * projected_width);
-  }
-  if (options.score == Score::additive) keys_projected_t.resize(static_cast<std::size_t>(additive.hidden) * key_length);
-
-  Rng rng(options.seed);
-
-  for (int h = 0; h < heads; ++h) {
-    const float* q = query + static_cast<std::size_t>(h) * query_length * dim;
-    const float* k = key + static_cast<std::size_t>(h) * key_length * key_dim;
-    const float* v = value + static_cast<std::size_t>(h) * key_length * value_dim;
-    transpose(k, key_length, key_dim, keys_t.data(), ldk);
-
-    // Rows that multiply keys_t: the query itself, or the query through W (general).
-    const float* query_rows = q;
-    int query_stride = dim;
-    float alpha = 1.0f;
-    switch (options.score) {
-      case Score::dot: break;
-      case Score::scaled_dot: alpha = 1.0f / std::sqrt(static_cast<float>(dim)); break;
-      case Score::general:
-        kernels::matmul(query_length, key_dim, dim, 1.0f, q, dim, options.general.weight, key_dim,
-                        projected.data(), key_dim, false);
-        query_rows = projected.data();
-        query_stride = key_dim;
-        alpha = options.general.scale;
-        break;
-      case Score::additive:
-        linear(q, query_length, dim, query_weight_t.data(), additive.bias, additive.hidden, projected.data());
-        kernels::matmul(additive.hidden, key_length, key_dim, 1.0f, additive.key_weight, key_dim,
-                        keys_t.data(), ldk, keys_projected_t.data(), key_length, false);
-        break;
-    }
-
-    if (local.mode == Local::monotonic) {
-      for (int t = 0; t < query_length; ++t) centres[t] = static_cast<float>(t);
-    } else if (local.mode == Local::predictive) {
-      predictive_positions(q, query_length, dim, local, position_weight_t, key_length, centres.data());
-    }
-    if (outputs.positions && local.mode != Local::none) {
-      std::copy(centres.begin(), centres.end(), outputs.positions + static_cast<std::size_t>(h) * query_length);
-    }
-
-    for (int first_row = 0; first_row < query_length; first_row += block_rows) {
-      const int rows = std::min(block_rows, query_length - first_row);
-      const std::size_t offset = (static_cast<std::size_t>(h) * query_length + first_row) * key_length;
-      float* p = outputs.weights ? outputs.weights + offset : block.data();
-
-      if (options.score == Score::additive) {
-        for (int r = 0; r < rows; ++r) {
-          kernels::additive_scores(projected.data() + static_cast<std::size_t>(first_row + r) * additive.hidden,
-                                   keys_projected_t.data(), key_length, additive_v.data(), additive.hidden,
-                                   key_length, p + static_cast<std::size_t>(r) * key_length);
-        }
-      } else {
-        kernels::matmul(rows, key_length, key_dim, alpha, query_rows + static_cast<std::size_t>(first_row) * query_stride,
-                        query_stride, keys_t.data(), ldk, p, key_length, false);
-      }
-      if (outputs.scores) std::copy(p, p + static_cast<std::size_t>(rows) * key_length, outputs.scores + offset);
-
-      for (int r = 0; r < rows; ++r) {
-        const int t = first_row + r;
-        float* row = p + static_cast<std::size_t>(r) * key_length;
-        detail::KeyRange range = detail::key_range(options.mask, heads, h, t, query_length, key_length);
-        if (local.mode != Local::none) {
-          const float centre = centres[t];
-          range.first = std::max(range.first, static_cast<int>(std::ceil(centre - local.half_width)));
-          range.last = std::min(range.last, static_cast<int>(std::floor(centre + local.half_width)) + 1);
-        }
-        const std::uint8_t* keep_row = nullptr;
-        if (options.mask.keep) {
-          const std::size_t matrix = options.mask.keep_batch == 1 ? 0 : h;
-          keep_row = options.mask.keep + (matrix * query_length + t) * static_cast<std::size_t>(key_length);
-        }
-        const int kept = detail::normalize_row(row, key_length, range, keep_row, options.mask.mask_value,
-                                               options.probability, options.temperature);
-        if (kept > 0 && local.mode == Local::predictive) {
-          const float sigma = local.half_width / 2.0f;
-          for (int s = 0; s < key_length; ++s) {
-            if (row[s] == 0.0f) continue;
-            const float distance = s - centres[t];
-            row[s] *= std::exp(-distance * distance / (2.0f * sigma * sigma));
-          }
-        }
-        if (options.hard != Hard::none) {
-          const int choice = kept > 0 ? hard_select(row, key_length, options.hard, rng) : -1;
-          std::fill(row, row + key_length, 0.0f);
-          if (choice >= 0) row[choice] = 1.0f;
-          if (outputs.indices) outputs.indices[static_cast<std::size_t>(h) * query_length + t] = choice;
-        } else if (options.dropout > 0.0f) {
-          apply_dropout(row, key_length, options.dropout, rng);
-        }
-      }
-      kernels::matmul(rows, value_dim, key_length, 1.0f, p, key_length, v, value_dim,
-                      outputs.output + (static_cast<std::size_t>(h) * query_length + first_row) * value_dim,
-                      value_dim, false);
-    }
+  BlockedAttention blocked(shape, options, outputs);
+  const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
+  for (int h = 0; h < shape.heads; ++h) {
+    blocked.head(h, query + static_cast<std::size_t>(h) * shape.query_length * shape.dim,
+                 key + static_cast<std::size_t>(h) * shape.key_length * key_dim,
+                 value + static_cast<std::size_t>(h) * shape.key_length * value_dim);
   }
 }
 
 AttentionResult attention(const Shape& shape, const std::vector<float>& query,
                           const std::vector<float>& key, const std::vector<float>& value,
-                          const AttentionOptions& options) {
+                          const AttentionOptions& options, Returns returns) {
   validate_shape(shape);
   const auto expect = [](const char* name, const std::vector<float>& data, std::size_t count) {
-    if (data.size() != count) fail(name, " has ", data.size(), " elements, expected ", count);
+    if (data.size() != count) fail(Field{name}, " has ", data.size(), " elements, expected ", count);
   };
   expect("query", query, element_count("query", {shape.heads, shape.query_length, shape.dim}));
   expect("key", key, element_count("key", {shape.heads, shape.key_length, shape.resolved_key_dim()}));
@@ -465,16 +631,17 @@ AttentionResult attention(const Shape& shape, const std::vector<float>& query,
   AttentionResult result;
   const std::size_t rows = static_cast<std::size_t>(shape.heads) * shape.query_length;
   result.output.resize(rows * shape.resolved_value_dim());
-  result.weights.resize(rows * shape.key_length);
-  result.scores.resize(rows * shape.key_length);
+  if (includes(returns, Returns::weights)) result.weights.resize(rows * shape.key_length);
+  if (includes(returns, Returns::scores)) result.scores.resize(rows * shape.key_length);
   if (options.hard != Hard::none) result.indices.assign(rows, -1);
   if (options.local.mode != Local::none) result.positions.resize(rows);
+  const auto data_or_null = [](auto& buffer) { return buffer.empty() ? nullptr : buffer.data(); };
   AttentionOutputs outputs;
   outputs.output = result.output.data();
-  outputs.weights = result.weights.data();
-  outputs.scores = result.scores.data();
-  outputs.indices = result.indices.empty() ? nullptr : result.indices.data();
-  outputs.positions = result.positions.empty() ? nullptr : result.positions.data();
+  outputs.weights = data_or_null(result.weights);
+  outputs.scores = data_or_null(result.scores);
+  outputs.indices = data_or_null(result.indices);
+  outputs.positions = data_or_null(result.positions);
   attention(shape, query.data(), key.data(), value.data(), options, outputs);
   return result;
 }

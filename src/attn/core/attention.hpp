@@ -35,14 +35,24 @@ struct Shape {
 
 // Luong's general (bilinear) score g * q^T W k, shared by all heads. W: [dim][key_dim].
 // scale is Luong's scaled form (g; 1 gives the plain score).
+// projected_keys: W k of every key, for a caller that attends to the same keys many times (a
+// decoder, at every step) and computes it once: [heads][dim][key_length], one row per query
+// dimension. attention() then scores g * q^T (W k) without reading weight or the keys (both may
+// be null).
 struct GeneralScore {
   const float* weight = nullptr;
   float scale = 1.0f;
+  const float* projected_keys = nullptr;
 };
 
 // Bahdanau's additive (concat) score v^T tanh(W_q q + W_k k + b), shared by all heads.
 //   query_weight [hidden][dim], key_weight [hidden][key_dim], v [hidden], bias [hidden] or null.
 // normalize: the weight-normalized form, v replaced by gain * v / |v|.
+// A caller that attends many times with the same parameters and keys (a decoder, at every step)
+// can hand over what does not change, as Bahdanau et al. (2015, appendix A.1.2) precompute U_a h_j:
+//   transposed_query_weight: W_q^T [dim][hidden], read instead of query_weight (then may be null);
+//   projected_keys: W_k k of every key, [heads][hidden][key_length] (one row per hidden unit),
+//     read instead of key_weight and the keys (both may then be null).
 struct AdditiveScore {
   int hidden = 0;
   const float* query_weight = nullptr;
@@ -51,6 +61,8 @@ struct AdditiveScore {
   const float* bias = nullptr;
   bool normalize = false;
   float gain = 1.0f;
+  const float* transposed_query_weight = nullptr;
+  const float* projected_keys = nullptr;
 };
 
 // Luong et al. 2015's local attention. Each query t attends to keys in [p_t - D, p_t + D].
@@ -83,6 +95,11 @@ struct AttentionOptions {
   Hard hard = Hard::none;
   float dropout = 0.0f;      // probability of zeroing a weight (survivors scaled by 1/(1-p))
   std::uint64_t seed = 0;    // for dropout and for sampled hard attention
+  // Scan the inputs and parameters for NaN and infinity, and name the first one found (as
+  // scipy.linalg's check_finite). A caller that attends many times to inputs it has checked
+  // already (a decoder, at every step) may turn the scan off; a non-finite input then goes
+  // unnamed (a NaN value gives a NaN output, a NaN score an overflow error).
+  bool check_finite = true;
 };
 
 // Where attention() writes; every pointer but output may be null.
@@ -99,11 +116,25 @@ struct AttentionOutputs {
 void validate_shape(const Shape& shape);
 
 // Computes attention. Throws attn::Error (message naming the argument) for bad shapes, sizes,
-// options or non-finite inputs. A fully masked row gets all-zero weights and a zero output.
+// options or non-finite inputs (unless options.check_finite is off). A fully masked row gets
+// all-zero weights and a zero output.
 void attention(const Shape& shape, const float* query, const float* key, const float* value,
                const AttentionOptions& options, const AttentionOutputs& outputs);
 
-// Convenience form that allocates: checks the vector sizes against the shape.
+// What the allocating attention() returns besides the output, as flags to combine with |.
+// Asking for neither lets softmax attention take the fused path, which never holds the
+// [query_length][key_length] matrix (FlashAttention's online softmax).
+enum class Returns : unsigned { output = 0, weights = 1u << 0, scores = 1u << 1 };
+constexpr Returns operator|(Returns a, Returns b) {
+  return static_cast<Returns>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr bool includes(Returns set, Returns part) {
+  return (static_cast<unsigned>(set) & static_cast<unsigned>(part)) != 0;
+}
+
+// Convenience form that allocates: checks the vector sizes against the shape. weights and
+// scores are filled when `returns` asks for them and empty otherwise; indices (hard attention)
+// and positions (local attention) whenever the options produce them.
 struct AttentionResult {
   std::vector<float> output;
   std::vector<float> weights;
@@ -113,7 +144,7 @@ struct AttentionResult {
 };
 AttentionResult attention(const Shape& shape, const std::vector<float>& query,
                           const std::vector<float>& key, const std::vector<float>& value,
-                          const AttentionOptions& options = {});
+                          const AttentionOptions& options = {}, Returns returns = Returns::output);
 
 // Zeroes each of weights[0..count) with probability p and scales the rest by 1/(1-p)
 // (inverted dropout, as in d2l's DotProductAttention in training mode). Seeded.

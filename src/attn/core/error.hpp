@@ -5,42 +5,79 @@
 #include <cstdint>
 #include <cstring>
 #include <cstddef>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace attn {
+
+// A field or argument named in an error message, written as the C++ API names it
+// (query_length, additive.query_weight). The message records where each one stands, so the
+// JavaScript bindings can show their own option names (queryLength) in the same message.
+struct Field {
+  const char* name;
+};
 
 // Every problem with caller input is reported as attn::Error, whose message names the
 // argument and what is wrong with it. The bindings turn it into a JS Error.
 class Error : public std::invalid_argument {
  public:
-  explicit Error(const std::string& message) : std::invalid_argument(message) {}
+  // Where a Field stands in what(): [offset, offset + length).
+  struct Span {
+    std::size_t offset = 0;
+    std::size_t length = 0;
+  };
+
+  explicit Error(const std::string& message, std::vector<Span> fields = {})
+      : std::invalid_argument(message), fields_(std::make_shared<const std::vector<Span>>(std::move(fields))) {}
+
+  // The fields the message names, in order.
+  const std::vector<Span>& fields() const noexcept { return *fields_; }
+
+ private:
+  std::shared_ptr<const std::vector<Span>> fields_;  // shared: copying an exception must not throw
 };
 
 namespace detail {
 
-template <class... Parts>
-std::string concat(const Parts&... parts) {
-  std::ostringstream out;
-  (out << ... << parts);
-  return out.str();
-}
+// Builds a message from its parts, recording where each Field lands.
+class Message {
+ public:
+  template <class Part>
+  void add(const Part& part) {
+    text_ << part;
+  }
+  void add(const Field& field) {
+    const std::size_t offset = static_cast<std::size_t>(text_.tellp());
+    text_ << field.name;
+    fields_.push_back({offset, static_cast<std::size_t>(text_.tellp()) - offset});
+  }
+  Error error() const { return Error(text_.str(), fields_); }
+
+ private:
+  std::ostringstream text_;
+  std::vector<Error::Span> fields_;
+};
 
 }  // namespace detail
 
 template <class... Parts>
 [[noreturn]] void fail(const Parts&... parts) {
-  throw Error(detail::concat(parts...));
+  detail::Message message;
+  (message.add(parts), ...);
+  throw message.error();
 }
 
 // Sizes are ints in the API (JS numbers); this bound keeps every product of two of them
 // and every buffer we allocate far from overflow and from the 4 GiB wasm address space.
 inline constexpr long long max_elements = 1LL << 28;
 
+// In the helpers below, `name` is the field or argument as messages show it (a Field).
 inline void check_size(const char* name, long long value, long long minimum = 1) {
-  if (value < minimum) fail(name, " must be at least ", minimum, ", got ", value);
-  if (value > max_elements) fail(name, " is too large: ", value, " (limit ", max_elements, ")");
+  if (value < minimum) fail(Field{name}, " must be at least ", minimum, ", got ", value);
+  if (value > max_elements) fail(Field{name}, " is too large: ", value, " (limit ", max_elements, ")");
 }
 
 // Throws unless every value is finite; names the array and the first bad index.
@@ -56,7 +93,7 @@ inline void check_finite(const char* name, const float* data, std::size_t count)
   if (!bad) return;
   for (std::size_t i = 0; i < count; ++i) {
     if (!std::isfinite(data[i])) {
-      fail(name, " contains ", std::isnan(data[i]) ? "NaN" : "an infinite value", " at index ", i);
+      fail(Field{name}, " contains ", std::isnan(data[i]) ? "NaN" : "an infinite value", " at index ", i);
     }
   }
 }
@@ -65,8 +102,8 @@ inline void check_finite(const char* name, const float* data, std::size_t count)
 inline std::size_t element_count(const char* name, std::initializer_list<long long> sizes) {
   long long total = 1;
   for (long long size : sizes) {
-    if (size < 0) fail(name, " has a negative size");
-    if (size != 0 && total > max_elements / size) fail(name, " is too large (more than ", max_elements, " elements)");
+    if (size < 0) fail(Field{name}, " has a negative size");
+    if (size != 0 && total > max_elements / size) fail(Field{name}, " is too large (more than ", max_elements, " elements)");
     total *= size;
   }
   return static_cast<std::size_t>(total);

@@ -9,13 +9,13 @@ namespace {
 
 void check_matrix(const char* name, const std::vector<float>& data, int rows, int cols) {
   const std::size_t expected = element_count(name, {rows, cols});
-  if (data.size() != expected) fail(name, " has ", data.size(), " elements, expected [", rows, "][", cols, "] = ", expected);
+  if (data.size() != expected) fail(Field{name}, " has ", data.size(), " elements, expected [", rows, "][", cols, "] = ", expected);
   check_finite(name, data.data(), data.size());
 }
 
 void check_bias(const char* name, const std::vector<float>& data, int size) {
   if (data.empty()) return;
-  if (data.size() != static_cast<std::size_t>(size)) fail(name, " has ", data.size(), " elements, expected ", size);
+  if (data.size() != static_cast<std::size_t>(size)) fail(Field{name}, " has ", data.size(), " elements, expected ", size);
   check_finite(name, data.data(), data.size());
 }
 
@@ -42,27 +42,27 @@ void merge_heads(const float* in, int length, int heads, int width, float* out) 
 
 MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) : weights_(std::move(weights)) {
   MultiHeadWeights& w = weights_;
-  check_size("modelDim", w.model_dim);
+  check_size("model_dim", w.model_dim);
   check_size("heads", w.heads);
   if (w.key_value_dim == 0) w.key_value_dim = w.model_dim;
-  check_size("keyValueDim", w.key_value_dim);
+  check_size("key_value_dim", w.key_value_dim);
   if (w.key_dim == 0) {
-    if (w.model_dim % w.heads != 0) fail("modelDim (", w.model_dim, ") is not divisible by heads (", w.heads, "); give keyDim");
+    if (w.model_dim % w.heads != 0) fail(Field{"model_dim"}, " (", w.model_dim, ") is not divisible by ", Field{"heads"}, " (", w.heads, "); give ", Field{"key_dim"});
     w.key_dim = w.model_dim / w.heads;
   }
-  check_size("keyDim", w.key_dim);
+  check_size("key_dim", w.key_dim);
   if (w.value_dim == 0) w.value_dim = w.key_dim;
-  check_size("valueDim", w.value_dim);
-  const int projected_keys = static_cast<int>(element_count("heads*keyDim", {w.heads, w.key_dim}));
-  const int projected_values = static_cast<int>(element_count("heads*valueDim", {w.heads, w.value_dim}));
-  check_matrix("queryWeight", w.query_weight, projected_keys, w.model_dim);
-  check_matrix("keyWeight", w.key_weight, projected_keys, w.key_value_dim);
-  check_matrix("valueWeight", w.value_weight, projected_values, w.key_value_dim);
-  check_matrix("outputWeight", w.output_weight, w.model_dim, projected_values);
-  check_bias("queryBias", w.query_bias, projected_keys);
-  check_bias("keyBias", w.key_bias, projected_keys);
-  check_bias("valueBias", w.value_bias, projected_values);
-  check_bias("outputBias", w.output_bias, w.model_dim);
+  check_size("value_dim", w.value_dim);
+  const int projected_keys = static_cast<int>(element_count("heads*key_dim", {w.heads, w.key_dim}));
+  const int projected_values = static_cast<int>(element_count("heads*value_dim", {w.heads, w.value_dim}));
+  check_matrix("query_weight", w.query_weight, projected_keys, w.model_dim);
+  check_matrix("key_weight", w.key_weight, projected_keys, w.key_value_dim);
+  check_matrix("value_weight", w.value_weight, projected_values, w.key_value_dim);
+  check_matrix("output_weight", w.output_weight, w.model_dim, projected_values);
+  check_bias("query_bias", w.query_bias, projected_keys);
+  check_bias("key_bias", w.key_bias, projected_keys);
+  check_bias("value_bias", w.value_bias, projected_values);
+  check_bias("output_bias", w.output_bias, w.model_dim);
   query_weight_t_ = transposed(w.query_weight.data(), projected_keys, w.model_dim);
   key_weight_t_ = transposed(w.key_weight.data(), projected_keys, w.key_value_dim);
   value_weight_t_ = transposed(w.value_weight.data(), projected_values, w.key_value_dim);
@@ -73,14 +73,14 @@ void MultiHeadAttention::forward(const float* query_input, int query_length, con
                                  int key_length, const AttentionOptions& options, float* output,
                                  float* weights) const {
   const MultiHeadWeights& w = weights_;
-  check_size("queryLength", query_length);
-  check_size("keyLength", key_length);
+  check_size("query_length", query_length);
+  check_size("key_length", key_length);
   if (!query_input || !key_value_input || !output) fail("multi-head attention needs its inputs and an output buffer");
   if (options.score != Score::dot && options.score != Score::scaled_dot) {
-    fail("multi-head attention projects queries and keys itself; its score must be dot or scaled_dot");
+    fail("multi-head attention projects queries and keys itself; its ", Field{"score"}, " must be dot or scaled_dot");
   }
-  check_finite("queryInput", query_input, element_count("queryInput", {query_length, w.model_dim}));
-  check_finite("keyValueInput", key_value_input, element_count("keyValueInput", {key_length, w.key_value_dim}));
+  check_finite("query_input", query_input, element_count("query_input", {query_length, w.model_dim}));
+  check_finite("key_value_input", key_value_input, element_count("key_value_input", {key_length, w.key_value_dim}));
   const int projected_keys = w.heads * w.key_dim, projected_values = w.heads * w.value_dim;
 
   auto bias = [](const std::vector<float>& b) { return b.empty() ? nullptr : b.data(); };

@@ -19,7 +19,7 @@ void attention_pool(const float* inputs, int length, int dim, const PoolingWeigh
   check_finite("weight", weights.weight, element_count("weight", {weights.hidden, dim}));
   check_finite("context", weights.context, weights.hidden);
   if (weights.bias) check_finite("bias", weights.bias, weights.hidden);
-  if (valid_length > length) fail("validLength (", valid_length, ") exceeds the length (", length, ")");
+  if (valid_length > length) fail(Field{"valid_length"}, " (", valid_length, ") exceeds the ", Field{"length"}, " (", length, ")");
   if (valid_length < 0) valid_length = length;
 
   // The score u_w^T tanh(W h_i + b) is Bahdanau's additive score with b in the query's place.

@@ -27,7 +27,7 @@ const char* to_string(Probability probability) {
 
 static void check_temperature(float temperature) {
   if (!(temperature > 0.0f) || !std::isfinite(temperature)) {
-    fail("temperature must be a positive finite number, got ", temperature);
+    fail(Field{"temperature"}, " must be a positive finite number, got ", temperature);
   }
 }
 
@@ -95,22 +95,22 @@ void validate_masking(const Masking& masking, int batch, int rows, int cols) {
   if (masking.valid_lengths) {
     const long long per_batch = batch, per_row = static_cast<long long>(batch) * rows;
     if (masking.valid_length_count != per_batch && masking.valid_length_count != per_row) {
-      fail("validLength must have one entry per head (", per_batch, ") or per query row (",
-           per_row, "), got ", masking.valid_length_count);
+      fail(Field{"valid_lengths"}, " must have one entry per head (", per_batch, ") or per query row (", per_row,
+           "), got ", masking.valid_length_count);
     }
     for (int k = 0; k < masking.valid_length_count; ++k) {
       const int length = masking.valid_lengths[k];
       if (length < 0 || length > cols) {
-        fail("validLength[", k, "] = ", length, " is outside 0..", cols, " (the key length)");
+        fail(Field{"valid_lengths"}, "[", k, "] = ", length, " is outside 0..", cols, " (the key length)");
       }
     }
   }
   if (masking.keep && masking.keep_batch != 1 && masking.keep_batch != batch) {
-    fail("mask must be [", rows, "][", cols, "] or [", batch, "][", rows, "][", cols,
-         "], got ", masking.keep_batch, " matrices");
+    fail(Field{"keep"}, " must be [", rows, "][", cols, "] or [", batch, "][", rows, "][", cols, "], got ",
+         masking.keep_batch, " matrices (", Field{"keep_batch"}, ")");
   }
   if (std::isnan(masking.mask_value) || masking.mask_value == std::numeric_limits<float>::infinity()) {
-    fail("maskValue must be a number below +infinity, got ", masking.mask_value);
+    fail(Field{"mask_value"}, " must be a number below +infinity, got ", masking.mask_value);
   }
 }
 

@@ -9,7 +9,6 @@
 #include "attn/core/error.hpp"
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
-#include "attn/core/probability.hpp"
 #include "attn/models/text.hpp"
 
 namespace attn {
@@ -41,14 +40,7 @@ std::string RnnModel::metadata_value(const std::string& key) const {
   return found == metadata_.end() ? std::string() : found->second;
 }
 
-RnnModel RnnModel::load(std::string bytes) {
-  const SafeTensors file = SafeTensors::parse(std::move(bytes));
-  RnnModel model;
-  model.metadata_ = file.metadata();
-  const auto format = model.metadata_.find("format");
-  if (format == model.metadata_.end() || format->second != "attnscope-rnn-v1") {
-    fail("not an attnscope-rnn-v1 model (format '", format == model.metadata_.end() ? "" : format->second, "')");
-  }
+RnnArchitecture RnnModel::read_architecture(const SafeTensors& file) {
   nlohmann::json architecture;
   try {
     architecture = nlohmann::json::parse(file.meta("architecture"));
@@ -56,23 +48,34 @@ RnnModel RnnModel::load(std::string bytes) {
     fail("the model architecture is not valid JSON (", e.what(), ")");
   }
   if (!architecture.is_object()) fail("the model architecture must be a JSON object");
-  RnnArchitecture& a = model.architecture_;
+  RnnArchitecture a;
   a.embedding_dim = architecture_field(architecture, "embedding_dim", 4096);
   a.encoder_hidden = architecture_field(architecture, "encoder_hidden", 4096);
   a.decoder_hidden = architecture_field(architecture, "decoder_hidden", 4096);
   a.attention_dim = architecture_field(architecture, "attention_dim", 4096);
   a.vocab_size = architecture_field(architecture, "vocab_size", 1 << 20);
-  model.attention_ = file.meta("attention");
-  if (model.attention_ != "additive" && model.attention_ != "general") {
-    fail("unknown attention '", model.attention_, "' (expected additive or general)");
+  return a;
+}
+
+RnnModel RnnModel::load(std::string bytes) {
+  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+  RnnModel model;
+  model.metadata_ = file.metadata();
+  const std::string format = model.metadata_value("format");
+  if (format != "attnscope-rnn-v1") fail("not an attnscope-rnn-v1 model (format '", format, "')");
+  const RnnArchitecture& a = model.architecture_ = read_architecture(file);
+  const std::string attention = file.meta("attention");
+  if (attention != "additive" && attention != "general") {
+    fail("unknown attention '", attention, "' (expected additive or general)");
   }
+  model.attention_ = parse_score(attention);
   model.tokenizer_ = Bpe::from_json(file.meta("tokenizer"));
   if (model.tokenizer_.size() != a.vocab_size) {
     fail("the tokenizer has ", model.tokenizer_.size(), " pieces, the architecture says ", a.vocab_size);
   }
 
   const long long E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim, V = a.vocab_size;
-  const bool additive = model.attention_ == "additive";
+  const bool additive = model.attention_ == Score::additive;
   std::vector<std::string> expected;
   auto take = [&](const std::string& name, std::vector<std::int64_t> shape) {
     expected.push_back(name);
@@ -108,7 +111,7 @@ RnnModel RnnModel::load(std::string bytes) {
   model.vocab_bias_ = take("output.vocab_bias", {V});
   for (const auto& [name, info] : file.tensors()) {
     if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
-      fail("unexpected tensor '", name, "' for a ", model.attention_, " attnscope-rnn-v1 model");
+      fail("unexpected tensor '", name, "' for a ", attention, " attnscope-rnn-v1 model");
     }
   }
   return model;
@@ -167,30 +170,46 @@ RnnModel::Encoding RnnModel::encode(const std::vector<int>& source_ids) const {
   return encoding;
 }
 
+void RnnModel::attend(const Encoding& encoding, int rows, const float* states, float* weights, float* contexts) const {
+  const RnnArchitecture& a = architecture_;
+  Shape shape;
+  shape.query_length = rows;  // the hypotheses of a beam are query rows of one head: the keys are shared
+  shape.key_length = encoding.length;
+  shape.dim = a.decoder_hidden;
+  shape.key_dim = shape.value_dim = 2 * a.encoder_hidden;
+  AttentionOptions options;
+  options.score = attention_;
+  // The key side of the score was computed once per sentence in encode(), and every input was
+  // checked already (the weights at load; the states come out of tanh and sigmoids).
+  options.check_finite = false;
+  if (attention_ == Score::additive) {
+    options.additive.hidden = a.attention_dim;
+    options.additive.transposed_query_weight = query_weight_t_.data();
+    options.additive.projected_keys = encoding.projected_t.data();
+    options.additive.v = score_.data();
+  } else {
+    options.general.projected_keys = encoding.projected_t.data();
+  }
+  AttentionOutputs outputs;
+  outputs.output = contexts;
+  outputs.weights = weights;
+  attn::attention(shape, states, encoding.keys.data(), encoding.keys.data(), options, outputs);
+}
+
 void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previous, float* states, float* attention,
                             float* logits) const {
   const RnnArchitecture& a = architecture_;
-  const int S = encoding.length, E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim;
-  // scores from the previous states s_{t-1}
-  if (attention_ == "additive") {
-    std::vector<float> query(static_cast<std::size_t>(rows) * A);
-    kernels::matmul(rows, A, D, 1.0f, states, D, query_weight_t_.data(), A, query.data(), A, false);
-    for (int r = 0; r < rows; ++r) {
-      kernels::additive_scores(query.data() + static_cast<std::size_t>(r) * A, encoding.projected_t.data(), S,
-                               score_.data(), A, S, attention + static_cast<std::size_t>(r) * S);
-    }
-  } else {
-    kernels::matmul(rows, S, D, 1.0f, states, D, encoding.projected_t.data(), S, attention, S, false);
-  }
-  for (int r = 0; r < rows; ++r) softmax(attention + static_cast<std::size_t>(r) * S, S);
-  // decoder input [e(y_{t-1}) ; c_t]
+  const int E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden;
+  // attention from the previous states s_{t-1}; the decoder input is [e(y_{t-1}) ; c_t]
   const int input_width = E + 2 * H;
+  std::vector<float> contexts(static_cast<std::size_t>(rows) * 2 * H);
+  attend(encoding, rows, states, attention, contexts.data());
   std::vector<float> input(static_cast<std::size_t>(rows) * input_width);
   for (int r = 0; r < rows; ++r) {
     float* x = input.data() + static_cast<std::size_t>(r) * input_width;
     std::copy_n(embedding_.data() + static_cast<std::size_t>(previous[r]) * E, E, x);
+    std::copy_n(contexts.data() + static_cast<std::size_t>(r) * 2 * H, 2 * H, x + E);
   }
-  kernels::matmul(rows, 2 * H, S, 1.0f, attention, S, encoding.keys.data(), 2 * H, input.data() + E, input_width, false);
   std::vector<float> projected(static_cast<std::size_t>(rows) * 3 * D);
   linear(input.data(), rows, input_width, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D, projected.data());
   gru_step(decoder_, rows, projected.data(), states);
@@ -235,45 +254,59 @@ std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<i
   return weights;
 }
 
+namespace {
+
+struct Hypothesis {
+  std::vector<int> ids;
+  std::vector<float> attention;
+  double score = 0.0;
+  bool finished = false;
+};
+
+struct Candidate {
+  double score;
+  int row, token;
+};
+
+// The beam best continuations of each live hypothesis (row r of logits [rows][V], turned into
+// log-probabilities here), best first; equal scores keep row order, and a row's lowest id first.
+std::vector<Candidate> best_continuations(const std::vector<Hypothesis>& alive, float* logits, int V, int beam) {
+  std::vector<Candidate> candidates;
+  std::vector<int> order(V);
+  for (int r = 0; r < static_cast<int>(alive.size()); ++r) {
+    float* row = logits + static_cast<std::size_t>(r) * V;
+    log_softmax(row, V);
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + beam, order.end(),
+                      [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
+    for (int k = 0; k < beam; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+  return candidates;
+}
+
+// GNMT's length penalty ((5 + |Y|) / 6)^0.6 keeps beam search from preferring short outputs.
+double normalized_score(const Hypothesis& h) { return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6); }
+
+}  // namespace
+
 RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, int max_length) const {
   if (beam < 1 || beam > 64) fail("beam must be in 1..64, got ", beam);
   if (max_length < 0) fail("max_length must not be negative");
   const int S = encoding.length, D = architecture_.decoder_hidden, V = architecture_.vocab_size;
   if (max_length == 0) max_length = 2 * S + 10;
-  struct Hypothesis {
-    std::vector<int> ids;
-    std::vector<float> attention;
-    double score = 0.0;
-    bool finished = false;
-  };
   std::vector<Hypothesis> alive(1), finished;
   std::vector<float> states = encoding.start;
-  // GNMT's length penalty ((5 + |Y|) / 6)^0.6 keeps beam search from preferring short outputs.
-  const auto normalized = [](const Hypothesis& h) { return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6); };
   for (int step = 0; step < max_length && !alive.empty(); ++step) {
     const int rows = static_cast<int>(alive.size());
     std::vector<int> previous(rows);
     for (int r = 0; r < rows; ++r) previous[r] = alive[r].ids.empty() ? Bpe::start_id : alive[r].ids.back();
     std::vector<float> attention(static_cast<std::size_t>(rows) * S), logits(static_cast<std::size_t>(rows) * V);
     decoder_step(encoding, rows, previous.data(), states.data(), attention.data(), logits.data());
-    struct Candidate {
-      double score;
-      int row, token;
-    };
-    std::vector<Candidate> candidates;
-    std::vector<int> order(V);
-    for (int r = 0; r < rows; ++r) {
-      float* row = logits.data() + static_cast<std::size_t>(r) * V;
-      log_softmax(row, V);
-      std::iota(order.begin(), order.end(), 0);
-      std::partial_sort(order.begin(), order.begin() + beam, order.end(),
-                        [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
-      for (int k = 0; k < beam; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
-    }
-    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+    // the best continuations fill the beam: those ending in </s> finish, the others go on
     std::vector<Hypothesis> next;
     std::vector<float> next_states;
-    for (const Candidate& c : candidates) {
+    for (const Candidate& c : best_continuations(alive, logits.data(), V, beam)) {
       if (static_cast<int>(next.size() + finished.size()) >= beam) break;
       Hypothesis h = alive[c.row];
       h.score = c.score;
@@ -293,8 +326,9 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
     states = std::move(next_states);
   }
   for (Hypothesis& h : alive) finished.push_back(std::move(h));  // ran out of length
-  const auto best = std::max_element(finished.begin(), finished.end(),
-                                     [&](const Hypothesis& x, const Hypothesis& y) { return normalized(x) < normalized(y); });
+  const auto best = std::max_element(finished.begin(), finished.end(), [](const Hypothesis& x, const Hypothesis& y) {
+    return normalized_score(x) < normalized_score(y);
+  });
   Translation translation;
   translation.ids = best->ids;
   translation.attention = best->attention;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/core/attention.hpp"
 #include "attn/models/safetensors.hpp"
 #include "attn/models/tokenizer.hpp"
 
@@ -27,7 +28,7 @@ class RnnModel {
   static RnnModel load(std::string bytes);
 
   const RnnArchitecture& architecture() const { return architecture_; }
-  const std::string& attention() const { return attention_; }  // "additive" | "general"
+  Score attention() const { return attention_; }  // Score::additive or Score::general
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   const Bpe& tokenizer() const { return tokenizer_; }
   std::string metadata_value(const std::string& key) const;
@@ -35,8 +36,8 @@ class RnnModel {
   // Per-sentence work shared by every decoder step.
   struct Encoding {
     int length = 0;                  // S, including the appended </s>
-    std::vector<float> keys;         // h_j [S][2H]
-    std::vector<float> projected_t;  // (W_k h_j) or (W_g h_j), transposed: [A or D][S]
+    std::vector<float> keys;         // h_j [S][2H], the keys and values of attention
+    std::vector<float> projected_t;  // (W_k h_j) or (W_g h_j), transposed: [A or D][S], the scores' projected keys
     std::vector<float> start;        // s_0 [D]
   };
   // source_ids: the sentence's pieces; </s> is appended here.
@@ -69,9 +70,13 @@ class RnnModel {
   // (when logits != null) output logits [rows][V].
   void decoder_step(const Encoding& encoding, int rows, const int* previous, float* states, float* attention,
                     float* logits) const;
+  // attn::attention from the decoder states s_{t-1} [rows][D] (one query row per hypothesis) over
+  // the sentence's h_j: weights [rows][S] and contexts c_t [rows][2H].
+  void attend(const Encoding& encoding, int rows, const float* states, float* weights, float* contexts) const;
+  static RnnArchitecture read_architecture(const SafeTensors& file);
 
   RnnArchitecture architecture_;
-  std::string attention_;
+  Score attention_ = Score::additive;
   std::map<std::string, std::string> metadata_;
   Bpe tokenizer_;
   std::vector<float> embedding_;    // [V][E]

@@ -12,6 +12,14 @@
 #include <cstddef>
 #include <cstdint>
 
+// Forced inlining where a function only names a part of a kernel: left to itself, GCC keeps
+// multiply_panel() out of line and then the micro-kernels too, and matmul loses a few percent.
+#if defined(__GNUC__) || defined(__clang__)
+#define ATTN_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define ATTN_ALWAYS_INLINE
+#endif
+
 namespace attn::kernels::simd_impl {
 
 template <class Arch>
@@ -119,6 +127,63 @@ inline void micro_kernel(int K, const float* panel, const float* B, int ldb, flo
   }
 }
 
+// B's last `rest` columns (from column `vectors`) for one chunk of kc rows, zero-padded to W.
+template <int W>
+inline void pack_edge(int kc, const float* b_chunk, int ldb, int vectors, int rest, float* edge) {
+  for (int k = 0; k < kc; ++k)
+    for (int c = 0; c < W; ++c) edge[k * W + c] = c < rest ? b_chunk[static_cast<long>(k) * ldb + vectors + c] : 0.0f;
+}
+
+// One panel of C (rows <= R rows, N columns) for one chunk of kc rows of B, added to C when add:
+// A's rows packed (times alpha), then whole tiles, single vectors and the zero-padded edge
+// (through `tile`). A full panel and a single row write C directly; a single last row goes alone
+// (a matrix-vector product, as the decoder runs, must not pay for R rows); other short panels
+// are zero-padded to R rows (B is read once, as a beam search needs) and copied out.
+template <class Arch>
+ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alpha, const float* A, int lda, const float* b_chunk, int ldb,
+                           const float* edge, float* c_block, int ldc, bool add, float* panel, float* tile, float* wide) {
+  constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
+  const int full = N - N % (Cols * W);          // columns in whole tiles
+  const int vectors = N - N % W;                // ... and in whole vectors
+  const int rest = N - vectors;                 // columns past the last whole vector
+  if (rows == R) {
+    pack_panel<R>(R, kc, alpha, A, lda, panel);
+    for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    for (int j = full; j < vectors; j += W) micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
+  } else if (rows == 1) {
+    pack_panel<1>(1, kc, alpha, A, lda, panel);
+    for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    for (int j = full; j < vectors; j += W) micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, edge, W, tile, W, false);
+  } else {
+    pack_panel<R>(rows, kc, alpha, A, lda, panel);
+    const auto copy_rows = [&](const float* from, int width, int j) {
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < width; ++c) {
+          float* out = c_block + static_cast<long>(r) * ldc + j + c;
+          *out = from[r * width + c] + (add ? *out : 0.0f);
+        }
+    };
+    for (int j = 0; j < full; j += Cols * W) {
+      micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, wide, Cols * W, false);
+      copy_rows(wide, Cols * W, j);
+    }
+    for (int j = full; j < vectors; j += W) {
+      micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, tile, W, false);
+      copy_rows(tile, W, j);
+    }
+    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
+  }
+  if (rest > 0) {
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < rest; ++c) {
+        float* out = c_block + static_cast<long>(r) * ldc + vectors + c;
+        *out = tile[r * W + c] + (add ? *out : 0.0f);
+      }
+  }
+}
+
 // C = alpha*A*B (+C). Few micro-kernel shapes (R or 1 rows, the full tile or one vector wide):
 // the last columns go through zero padding instead of more variants, so they stay vector code
 // and the function stays small (V8 compiles it to optimized code sooner). K goes in
@@ -126,8 +191,7 @@ inline void micro_kernel(int K, const float* panel, const float* B, int ldb, flo
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
             float* C, int ldc, bool accumulate) {
-  using F = floats<Arch>;
-  constexpr int W = static_cast<int>(F::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
+  constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
   constexpr int chunk = 256;
   if (K == 0) {  // the empty sum
     if (!accumulate)
@@ -135,9 +199,7 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
         for (int j = 0; j < N; ++j) C[static_cast<long>(i) * ldc + j] = 0.0f;
     return;
   }
-  const int full = N - N % (Cols * W);          // columns in whole tiles
-  const int vectors = N - N % W;                // ... and in whole vectors
-  const int rest = N - vectors;                 // columns past the last whole vector
+  const int vectors = N - N % W, rest = N - vectors;
   alignas(64) float panel[R * chunk];
   alignas(64) float edge[chunk * W];            // B's last `rest` columns, zero-padded to W
   alignas(64) float tile[R * W];
@@ -146,52 +208,11 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
     const int kc = K - k0 < chunk ? K - k0 : chunk;
     const bool add = accumulate || k0 > 0;
     const float* b_chunk = B + static_cast<long>(k0) * ldb;
-    if (rest > 0) {
-      for (int k = 0; k < kc; ++k)
-        for (int c = 0; c < W; ++c) edge[k * W + c] = c < rest ? b_chunk[static_cast<long>(k) * ldb + vectors + c] : 0.0f;
-    }
-    // panels of R rows; the last rows zero-padded to a panel (B is read once, as a beam search
-    // needs), except a single last row, which goes alone (a matrix-vector product, as the
-    // decoder runs, must not pay for R rows)
+    if (rest > 0) pack_edge<W>(kc, b_chunk, ldb, vectors, rest, edge);
     for (int i = 0; i < M;) {
       const int rows = M - i >= R ? R : M - i;
-      float* c_block = C + static_cast<long>(i) * ldc;
-      if (rows == R) {
-        pack_panel<R>(R, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
-        for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-        for (int j = full; j < vectors; j += W) micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-        if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
-      } else if (rows == 1) {
-        pack_panel<1>(1, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
-        for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-        for (int j = full; j < vectors; j += W) micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-        if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, edge, W, tile, W, false);
-      } else {
-        pack_panel<R>(rows, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, panel);
-        const auto copy_rows = [&](const float* from, int width, int j) {
-          for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < width; ++c) {
-              float* out = c_block + static_cast<long>(r) * ldc + j + c;
-              *out = from[r * width + c] + (add ? *out : 0.0f);
-            }
-        };
-        for (int j = 0; j < full; j += Cols * W) {
-          micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, wide, Cols * W, false);
-          copy_rows(wide, Cols * W, j);
-        }
-        for (int j = full; j < vectors; j += W) {
-          micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, tile, W, false);
-          copy_rows(tile, W, j);
-        }
-        if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
-      }
-      if (rest > 0) {
-        for (int r = 0; r < rows; ++r)
-          for (int c = 0; c < rest; ++c) {
-            float* out = c_block + static_cast<long>(r) * ldc + vectors + c;
-            *out = tile[r * W + c] + (add ? *out : 0.0f);
-          }
-      }
+      multiply_panel<Arch>(rows, N, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, b_chunk, ldb, edge,
+                           C + static_cast<long>(i) * ldc, ldc, add, panel, tile, wide);
       i += rows;
     }
   }
