@@ -30,7 +30,7 @@ awk -F'\t' '{S = split($1, s, " "); T = split($2, t, " "); line = "";
   print line}' "$dev" >"$work/diagonal"
 score "diagonal baseline" "$work/diagonal"
 if [ -f "$models/ibm2-en-es.safetensors" ]; then
-  "$attn" align --method ibm2 --ibm2 "$models/ibm2-en-es.safetensors" -i "$work/en-es" >"$work/ibm2"
+  "$attn" align --method ibm2 --symmetrize grow-diag-final-and --ibm2 "$models/ibm2-en-es.safetensors" -i "$work/en-es" >"$work/ibm2"
   score "IBM Model 2 (fast_align prior), grow-diag-final-and" "$work/ibm2"
 fi
 hmm=$models/hmm-en-es.safetensors
