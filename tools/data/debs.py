@@ -1,0 +1,48 @@
+"""Reading Debian packages without installing them: fields, files, and the licence.
+
+A .deb is read through `dpkg-deb --fsys-tarfile`, so nothing is unpacked onto the disk and the
+result does not depend on what is installed.
+"""
+import io
+import re
+import subprocess
+import tarfile
+
+
+def fields(path):
+    """{'Package': ..., 'Version': ...} of one .deb."""
+    out = subprocess.run(["dpkg-deb", "-f", str(path), "Package", "Version"],
+                         check=True, capture_output=True, text=True).stdout
+    return dict(line.split(": ", 1) for line in out.splitlines())
+
+
+def files(path, wanted):
+    """{member name: bytes} of the regular files in the .deb whose name `wanted(name)` accepts
+    (symlinks are skipped: they duplicate a file that is read anyway)."""
+    tar_bytes = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(path)],
+                               check=True, capture_output=True).stdout
+    out = {}
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes)) as tar:
+        for member in tar:
+            if member.isfile() and wanted(member.name):
+                out[member.name] = tar.extractfile(member).read()
+    return out
+
+
+def licence(copyright_text):
+    """Licence of the package as a whole: the `Files: *` paragraph of a DEP-5 copyright file."""
+    for paragraph in re.split(r"\n\s*\n", copyright_text):
+        if re.search(r"^Files:\s*\*\s*$", paragraph, re.M):
+            found = re.search(r"^License:\s*(\S.*)$", paragraph, re.M)
+            if found:
+                return found.group(1).strip()
+    return "free-form copyright file"
+
+
+def package_licence(path):
+    """(package, version, licence) of one .deb, the licence read from its copyright file."""
+    info = fields(path)
+    name = info["Package"]
+    found = files(path, lambda member: member.endswith(f"/doc/{name}/copyright"))
+    text = next(iter(found.values()), b"").decode("utf-8", "replace")
+    return name, info["Version"], licence(text)
