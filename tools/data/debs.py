@@ -30,12 +30,21 @@ def files(path, wanted):
 
 
 def licence(copyright_text):
-    """Licence of the package as a whole: the `Files: *` paragraph of a DEP-5 copyright file."""
+    """Licence of the package as a whole, from its copyright file: the `Files: *` paragraph of a
+    DEP-5 file; else the licence names of its paragraphs; else, for a free-form file, the files of
+    /usr/share/common-licenses that it refers to."""
     for paragraph in re.split(r"\n\s*\n", copyright_text):
         if re.search(r"^Files:\s*\*\s*$", paragraph, re.M):
             found = re.search(r"^License:\s*(\S.*)$", paragraph, re.M)
             if found:
                 return found.group(1).strip()
+    names = re.findall(r"^License:[ \t]*(\S+)[ \t]*$", copyright_text, re.M)
+    if names and re.search(r"^Format:", copyright_text, re.M):
+        return " and ".join(dict.fromkeys(names)) + " (DEP-5, no Files: * licence)"
+    referred = [name.rstrip(".") for name in
+                re.findall(r"/usr/share/common-licenses/([\w.+-]+)", copyright_text)]
+    if referred:
+        return "free-form file referring to " + ", ".join(dict.fromkeys(referred))
     return "free-form copyright file"
 
 
