@@ -8,7 +8,7 @@
 #
 # Each pair en-XX writes data/en-XX/{train,valid,test}.{en,XX,origin}, stats.json, sources.tsv and
 # licences/: human translations from Debian bookworm packages (LibreOffice help, LibreOffice UI,
-# gettext catalogs, GNOME help), plus the XL-WA silver train pairs (origin xl-wa-train; leave
+# gettext catalogs of catalog-packages.txt, GNOME help of gnome-user-docs and help-packages.txt), plus the XL-WA silver train pairs (origin xl-wa-train; leave
 # them out with --no-xl-wa-train). Every sentence of the XL-WA gold set ../shared/data/xl-wa/XX/dev.tsv
 # is kept out.
 #
@@ -67,6 +67,7 @@ fetch() {
 
 # The gettext packages of catalog-packages.txt; libreoffice-l10n-* is the separate lo-ui source.
 gettext_packages=$(grep -v '^#' "$here/catalog-packages.txt" | grep -v '^libreoffice-l10n-')
+help_packages=$(grep -v '^#' "$here/help-packages.txt")
 
 build_legacy() {
   local work="$data/work" xl_wa="$xl_wa_dir/es/dev.tsv"
@@ -125,12 +126,15 @@ build_pair() {
   done
   python3 "$here/catalogs.py" --lang "$xx" --prefix gettext/ "$work/gettext.tsv" \
     "$work/catalog-sources-gettext.tsv" "$work/gettext-stats.json" "${debs[@]}" >/dev/null
-  # 4. GNOME help (Mallard pages), where gnome-user-docs has the language.
-  deb=$(fetch gnome-user-docs)
-  python3 "$here/gnomehelp.py" "$xx" "$work/gnome-help.tsv" "$work/gnome-help-stats.json" "$deb"
-  if [ -s "$work/gnome-help.tsv" ]; then
+  # 4. GNOME help (Mallard pages): the desktop help and the applications of help-packages.txt.
+  debs=()
+  for p in gnome-user-docs $help_packages; do
+    deb=$(fetch "$p")
+    debs+=("$deb")
     printf 'gnome-help\t%s\n' "$deb" >> "$work/debs.tsv"
-  else
+  done
+  python3 "$here/gnomehelp.py" "$xx" "$work/gnome-help.tsv" "$work/gnome-help-stats.json" "${debs[@]}"
+  if [ ! -s "$work/gnome-help.tsv" ]; then
     rm "$work/gnome-help.tsv" "$work/gnome-help-stats.json"
   fi
   # 5. Sentences, tokens, filters, XL-WA gold set out, held-out splits, counts, licences.

@@ -44,6 +44,7 @@ HELD_OUT_SOURCES = SOURCES  # xl-wa-train stays in train
 PLACEHOLDER = re.compile(
     r"%[-+#0]*\d*\$?(\.\d+)?[A-Za-z]|%\d+(?!\w)|%\([\w-]+\)\w"
     r"|\{\d*\}|\$\(?[A-Za-z_]\w*\)?|\$\[\w+\]|\{\{|\}\}")
+BROKEN = re.compile(r"[\ufffd\x00-\x08\x0b-\x1f\x7f]")  # U+FFFD is in the source text already
 LETTER = re.compile(r"[^\W\d_]")
 WORD = re.compile(r"[^\W_]")  # a token with a letter or digit is a word; the rest is punctuation
 # Characters whose survival stats.json reports (Cyrillic and the Latin diacritics of each language).
@@ -159,7 +160,9 @@ def filtered(pairs, xl_wa, stats):
         assert xx_line.replace(" ", "") == "".join(xx.split()), xx
         shorter, longer = sorted((len(en_tokens), len(xx_tokens)))
         share, xx_words = copied_share(en_tokens, xx_tokens)
-        if shorter < 1 or longer > MAX_TOKENS:
+        if BROKEN.search(en) or BROKEN.search(xx):
+            c["dropped: replacement (U+FFFD) or control character"] += 1
+        elif shorter < 1 or longer > MAX_TOKENS:
             c[f"dropped: length outside 1..{MAX_TOKENS} tokens"] += 1
         elif not LETTER.search(en) or not LETTER.search(xx):
             c["dropped: a side without letters"] += 1
@@ -251,7 +254,9 @@ def write_sources(work, out, lang, kept_by_package):
         name, version, licence = debs.package_licence(deb)
         if group == "gettext" and not messages.get(name):
             continue  # no catalog for this language
-        kept = kept_by_package.get((group, name if group in ("gettext", "lo-ui") else group), 0)
+        kept = kept_by_package.get((group, group if group == "lo-help" else name), 0)
+        if group == "gnome-help" and not kept:
+            continue  # no help pages in this language
         rows.append(f"{group}\t{name}\t{version}\t{messages.get(name, '')}\t{kept}\t{licence}")
         found = debs.files(deb, lambda member: member.endswith(f"/doc/{name}/copyright"))
         for data in found.values():
@@ -260,10 +265,10 @@ def write_sources(work, out, lang, kept_by_package):
 
 
 def package_of(origin):
-    """(source, Debian package) of a catalog origin (gettext/<package>/<catalog>); (source,
-    source) for the others, whose pairs come from a package pair or a single package."""
+    """(source, Debian package) of an origin (gettext/<package>/<catalog>,
+    gnome-help/<package>/<page>); (source, source) for lo-help (a package pair) and xl-wa-train."""
     group, _, rest = origin.partition("/")
-    if group in ("gettext", "lo-ui"):
+    if group in ("gettext", "lo-ui", "gnome-help"):
         return group, rest.split("/", 1)[0]
     return group, group
 
