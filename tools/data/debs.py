@@ -29,10 +29,17 @@ def files(path, wanted):
     return out
 
 
-def licence(copyright_text):
+def licence(copyright_text, part=None):
     """Licence of the package as a whole, from its copyright file: the `Files: *` paragraph of a
     DEP-5 file; else the licence names of its paragraphs; else, for a free-form file, the files of
-    /usr/share/common-licenses that it refers to."""
+    /usr/share/common-licenses that it refers to. With `part` (a regular expression such as
+    r"help/"), a DEP-5 paragraph whose Files: line matches it is preferred."""
+    if part:
+        for paragraph in re.split(r"\n\s*\n", copyright_text):
+            files_line = re.search(r"^Files:(.*)$", paragraph, re.M)
+            found = re.search(r"^License:\s*(\S.*)$", paragraph, re.M)
+            if files_line and found and re.search(part, files_line.group(1)):
+                return f"{found.group(1).strip()} (Files:{files_line.group(1).rstrip()})"
     for paragraph in re.split(r"\n\s*\n", copyright_text):
         if re.search(r"^Files:\s*\*\s*$", paragraph, re.M):
             found = re.search(r"^License:\s*(\S.*)$", paragraph, re.M)
@@ -48,10 +55,11 @@ def licence(copyright_text):
     return "free-form copyright file"
 
 
-def package_licence(path):
-    """(package, version, licence) of one .deb, the licence read from its copyright file."""
+def package_licence(path, part=None):
+    """(package, version, licence) of one .deb, the licence read from its copyright file (of the
+    files matching `part`, if the file names them: see licence())."""
     info = fields(path)
     name = info["Package"]
     found = files(path, lambda member: member.endswith(f"/doc/{name}/copyright"))
     text = next(iter(found.values()), b"").decode("utf-8", "replace")
-    return name, info["Version"], licence(text)
+    return name, info["Version"], licence(text, part)

@@ -251,7 +251,8 @@ def write_sources(work, out, lang, kept_by_package):
     rows = ["source\tpackage\tversion\tcatalog messages\tpairs kept\tlicence"]
     for line in (work / "debs.tsv").read_text().splitlines():
         group, deb = line.split("\t")
-        name, version, licence = debs.package_licence(deb)
+        # GNOME applications: the help's own licence where the copyright file names it.
+        name, version, licence = debs.package_licence(deb, r"help/" if group == "gnome-help" else None)
         if group == "gettext" and not messages.get(name):
             continue  # no catalog for this language
         kept = kept_by_package.get((group, group if group == "lo-help" else name), 0)
