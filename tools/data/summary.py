@@ -21,7 +21,8 @@ def load(data):
 
 
 def n(value):
-    return f"{value:,}" if value else "–"
+    """1,234; 0; – for a source or step that does not exist for the pair."""
+    return "–" if value is None else f"{value:,}"
 
 
 def main():
@@ -34,7 +35,7 @@ def main():
     for name, stats in pairs.items():
         lang = name.split("-")[1]
         train = stats["splits"]["train"]
-        cells = [n(train.get(s, {}).get("pairs", 0)) for s in SOURCES]
+        cells = [n(train.get(s, {}).get("pairs")) for s in SOURCES]
         cells += [n(stats["splits"][s]["total"]["pairs"]) for s in ("train", "valid", "test")]
         words_en = sum(train[s].get("en_words", 0) for s in SOURCES if s in train)
         words_xx = sum(train[s].get(f"{lang}_words", 0) for s in SOURCES if s in train)
@@ -44,8 +45,8 @@ def main():
     print("| pair | " + " | ".join(SOURCES[:4]) + " |")
     print("|---|" + "---:|" * 4)
     for name, stats in pairs.items():
-        cells = [f"{n(stats['splits']['valid'].get(s, {}).get('pairs', 0))} / "
-                 f"{n(stats['splits']['test'].get(s, {}).get('pairs', 0))}" for s in SOURCES[:4]]
+        cells = [f"{n(stats['splits']['valid'].get(s, {}).get('pairs'))} / "
+                 f"{n(stats['splits']['test'].get(s, {}).get('pairs'))}" for s in SOURCES[:4]]
         print(f"| {name} | " + " | ".join(cells) + " |")
 
     print("\nExtraction (units: paragraphs, messages or blocks) -> sentence pairs -> kept:\n")
@@ -63,12 +64,18 @@ def main():
                          f"{n(filters[s].get('kept', 0))}")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
-    reasons = []
+    # The order pairs.py applies them in; XL-WA rows are shown even when nothing matched.
+    order = ("replacement", "length outside", "a side without", "placeholder", "length ratio",
+             "identical on both", "mostly identical", "duplicate", "sentence of the XL-WA",
+             "contains a sentence of the XL-WA")
+    reasons = ["dropped: sentence of the XL-WA gold set",
+               "dropped: contains a sentence of the XL-WA gold set"]
     for stats in pairs.values():
         for counts in stats["filters"].values():
             for reason in counts:
                 if reason.startswith("dropped") and reason not in reasons:
                     reasons.append(reason)
+    reasons.sort(key=lambda r: next(i for i, o in enumerate(order) if r[9:].startswith(o)))
     print("\nFilters, in the order applied (sentence pairs dropped, all sources together):\n")
     print("| pair | input | " + " | ".join(r.replace("dropped: ", "") for r in reasons)
           + " | kept |")
@@ -83,7 +90,7 @@ def main():
 
     print("\nLibreOffice help paragraphs and GNOME help blocks (extraction step):\n")
     print("| pair | help paragraphs | paired | code | UI names only | empty "
-          "| GNOME pages paired / skipped | GNOME blocks paired |")
+          "| GNOME pages paired / skipped (structure differs) | GNOME blocks paired |")
     print("|---|" + "---:|" * 7)
     for name, stats in pairs.items():
         h = stats["extraction"].get("lo-help", {})
@@ -92,7 +99,8 @@ def main():
               f"{n(h.get('dropped: code/example/image paragraph'))} | "
               f"{n(h.get('dropped: only UI names (menu path, key, literal input)'))} | "
               f"{n(h.get('dropped: empty'))} | "
-              f"{n(g.get('pages paired'))} / {n(g.get('pages skipped: block structure differs'))} "
+              f"{n(g.get('pages paired'))} / "
+              f"{n(g.get('pages skipped: block structure differs', 0 if g else None))} "
               f"| {n(g.get('pairs'))} |")
 
     print("\nCharacter checks (non-ASCII letters of the other language: extracted units = their "
