@@ -6,11 +6,11 @@
 #   tools/data/build.sh --pair all       same as no argument
 #   tools/data/build.sh --legacy         only the legacy English-Spanish data
 #
-# Each pair en-XX writes data/en-XX/{train,valid,test}.{en,XX,origin}, stats.json, sources.tsv and
-# licences/: human translations from Debian bookworm packages (LibreOffice help, LibreOffice UI,
-# gettext catalogs of catalog-packages.txt, GNOME help of gnome-user-docs and help-packages.txt), plus the XL-WA silver train pairs (origin xl-wa-train; leave
-# them out with --no-xl-wa-train). Every sentence of the XL-WA gold set ../shared/data/xl-wa/XX/dev.tsv
-# is kept out.
+# Each pair en-XX writes data/en-XX/{train,valid,test}.{en,XX,origin}, stats.json, sources.tsv
+# and licences/: human translations from Debian bookworm packages (LibreOffice help and UI, the
+# gettext catalogs of catalog-packages.txt, the GNOME help of gnome-user-docs and
+# help-packages.txt), plus the XL-WA silver train pairs (origin xl-wa-train; --no-xl-wa-train
+# leaves them out). Every sentence of the XL-WA gold set ../shared/data/xl-wa/XX/dev.tsv is kept out.
 #
 # Legacy: the data the models in models/ were trained on and tools/train/train.py reads,
 # data/{train,valid,test}.{en,es,origin} (Brown corpus -> apertium, Spanish gettext catalogs).
@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     --legacy) legacy=only; shift ;;
     --no-legacy) legacy=no; shift ;;
     --no-xl-wa-train) xl_wa_train=; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
