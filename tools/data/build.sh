@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     --legacy) legacy=only; shift ;;
     --no-legacy) legacy=no; shift ;;
     --no-xl-wa-train) xl_wa_train=; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
