@@ -81,13 +81,15 @@ void run(const BenchShape& s, int reps, bool simd) {
   attn::AttentionOptions options;
   attn::AttentionOutputs outputs;
   outputs.output = output.data();
-  const double ms = attn::bench::median_ms(reps, [&] { attn::attention(shape, q.data(), k.data(), v.data(), options, outputs); });
+  const double ms =
+      attn::bench::median_ms(reps, [&] { attn::attention(shape, q.data(), k.data(), v.data(), options, outputs); });
   const double flops = double(shape.heads) * (4.0 * s.queries * s.keys * s.dim + 5.0 * s.queries * s.keys);
   const std::vector<double> expected = reference(s, q, k, v);
   double error = 0.0;
   for (std::size_t i = 0; i < expected.size(); ++i) error = std::max(error, std::abs(output[i] - expected[i]));
-  std::printf("{\"impl\":\"attn-native-%s\",\"isa\":\"%s\",\"shape\":\"%s\",\"ms\":%.4f,\"gflops\":%.2f,\"maxAbsErr\":%.3g}\n",
-              simd ? "simd" : "scalar", attn::kernels::instruction_set(), s.name.c_str(), ms, flops / ms / 1e6, error);
+  std::printf(
+      "{\"impl\":\"attn-native-%s\",\"isa\":\"%s\",\"shape\":\"%s\",\"ms\":%.4f,\"gflops\":%.2f,\"maxAbsErr\":%.3g}\n",
+      simd ? "simd" : "scalar", attn::kernels::instruction_set(), s.name.c_str(), ms, flops / ms / 1e6, error);
   std::fflush(stdout);
 }
 
@@ -120,9 +122,10 @@ void memory_case() {
   outputs.output = output.data();
   attn::attention(shape, q.data(), k.data(), v.data(), attn::AttentionOptions{}, outputs);
   const double peak = resident_mib("VmHWM:");
-  std::printf("{\"impl\":\"attn-native-simd\",\"case\":\"memory 1x1x4096x4096x64, no weights\",\"rssBeforeMiB\":%.1f,"
-              "\"peakRssMiB\":%.1f,\"extraMiB\":%.1f,\"scoreMatrixMiB\":%.1f}\n",
-              before, peak, peak - before, double(length) * length * 4 / (1 << 20));
+  std::printf(
+      "{\"impl\":\"attn-native-simd\",\"case\":\"memory 1x1x4096x4096x64, no weights\",\"rssBeforeMiB\":%.1f,"
+      "\"peakRssMiB\":%.1f,\"extraMiB\":%.1f,\"scoreMatrixMiB\":%.1f}\n",
+      before, peak, peak - before, double(length) * length * 4 / (1 << 20));
 }
 
 }  // namespace
@@ -131,13 +134,14 @@ int main(int argc, char** argv) {
   std::string shapes = "1x8x128x128x64,1x1x512x512x64,1x4x32x32x64,1x1x16x16x64";
   int reps = 30;
   for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--shapes") && a + 1 < argc) shapes = argv[++a];
-    else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc) reps = std::max(1, std::atoi(argv[++a]));
+    if (!std::strcmp(argv[a], "--shapes") && a + 1 < argc)
+      shapes = argv[++a];
+    else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++a]));
     else if (!std::strcmp(argv[a], "--memory")) {
       memory_case();
       return 0;
-    }
-    else {
+    } else {
       std::fprintf(stderr, "usage: %s [--shapes 1x8x128x128x64,...] [--reps 30]\n", argv[0]);
       return 2;
     }

@@ -18,10 +18,13 @@ using attn::bench::median_ms;
 namespace {
 
 const char* const source_30 =
-    "The old man who lives in the small house near the river walks slowly to the market every morning to buy fresh bread and fruit for his large family .";
+    "The old man who lives in the small house near the river walks slowly to the market every morning to buy fresh "
+    "bread and fruit for his large family .";
 const char* const target_30 =
-    "El anciano que vive en la pequeña casa cerca del río camina despacio hasta el mercado cada mañana para comprar pan fresco y fruta para toda su gran familia .";
-const char* const source_20 = "The committee will publish its final report on the new energy policy before the end of the next year .";
+    "El anciano que vive en la pequeña casa cerca del río camina despacio hasta el mercado cada mañana para comprar "
+    "pan fresco y fruta para toda su gran familia .";
+const char* const source_20 =
+    "The committee will publish its final report on the new energy policy before the end of the next year .";
 
 }  // namespace
 
@@ -29,8 +32,10 @@ int main(int argc, char** argv) {
   std::string path = std::string(ATTN_DEFAULT_MODELS) + "/en-es-additive.safetensors";
   int reps = 20;
   for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "-m") && a + 1 < argc) path = argv[++a];
-    else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc) reps = std::max(1, std::atoi(argv[++a]));
+    if (!std::strcmp(argv[a], "-m") && a + 1 < argc)
+      path = argv[++a];
+    else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++a]));
     else {
       std::fprintf(stderr, "usage: %s [-m MODEL] [--reps N]\n", argv[0]);
       return 2;
@@ -49,8 +54,10 @@ int main(int argc, char** argv) {
     const double translate_ms = median_ms(reps, [&] { translation = attn::translate_words(model, sentence, 4).text; });
     std::printf("{\"impl\":\"attn-native\",\"isa\":\"%s\",\"case\":\"align %zux%zu words\",\"ms\":%.3f}\n",
                 attn::kernels::instruction_set(), source.size(), target.size(), align_ms);
-    std::printf("{\"impl\":\"attn-native\",\"isa\":\"%s\",\"case\":\"translate %zu words, beam 4\",\"ms\":%.3f,\"output\":\"%s\"}\n",
-                attn::kernels::instruction_set(), sentence.size(), translate_ms, translation.c_str());
+    std::printf(
+        "{\"impl\":\"attn-native\",\"isa\":\"%s\",\"case\":\"translate %zu words, beam "
+        "4\",\"ms\":%.3f,\"output\":\"%s\"}\n",
+        attn::kernels::instruction_set(), sentence.size(), translate_ms, translation.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attn_bench_models: %s\n", e.what());
     return 1;

@@ -37,7 +37,8 @@ std::string models_directory() {
 
 const char* const default_forward = "en-es-additive.safetensors";
 const char* const default_reverse = "es-en-additive.safetensors";
-const char* const default_statistical_file[] = {"ibm2-en-es.safetensors", "hmm-en-es.safetensors"};  // by StatisticalKind
+const char* const default_statistical_file[] = {"ibm2-en-es.safetensors",
+                                                "hmm-en-es.safetensors"};  // by StatisticalKind
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -78,7 +79,8 @@ class Progress {
   void update(std::size_t done) {
     if (!enabled_ || (done % 10 != 0 && done != total_)) return;
     const int width = 30, filled = static_cast<int>(width * done / total_);
-    std::fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu", verb_, filled, "##############################", width - filled, "", done, total_);
+    std::fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu", verb_, filled, "##############################", width - filled, "",
+                 done, total_);
     if (done == total_) std::fputc('\n', stderr);
   }
 
@@ -136,29 +138,52 @@ Arguments parse(int argc, char** argv, int first) {
       return argv[++i];
     };
     const auto number = [&] { return number_flag(arg, value()); };
-    if (arg == "-m" || arg == "--model") a.model = value();
-    else if (arg == "-r" || arg == "--reverse") a.reverse = value();
-    else if (arg == "--method") a.align.method = named_flag(arg, value(), parse_align_method);
-    else if (arg == "-i" || arg == "--input") a.input = value();
-    else if (arg == "--ibm2") a.ibm2 = value();
-    else if (arg == "--hmm") a.hmm = value();
-    else if (arg == "--statistical") a.statistical = named_flag(arg, value(), parse_statistical_kind);
-    else if (arg == "--symmetrize") a.align.symmetrization = named_flag(arg, value(), parse_symmetrization);
-    else if (arg == "--posterior-threshold") a.align.posterior_threshold = number();
-    else if (arg == "--mix") a.align.mix = named_flag(arg, value(), parse_mix);
-    else if (arg == "--viterbi") a.viterbi = true;
-    else if (arg == "--iterations") a.iterations = whole_number_flag(arg, value());
-    else if (arg == "--null-probability") a.null_probability = number();
-    else if (arg == "-s" || arg == "--source") a.source = value();
-    else if (arg == "-t" || arg == "--target") a.target = value();
-    else if (arg == "-o" || arg == "--output") a.output = value();
-    else if (arg == "--min-probability") a.min_probability = number();
-    else if (arg == "--statistical-weight") a.align.statistical_weight = number();
-    else if (arg == "--shift") a.align.shift = true;
-    else if (arg == "--threshold") a.align.threshold = number();
-    else if (arg == "--beam") a.beam = whole_number_flag(arg, value());
-    else if (!arg.empty() && arg[0] == '-' && arg != "-") fail("unknown option ", arg);
-    else a.positional.push_back(arg);
+    if (arg == "-m" || arg == "--model")
+      a.model = value();
+    else if (arg == "-r" || arg == "--reverse")
+      a.reverse = value();
+    else if (arg == "--method")
+      a.align.method = named_flag(arg, value(), parse_align_method);
+    else if (arg == "-i" || arg == "--input")
+      a.input = value();
+    else if (arg == "--ibm2")
+      a.ibm2 = value();
+    else if (arg == "--hmm")
+      a.hmm = value();
+    else if (arg == "--statistical")
+      a.statistical = named_flag(arg, value(), parse_statistical_kind);
+    else if (arg == "--symmetrize")
+      a.align.symmetrization = named_flag(arg, value(), parse_symmetrization);
+    else if (arg == "--posterior-threshold")
+      a.align.posterior_threshold = number();
+    else if (arg == "--mix")
+      a.align.mix = named_flag(arg, value(), parse_mix);
+    else if (arg == "--viterbi")
+      a.viterbi = true;
+    else if (arg == "--iterations")
+      a.iterations = whole_number_flag(arg, value());
+    else if (arg == "--null-probability")
+      a.null_probability = number();
+    else if (arg == "-s" || arg == "--source")
+      a.source = value();
+    else if (arg == "-t" || arg == "--target")
+      a.target = value();
+    else if (arg == "-o" || arg == "--output")
+      a.output = value();
+    else if (arg == "--min-probability")
+      a.min_probability = number();
+    else if (arg == "--statistical-weight")
+      a.align.statistical_weight = number();
+    else if (arg == "--shift")
+      a.align.shift = true;
+    else if (arg == "--threshold")
+      a.align.threshold = number();
+    else if (arg == "--beam")
+      a.beam = whole_number_flag(arg, value());
+    else if (!arg.empty() && arg[0] == '-' && arg != "-")
+      fail("unknown option ", arg);
+    else
+      a.positional.push_back(arg);
   }
   return a;
 }
@@ -175,13 +200,15 @@ class PairAligner {
       const std::string& given = kind == StatisticalKind::hmm ? a.hmm : a.ibm2;
       statistical_ = load_statistical_aligner(
           read_file(given.empty() ? directory + default_statistical_file[static_cast<int>(kind)] : given));
-      if (statistical_->kind() != kind) fail("--", to_string(kind), " names a file of the ", to_string(statistical_->kind()), " aligner");
+      if (statistical_->kind() != kind)
+        fail("--", to_string(kind), " names a file of the ", to_string(statistical_->kind()), " aligner");
     }
     if (a.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
     if (!needs_model(method)) return;
     forward_ = std::make_unique<RnnModel>(load_model(a.model.empty() ? directory + default_forward : a.model));
     if (needs_reverse(method)) {
-      if (a.reverse.empty() && !a.model.empty()) fail("method '", to_string(method), "' needs a reverse model: give -r");
+      if (a.reverse.empty() && !a.model.empty())
+        fail("method '", to_string(method), "' needs a reverse model: give -r");
       reverse_ = std::make_unique<RnnModel>(load_model(a.reverse.empty() ? directory + default_reverse : a.reverse));
     }
   }
@@ -190,8 +217,8 @@ class PairAligner {
     if (arguments_.viterbi) {  // each direction's Viterbi path, then grow-diag-final-and
       const auto& hmm = static_cast<const HmmAligner&>(*statistical_);
       const Alignment forward = hmm.forward().viterbi(source, target);  // first: its errors name the sides as given
-      return grow_diag_final_and(forward, swapped(hmm.backward().viterbi(target, source)), static_cast<int>(source.size()),
-                                 static_cast<int>(target.size()));
+      return grow_diag_final_and(forward, swapped(hmm.backward().viterbi(target, source)),
+                                 static_cast<int>(source.size()), static_cast<int>(target.size()));
     }
     return align_pair({forward_.get(), reverse_.get(), statistical_.get()}, source, target, arguments_.align).links;
   }
@@ -216,8 +243,10 @@ int align(const Arguments& a) {
     } else {
       source = split_on_spaces(line.substr(0, bar));
       target = split_on_spaces(line.substr(bar + 3));
-      if (source.empty() || target.empty()) problem = source.empty() ? "the source side is empty" : "the target side is empty";
-      else if (source.size() > 1000 || target.size() > 1000) problem = "more than 1000 words on a side";
+      if (source.empty() || target.empty())
+        problem = source.empty() ? "the source side is empty" : "the target side is empty";
+      else if (source.size() > 1000 || target.size() > 1000)
+        problem = "more than 1000 words on a side";
     }
     if (problem.empty()) {
       try {
@@ -278,8 +307,10 @@ int aer(const Arguments& a) {
 }
 
 // A parallel corpus: one sentence per line in each file, words separated by spaces.
-void read_corpus(const Arguments& a, const char* command, std::vector<Sentence>& source, std::vector<Sentence>& target) {
-  if (a.source.empty() || a.target.empty() || a.output.empty()) fail("usage: attn ", command, " -s SOURCE -t TARGET -o FILE");
+void read_corpus(const Arguments& a, const char* command, std::vector<Sentence>& source,
+                 std::vector<Sentence>& target) {
+  if (a.source.empty() || a.target.empty() || a.output.empty())
+    fail("usage: attn ", command, " -s SOURCE -t TARGET -o FILE");
   const std::vector<std::string> source_lines = read_lines(a.source), target_lines = read_lines(a.target);
   if (source_lines.size() != target_lines.size()) fail(a.source, " and ", a.target, " differ in length");
   for (std::size_t k = 0; k < source_lines.size(); ++k) {
@@ -298,7 +329,8 @@ int ibm2_train(const Arguments& a) {
   read_corpus(a, "ibm2-train", source, target);
   Ibm2Aligner aligner;
   aligner.train(source, target);
-  const std::string bytes = aligner.serialize(a.min_probability < 0.0f ? Ibm2Model::default_min_probability : a.min_probability);
+  const std::string bytes =
+      aligner.serialize(a.min_probability < 0.0f ? Ibm2Model::default_min_probability : a.min_probability);
   write_file(a.output, bytes);
   std::cerr << "trained on " << source.size() << " pairs; tension " << aligner.forward().tension() << " / "
             << aligner.backward().tension() << "; wrote " << a.output << " (" << bytes.size() << " bytes)\n";
@@ -313,16 +345,18 @@ int hmm_train(const Arguments& a) {
   options.null_probability = a.null_probability;
   HmmAligner aligner;
   aligner.train(source, target, options);
-  const std::string bytes = aligner.serialize(a.min_probability < 0.0f ? HmmModel::default_min_probability : a.min_probability);
+  const std::string bytes =
+      aligner.serialize(a.min_probability < 0.0f ? HmmModel::default_min_probability : a.min_probability);
   write_file(a.output, bytes);
   const auto jumps = [](const HmmModel& model) {
     std::ostringstream out;
     for (float c : model.jump()) out << ' ' << std::lround(c * 1000);
     return out.str();
   };
-  std::cerr << "trained on " << source.size() << " pairs; jump distribution (per mille, -" << aligner.forward().max_jump() << " .. +"
-            << aligner.forward().max_jump() << "):" << jumps(aligner.forward()) << " /" << jumps(aligner.backward()) << "; wrote "
-            << a.output << " (" << bytes.size() << " bytes)\n";
+  std::cerr << "trained on " << source.size() << " pairs; jump distribution (per mille, -"
+            << aligner.forward().max_jump() << " .. +" << aligner.forward().max_jump()
+            << "):" << jumps(aligner.forward()) << " /" << jumps(aligner.backward()) << "; wrote " << a.output << " ("
+            << bytes.size() << " bytes)\n";
   return 0;
 }
 
@@ -334,23 +368,28 @@ std::string joined(const std::vector<std::string>& names, const char* separator)
 
 void usage() {
   const AlignDefaults& d = align_defaults;
-  std::cerr << "usage:\n"
-               "  attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [--ibm2 FILE]\n"
-               "             [--statistical " << joined(statistical_kind_names(), "|") << "] [--hmm FILE] [--statistical-weight W]\n"
-               "             [--mix " << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
-            << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
-               "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
-               "  attn aer GOLD PREDICTED\n"
-               "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
-               "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
-               "alignment methods (--method):\n";
+  std::cerr
+      << "usage:\n"
+         "  attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [--ibm2 FILE]\n"
+         "             [--statistical "
+      << joined(statistical_kind_names(), "|")
+      << "] [--hmm FILE] [--statistical-weight W]\n"
+         "             [--mix "
+      << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
+      << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
+         "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
+         "  attn aer GOLD PREDICTED\n"
+         "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
+         "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
+         "alignment methods (--method):\n";
   for (const AlignMethodInfo& method : align_methods()) {
-    std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description, method.method == d.method ? " (default)" : "");
+    std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description,
+                 method.method == d.method ? " (default)" : "");
   }
-  std::cerr << "defaults: --statistical " << to_string(d.statistical) << " --statistical-weight " << d.statistical_weight
-            << " --mix " << to_string(d.mix) << " --symmetrize " << to_string(d.symmetrization) << " --posterior-threshold "
-            << d.posterior_threshold << " --threshold " << d.threshold << "\nmodels: " << models_directory()
-            << " (set ATTN_MODELS to change)\n";
+  std::cerr << "defaults: --statistical " << to_string(d.statistical) << " --statistical-weight "
+            << d.statistical_weight << " --mix " << to_string(d.mix) << " --symmetrize " << to_string(d.symmetrization)
+            << " --posterior-threshold " << d.posterior_threshold << " --threshold " << d.threshold
+            << "\nmodels: " << models_directory() << " (set ATTN_MODELS to change)\n";
 }
 
 }  // namespace

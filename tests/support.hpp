@@ -40,20 +40,23 @@ double relative_error(const A& actual, const B& reference) {
 template <class A, class B>
 double max_abs_difference(const A& actual, const B& reference) {
   double worst = 0.0;
-  for (std::size_t i = 0; i < reference.size(); ++i) worst = std::max(worst, std::abs(double(actual[i]) - double(reference[i])));
+  for (std::size_t i = 0; i < reference.size(); ++i)
+    worst = std::max(worst, std::abs(double(actual[i]) - double(reference[i])));
   return worst;
 }
 
 using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 inline Matrix to_matrix(const float* data, int rows, int cols) {
-  return Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(data, rows, cols).cast<double>();
+  return Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(data, rows, cols)
+      .cast<double>();
 }
 
 // Softmax of the kept entries of a double row; all-masked rows give zeros.
 inline void reference_softmax(std::vector<double>& row, const std::vector<bool>& kept) {
   double top = -std::numeric_limits<double>::infinity();
-  for (std::size_t j = 0; j < row.size(); ++j) if (kept[j]) top = std::max(top, row[j]);
+  for (std::size_t j = 0; j < row.size(); ++j)
+    if (kept[j]) top = std::max(top, row[j]);
   double sum = 0.0;
   for (std::size_t j = 0; j < row.size(); ++j) {
     row[j] = kept[j] ? std::exp(row[j] - top) : 0.0;

@@ -1,17 +1,15 @@
 // Alignment extraction, symmetrization and AER on hand-made cases.
 #include <catch2/catch.hpp>
 
-#include "support.hpp"
 #include "attn/align/links.hpp"
+#include "support.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;
 
 TEST_CASE("argmax links each target word to its most attended source word", "[align]") {
   // P[t][s]: 3 target words, 4 source words
-  const std::vector<float> p{0.7f, 0.1f, 0.1f, 0.1f,
-                             0.1f, 0.2f, 0.6f, 0.1f,
-                             0.1f, 0.2f, 0.3f, 0.4f};
+  const std::vector<float> p{0.7f, 0.1f, 0.1f, 0.1f, 0.1f, 0.2f, 0.6f, 0.1f, 0.1f, 0.2f, 0.3f, 0.4f};
   CHECK(to_pharaoh(argmax_links(p.data(), 3, 4)) == "0-0 2-1 3-2");
   CHECK(to_pharaoh(threshold_links(p.data(), 3, 4, 0.35f)) == "0-0 2-1 3-2");
   CHECK(to_pharaoh(threshold_links(p.data(), 3, 4, 0.3f)) == "0-0 2-1 2-2 3-2");
@@ -20,9 +18,7 @@ TEST_CASE("argmax links each target word to its most attended source word", "[al
 
 TEST_CASE("itermax keeps mutual argmaxes and then aligns the words left over", "[align]") {
   // Source 1 is every target word's favourite, so plain mutual argmax aligns only one pair.
-  const std::vector<float> p{0.1f, 0.8f, 0.05f, 0.05f,
-                             0.1f, 0.6f, 0.25f, 0.05f,
-                             0.05f, 0.5f, 0.05f, 0.4f};
+  const std::vector<float> p{0.1f, 0.8f, 0.05f, 0.05f, 0.1f, 0.6f, 0.25f, 0.05f, 0.05f, 0.5f, 0.05f, 0.4f};
   const Alignment one_round = itermax_links(p.data(), 3, 4, 1);
   CHECK(to_pharaoh(one_round) == "1-0");
   // Round 2 masks aligned rows/columns by alpha = 0.9: target 1 (free) now scores source 1 at

@@ -9,7 +9,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 // The five 4-d tokens of the self-attention tutorials.
-const std::vector<float> tokens{1, 0, 1, 0,  0, 1, 0, 1,  1, 1, 0, 0,  0, 0, 1, 1,  1, 0.5f, 0.5f, 0};
+const std::vector<float> tokens{1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0.5f, 0.5f, 0};
 
 Shape self_shape(int length, int dim) {
   Shape shape;
@@ -30,7 +30,8 @@ std::vector<float> output_only(const Shape& shape, const std::vector<float>& q, 
 }  // namespace
 
 TEST_CASE("tutorial: scaled dot-product self-attention over five 4-d tokens", "[attention][worked]") {
-  const AttentionResult result = attention(self_shape(5, 4), tokens, tokens, tokens, {}, Returns::weights | Returns::scores);
+  const AttentionResult result =
+      attention(self_shape(5, 4), tokens, tokens, tokens, {}, Returns::weights | Returns::scores);
   const double row1[] = {0.2976, 0.1095, 0.1805, 0.1805, 0.2318};
   const double row5[] = {0.2374, 0.1440, 0.2374, 0.1440, 0.2374};
   for (int j = 0; j < 5; ++j) {
@@ -82,7 +83,8 @@ void check_d2l_output(const AttentionResult& result) {
 }
 }  // namespace
 
-TEST_CASE("d2l: dot-product attention with valid lengths [2, 6] gives [2,3,4,5] and [10,11,12,13]", "[attention][worked][d2l]") {
+TEST_CASE("d2l: dot-product attention with valid lengths [2, 6] gives [2,3,4,5] and [10,11,12,13]",
+          "[attention][worked][d2l]") {
   D2lExample e = d2l_example(2);
   AttentionOptions options;
   options.score = Score::dot;
@@ -131,7 +133,8 @@ TEST_CASE("random shapes: SIMD and scalar kernels both match the double referenc
       options.mask.valid_lengths = lengths.data();
       options.mask.valid_length_count = static_cast<int>(lengths.size());
     } else if (trial % 4 == 2) {  // boolean mask per head plus causality
-      for (std::size_t i = 0; i < std::size_t(shape.heads) * shape.query_length * shape.key_length; ++i) keep.push_back(rng.next() % 5 != 0);
+      for (std::size_t i = 0; i < std::size_t(shape.heads) * shape.query_length * shape.key_length; ++i)
+        keep.push_back(rng.next() % 5 != 0);
       options.mask.keep = keep.data();
       options.mask.keep_batch = shape.heads;
       options.mask.causal = true;
@@ -236,13 +239,16 @@ TEST_CASE("requesting weights or not gives the same output (fused path and block
   CHECK(testing::relative_error(without, with) <= 1e-6);
 }
 
-TEST_CASE("the allocating attention() takes the fused path when only the output is asked for, and returns weights when asked", "[attention][fused]") {
+TEST_CASE(
+    "the allocating attention() takes the fused path when only the output is asked for, and returns weights when asked",
+    "[attention][fused]") {
   Shape shape;
   shape.query_length = 150;  // three blocks of query rows
   shape.key_length = 600;    // three key tiles: the online softmax rescales, so its rounding differs
   shape.dim = 16;
   shape.value_dim = 5;
-  const auto q = testing::random_values(150 * 16, 21, -3.0f, 3.0f), k = testing::random_values(600 * 16, 22, -3.0f, 3.0f);
+  const auto q = testing::random_values(150 * 16, 21, -3.0f, 3.0f),
+             k = testing::random_values(600 * 16, 22, -3.0f, 3.0f);
   const auto v = testing::random_values(600 * 5, 23);
   AttentionOptions options;
   options.mask.causal = true;
@@ -280,7 +286,8 @@ TEST_CASE("fused online softmax: several key tiles and query blocks, every mask,
     Shape shape;
     shape.heads = testing::random_int(rng, 1, 3);
     shape.query_length = testing::random_int(rng, 1, 150);  // up to three blocks of 64 rows
-    shape.key_length = trial % 3 == 0 ? testing::random_int(rng, 1, 20) : testing::random_int(rng, 250, 700);  // up to three tiles
+    shape.key_length =
+        trial % 3 == 0 ? testing::random_int(rng, 1, 20) : testing::random_int(rng, 250, 700);  // up to three tiles
     shape.dim = testing::random_int(rng, 1, 70);
     shape.value_dim = testing::random_int(rng, 1, 70);
     AttentionOptions options;
@@ -296,7 +303,8 @@ TEST_CASE("fused online softmax: several key tiles and query blocks, every mask,
     std::vector<std::uint8_t> keep;
     switch (trial % 5) {
       case 1:  // valid lengths per query row, some zero
-        for (int i = 0; i < shape.heads * shape.query_length; ++i) lengths.push_back(testing::random_int(rng, 0, shape.key_length));
+        for (int i = 0; i < shape.heads * shape.query_length; ++i)
+          lengths.push_back(testing::random_int(rng, 0, shape.key_length));
         options.mask.valid_lengths = lengths.data();
         options.mask.valid_length_count = static_cast<int>(lengths.size());
         break;
@@ -309,22 +317,23 @@ TEST_CASE("fused online softmax: several key tiles and query blocks, every mask,
         options.mask.keep = keep.data();
         options.mask.keep_batch = 1;
         break;
-      case 4:
-        options.temperature = 0.3f + rng.uniform();
-        break;
+      case 4: options.temperature = 0.3f + rng.uniform(); break;
       default: break;
     }
     // large scores: the running maximum moves from tile to tile
     const float spread = trial % 2 ? 1.0f : 6.0f;
-    const auto q = testing::random_values(std::size_t(shape.heads) * shape.query_length * shape.dim, rng.next(), -spread, spread);
-    const auto k = testing::random_values(std::size_t(shape.heads) * shape.key_length * shape.dim, rng.next(), -spread, spread);
+    const auto q =
+        testing::random_values(std::size_t(shape.heads) * shape.query_length * shape.dim, rng.next(), -spread, spread);
+    const auto k =
+        testing::random_values(std::size_t(shape.heads) * shape.key_length * shape.dim, rng.next(), -spread, spread);
     const auto v = testing::random_values(std::size_t(shape.heads) * shape.key_length * shape.value_dim, rng.next());
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
     INFO("trial " << trial << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length
                   << " dim " << shape.dim << " value_dim " << shape.value_dim);
     // float32 scores of magnitude |s| carry absolute errors near |s|·2^-24·dim, which exp turns into
     // relative errors of the weights: the blocked path (weights requested) sets the bar
-    const double blocked = testing::relative_error(attention(shape, q, k, v, options, Returns::weights).output, reference.output);
+    const double blocked =
+        testing::relative_error(attention(shape, q, k, v, options, Returns::weights).output, reference.output);
     const double bar = std::max(1e-5, 2 * blocked);
     INFO("the blocked path's error: " << blocked);
     CHECK(testing::relative_error(output_only(shape, q, k, v, options), reference.output) <= bar);
@@ -342,7 +351,8 @@ TEST_CASE("fused online softmax: overflow is an error", "[attention][fused][erro
 
 TEST_CASE("bad input is rejected with an error that names the problem", "[attention][errors]") {
   Shape shape = self_shape(5, 4);
-  CHECK_THROWS_WITH(attention(shape, tokens, tokens, std::vector<float>(19)), Contains("value has 19 elements, expected 20"));
+  CHECK_THROWS_WITH(attention(shape, tokens, tokens, std::vector<float>(19)),
+                    Contains("value has 19 elements, expected 20"));
   Shape negative = shape;
   negative.query_length = -1;
   CHECK_THROWS_WITH(attention(negative, tokens, tokens, tokens), Contains("query_length must be at least 1"));
@@ -361,7 +371,8 @@ TEST_CASE("bad input is rejected with an error that names the problem", "[attent
   CHECK_THROWS_WITH(attention(shape, tokens, with_inf, tokens), Contains("key contains an infinite value"));
   Shape mismatched = shape;
   mismatched.key_dim = 3;
-  CHECK_THROWS_WITH(attention(mismatched, tokens, std::vector<float>(15), tokens), Contains("key_dim (3) must equal dim (4)"));
+  CHECK_THROWS_WITH(attention(mismatched, tokens, std::vector<float>(15), tokens),
+                    Contains("key_dim (3) must equal dim (4)"));
   AttentionOptions general;
   general.score = Score::general;
   CHECK_THROWS_WITH(attention(shape, tokens, tokens, tokens, general), Contains("general.weight is required"));

@@ -82,7 +82,8 @@ struct Corpus {
 };
 
 Corpus filler_corpus(int sentences, std::uint64_t seed) {
-  const std::vector<std::string> nouns{"cat", "house", "car", "book", "tree", "dog", "man", "girl"}, verbs{"sees", "has", "likes", "takes"};
+  const std::vector<std::string> nouns{"cat", "house", "car", "book", "tree", "dog", "man", "girl"},
+      verbs{"sees", "has", "likes", "takes"};
   Rng rng(seed);
   Corpus corpus;
   for (int k = 0; k < sentences; ++k) {
@@ -111,7 +112,8 @@ HmmOptions quick_options() {
 }  // namespace
 
 TEST_CASE("forward-backward gives the posteriors and likelihood of brute-force enumeration", "[hmm]") {
-  for (const auto& [seed, max_jump, null_probability] : {std::tuple{42, 1, 0.1f}, std::tuple{7, 2, 0.3f}, std::tuple{9, 5, 0.15f}}) {
+  for (const auto& [seed, max_jump, null_probability] :
+       {std::tuple{42, 1, 0.1f}, std::tuple{7, 2, 0.3f}, std::tuple{9, 5, 0.15f}}) {
     const HmmModel model = random_model(seed, max_jump, null_probability);
     const Sentence source{"a", "c", "b", "a"}, target{"x", "w", "q", "y", "x"};  // "q" is unknown
     const Enumeration expected = enumerate(model, source, target);
@@ -136,7 +138,8 @@ TEST_CASE("forward-backward gives the posteriors and likelihood of brute-force e
 TEST_CASE("the HMM learns the adjective-noun swap and keeps rows summing to 1 - NULL", "[hmm]") {
   Corpus corpus;
   Rng rng(42);
-  const std::vector<std::string> adjectives{"red", "big", "old", "new"}, nouns{"cat", "house", "car", "book", "tree", "dog"};
+  const std::vector<std::string> adjectives{"red", "big", "old", "new"},
+      nouns{"cat", "house", "car", "book", "tree", "dog"};
   for (int k = 0; k < 300; ++k) {
     const Sentence source{"the", adjectives[rng.next() % 4], nouns[rng.next() % 6], "sees", "a", nouns[rng.next() % 6]};
     Sentence target;
@@ -169,7 +172,8 @@ TEST_CASE("the HMM learns the adjective-noun swap and keeps rows summing to 1 - 
   CHECK(std::max_element(jump.begin(), jump.end()) - jump.begin() == middle + 1);
 }
 
-TEST_CASE("the jump model finds which repeated word a word translates where IBM Model 2's diagonal prior cannot", "[hmm]") {
+TEST_CASE("the jump model finds which repeated word a word translates where IBM Model 2's diagonal prior cannot",
+          "[hmm]") {
   const Corpus corpus = filler_corpus(400, 42);
   HmmOptions options = quick_options();
   HmmModel hmm;
@@ -177,7 +181,8 @@ TEST_CASE("the jump model finds which repeated word a word translates where IBM 
   Ibm2Model ibm2;
   ibm2.train(corpus.source, corpus.target, options.ibm2);
   // four fillers: "el" at target 4 is nearer (relatively) to the second "the" of the source
-  const Sentence source{"the", "cat", "sees", "the", "dog"}, target{"eh", "eh", "eh", "eh", "el", "es_cat", "es_sees", "el", "es_dog"};
+  const Sentence source{"the", "cat", "sees", "the", "dog"},
+      target{"eh", "eh", "eh", "eh", "el", "es_cat", "es_sees", "el", "es_dog"};
   CHECK(to_pharaoh(hmm.align(source, target)) == "0-4 1-5 2-6 3-7 4-8");
   CHECK(to_pharaoh(hmm.viterbi(source, target)) == "0-4 1-5 2-6 3-7 4-8");
   // IBM Model 2 sends the first "el" to the middle of the source (and the fillers to "the")
@@ -200,9 +205,11 @@ TEST_CASE("the HMM lowercases words and aligns identical unknown words to each o
   CHECK(model.lowercase());
   CHECK(model.lexicon().source_id("the") > 0);
   CHECK(model.lexicon().source_id("The") < 0);
-  CHECK(to_pharaoh(model.align({"the", "CAT", "sees", "the", "dog"}, {"El", "es_cat", "es_sees", "el", "es_dog"})) == "0-0 1-1 2-2 3-3 4-4");
+  CHECK(to_pharaoh(model.align({"the", "CAT", "sees", "the", "dog"}, {"El", "es_cat", "es_sees", "el", "es_dog"})) ==
+        "0-0 1-1 2-2 3-3 4-4");
   // "Fokker" was never seen: it still finds itself, where a diagonal would say 3-2
-  CHECK(to_pharaoh(model.align({"the", "dog", "sees", "Fokker"}, {"Fokker", "el", "es_dog", "es_sees"})) == "0-1 1-2 2-3 3-0");
+  CHECK(to_pharaoh(model.align({"the", "dog", "sees", "Fokker"}, {"Fokker", "el", "es_dog", "es_sees"})) ==
+        "0-1 1-2 2-3 3-0");
 }
 
 TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason", "[hmm]") {
@@ -232,15 +239,22 @@ TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason
     damage(writer);
     return writer.bytes();
   };
-  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.add("backward.jump", std::vector<float>{0.5f, -1.0f, 0.5f}, {3}); })),
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) {
+                      w.add("backward.jump", std::vector<float>{0.5f, -1.0f, 0.5f}, {3});
+                    })),
                     Contains("backward.jump[1] = -1 is not a non-negative number"));
-  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.add("forward.jump", std::vector<float>{1.0f, 1.0f}, {2}); })),
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) {
+                      w.add("forward.jump", std::vector<float>{1.0f, 1.0f}, {2});
+                    })),
                     Contains("forward.jump must have an odd length"));
-  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("forward.null_probability", "1.5"); })),
-                    Contains("forward.null_probability = 1.5 is outside"));
-  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("backward.lowercase", "yes"); })),
-                    Contains("backward.lowercase must be true or false"));
-  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.add("forward.target", std::vector<std::int32_t>{}, {0}); })),
+  CHECK_THROWS_WITH(
+      HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("forward.null_probability", "1.5"); })),
+      Contains("forward.null_probability = 1.5 is outside"));
+  CHECK_THROWS_WITH(
+      HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("backward.lowercase", "yes"); })),
+      Contains("backward.lowercase must be true or false"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged(
+                        [](SafeTensorsWriter& w) { w.add("forward.target", std::vector<std::int32_t>{}, {0}); })),
                     Contains("forward.target"));
   CHECK_THROWS_WITH(HmmModel().align({"a"}, {"b"}), Contains("not trained"));
   CHECK_THROWS_WITH(aligner.align({"the"}, {}), Contains("target sentence is empty"));

@@ -18,15 +18,18 @@ struct Corpus {
 };
 
 Corpus synthetic_corpus(int sentences, std::uint64_t seed) {
-  const std::vector<std::string> adjectives{"red", "big", "old", "new"}, nouns{"cat", "house", "car", "book", "tree", "dog"};
+  const std::vector<std::string> adjectives{"red", "big", "old", "new"},
+      nouns{"cat", "house", "car", "book", "tree", "dog"};
   const std::vector<std::string> verbs{"sees", "has", "likes"};
   auto translate = [](const std::string& w) { return "es_" + w; };
   Rng rng(seed);
   Corpus corpus;
   for (int k = 0; k < sentences; ++k) {
-    Sentence source{"the", adjectives[rng.next() % 4], nouns[rng.next() % 6], verbs[rng.next() % 3], "a", nouns[rng.next() % 6]};
+    Sentence source{"the", adjectives[rng.next() % 4], nouns[rng.next() % 6], verbs[rng.next() % 3],
+                    "a",   nouns[rng.next() % 6]};
     // target: el NOUN ADJ VERB un NOUN  (adjective after the noun)
-    Sentence target{translate(source[0]), translate(source[2]), translate(source[1]), translate(source[3]), translate(source[4]), translate(source[5])};
+    Sentence target{translate(source[0]), translate(source[2]), translate(source[1]),
+                    translate(source[3]), translate(source[4]), translate(source[5])};
     corpus.source.push_back(source);
     corpus.target.push_back(target);
     corpus.links.push_back({{0, 0}, {1, 2}, {2, 1}, {3, 3}, {4, 4}, {5, 5}});

@@ -44,7 +44,8 @@ TEST_CASE("matmul matches a double reference for every odd size and both kernels
         const testing::Matrix expected = 0.5 * testing::to_matrix(a.data(), m, k) * testing::to_matrix(b.data(), k, n);
         for (bool accumulate : {false, true}) {
           std::vector<double> reference(expected.data(), expected.data() + expected.size());
-          if (accumulate) for (std::size_t i = 0; i < reference.size(); ++i) reference[i] += c0[i];
+          if (accumulate)
+            for (std::size_t i = 0; i < reference.size(); ++i) reference[i] += c0[i];
           std::vector<float> simd_out = c0, scalar_out = c0;
           kernels::scalar::matmul(m, n, k, 0.5f, a.data(), k, b.data(), n, scalar_out.data(), n, accumulate);
           INFO("m=" << m << " n=" << n << " k=" << k << " accumulate=" << accumulate);
@@ -149,7 +150,8 @@ TEST_CASE("exp_shifted_sum, max and scale agree with their scalar twins on odd s
 }
 
 TEST_CASE("tanh is accurate near zero and saturates cleanly", "[kernels]") {
-  std::vector<float> inputs{0.0f, 1e-7f, -1e-7f, 1e-3f, 0.1f, 0.5f, 0.624f, 0.626f, 1.0f, 3.0f, 9.0f, 20.0f, 50.0f, 1e4f, -1e4f};
+  std::vector<float> inputs{0.0f, 1e-7f, -1e-7f, 1e-3f, 0.1f,  0.5f, 0.624f, 0.626f,
+                            1.0f, 3.0f,  9.0f,   20.0f, 50.0f, 1e4f, -1e4f};
   for (float x = -12.0f; x <= 12.0f; x += 0.031f) inputs.push_back(x);
   for (Versions version : versions()) {
     std::vector<float> values = inputs;

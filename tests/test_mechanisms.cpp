@@ -42,7 +42,8 @@ TEST_CASE("general score q^T W k with different query and key sizes, and Luong's
     CHECK(testing::relative_error(result.output, reference.output) <= 1e-5);
     // the raw score of (0,0) written out by hand
     double score = 0.0;
-    for (int a = 0; a < 5; ++a) for (int b = 0; b < 3; ++b) score += double(q[a]) * w[a * 3 + b] * k[b];
+    for (int a = 0; a < 5; ++a)
+      for (int b = 0; b < 3; ++b) score += double(q[a]) * w[a * 3 + b] * k[b];
     CHECK(result.scores[0] == Approx(g * score).margin(1e-5));
   }
 }
@@ -99,8 +100,10 @@ TEST_CASE("multi-head attention splits d_model into heads x d_k and matches the 
   using testing::to_matrix;
   Matrix Q = to_matrix(xq.data(), lq, model) * to_matrix(w.query_weight.data(), heads * 4, model).transpose();
   Q.rowwise() += to_matrix(w.query_bias.data(), 1, heads * 4).row(0);
-  const Matrix K = to_matrix(xkv.data(), lk, kv_model) * to_matrix(w.key_weight.data(), heads * 4, kv_model).transpose();
-  const Matrix V = to_matrix(xkv.data(), lk, kv_model) * to_matrix(w.value_weight.data(), heads * 2, kv_model).transpose();
+  const Matrix K =
+      to_matrix(xkv.data(), lk, kv_model) * to_matrix(w.key_weight.data(), heads * 4, kv_model).transpose();
+  const Matrix V =
+      to_matrix(xkv.data(), lk, kv_model) * to_matrix(w.value_weight.data(), heads * 2, kv_model).transpose();
   Matrix concat(lq, heads * 2);
   for (int h = 0; h < heads; ++h) {
     Matrix S = Q.middleCols(h * 4, 4) * K.middleCols(h * 4, 4).transpose() / 2.0;
@@ -150,7 +153,8 @@ TEST_CASE("multi-head self-attention is forward(x, x), and causal masking reache
 TEST_CASE("attention pooling with a learned context vector (hierarchical attention networks)", "[mechanisms]") {
   const int length = 11, dim = 6, hidden = 5;
   const auto h = testing::random_values(length * dim, 1);
-  const auto w = testing::random_values(hidden * dim, 2), b = testing::random_values(hidden, 3), u = testing::random_values(hidden, 4);
+  const auto w = testing::random_values(hidden * dim, 2), b = testing::random_values(hidden, 3),
+             u = testing::random_values(hidden, 4);
   PoolingWeights weights{hidden, w.data(), b.data(), u.data()};
   for (int valid : {-1, 4, 0}) {
     std::vector<float> pooled(dim), alpha(length);
@@ -187,15 +191,19 @@ TEST_CASE("local-m attends to [t - D, t + D] around p_t = t", "[mechanisms][loca
   options.local.mode = Local::monotonic;
   options.local.half_width = 1;
   const AttentionResult result = attention(shape, zeros, zeros, v, options, Returns::weights);
-  const double expected[5][5] = {{.5, .5, 0, 0, 0}, {1 / 3., 1 / 3., 1 / 3., 0, 0}, {0, 1 / 3., 1 / 3., 1 / 3., 0},
-                                 {0, 0, 1 / 3., 1 / 3., 1 / 3.}, {0, 0, 0, .5, .5}};
+  const double expected[5][5] = {{.5, .5, 0, 0, 0},
+                                 {1 / 3., 1 / 3., 1 / 3., 0, 0},
+                                 {0, 1 / 3., 1 / 3., 1 / 3., 0},
+                                 {0, 0, 1 / 3., 1 / 3., 1 / 3.},
+                                 {0, 0, 0, .5, .5}};
   for (int t = 0; t < 5; ++t) {
     CHECK(result.positions[t] == float(t));
     for (int s = 0; s < 5; ++s) CHECK(result.weights[t * 5 + s] == Approx(expected[t][s]).margin(1e-6));
   }
 }
 
-TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a Gaussian with sigma = D/2", "[mechanisms][local]") {
+TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a Gaussian with sigma = D/2",
+          "[mechanisms][local]") {
   const Shape shape = make_shape(1, 3, 8, 2, 0, 1);
   const std::vector<float> keys(16, 0.0f);
   const std::vector<float> values(8, 1.0f);
@@ -216,7 +224,8 @@ TEST_CASE("local-p predicts p_t = S sigmoid(v_p^T tanh(W_p h_t)) and applies a G
     INFO("t = " << t << ", p_t = " << centre);
     CHECK(result.positions[t] == Approx(centre).margin(1e-5));
     std::vector<int> window;
-    for (int s = 0; s < 8; ++s) if (std::abs(s - centre) <= 2.0) window.push_back(s);
+    for (int s = 0; s < 8; ++s)
+      if (std::abs(s - centre) <= 2.0) window.push_back(s);
     for (int s = 0; s < 8; ++s) {
       const bool inside = std::find(window.begin(), window.end(), s) != window.end();
       const double gaussian = std::exp(-(s - centre) * (s - centre) / 2.0);  // 2 sigma^2 = 2
@@ -263,14 +272,20 @@ TEST_CASE("hard attention: argmax picks the best key's value; sampling follows t
   CHECK(attention(shape, query, keys, values, options).indices != result.indices);
 }
 
-TEST_CASE("attention-over-attention: column and row softmax, averaged query attention, and their product", "[mechanisms]") {
+TEST_CASE("attention-over-attention: column and row softmax, averaged query attention, and their product",
+          "[mechanisms]") {
   const int n = 7, m = 4, dim = 5;
-  const auto document = testing::random_values(n * dim, 1, -2.0f, 2.0f), query = testing::random_values(m * dim, 2, -2.0f, 2.0f);
+  const auto document = testing::random_values(n * dim, 1, -2.0f, 2.0f),
+             query = testing::random_values(m * dim, 2, -2.0f, 2.0f);
   const AttentionOverAttention aoa = attention_over_attention(document.data(), n, query.data(), m, dim);
-  const testing::Matrix M = testing::to_matrix(document.data(), n, dim) * testing::to_matrix(query.data(), m, dim).transpose();
+  const testing::Matrix M =
+      testing::to_matrix(document.data(), n, dim) * testing::to_matrix(query.data(), m, dim).transpose();
   testing::Matrix alpha = M, beta = M;
-  for (int j = 0; j < m; ++j) alpha.col(j) = (M.col(j).array() - M.col(j).maxCoeff()).exp() / (M.col(j).array() - M.col(j).maxCoeff()).exp().sum();
-  for (int i = 0; i < n; ++i) beta.row(i) = (M.row(i).array() - M.row(i).maxCoeff()).exp() / (M.row(i).array() - M.row(i).maxCoeff()).exp().sum();
+  for (int j = 0; j < m; ++j)
+    alpha.col(j) =
+        (M.col(j).array() - M.col(j).maxCoeff()).exp() / (M.col(j).array() - M.col(j).maxCoeff()).exp().sum();
+  for (int i = 0; i < n; ++i)
+    beta.row(i) = (M.row(i).array() - M.row(i).maxCoeff()).exp() / (M.row(i).array() - M.row(i).maxCoeff()).exp().sum();
   const Eigen::VectorXd beta_avg = beta.colwise().mean().transpose();
   const Eigen::VectorXd s = alpha * beta_avg;
   for (int i = 0; i < n; ++i) {
@@ -310,8 +325,10 @@ TEST_CASE("dropout on the weights is off unless asked, seeded, and scales surviv
   CHECK(with.weights != plain.weights);
   int zeroed = 0;
   for (std::size_t i = 0; i < with.weights.size(); ++i) {
-    if (with.weights[i] == 0.0f) ++zeroed;
-    else CHECK(with.weights[i] == Approx(2.0f * plain.weights[i]));
+    if (with.weights[i] == 0.0f)
+      ++zeroed;
+    else
+      CHECK(with.weights[i] == Approx(2.0f * plain.weights[i]));
   }
   CHECK(zeroed > 20);
   for (int row = 0; row < 12; ++row) {  // the output uses the dropped weights
@@ -330,10 +347,12 @@ namespace {
 std::vector<float> project_keys(const std::vector<float>& weight, int weight_rows, const std::vector<float>& keys,
                                 const Shape& shape) {
   const int key_length = shape.key_length, key_dim = shape.resolved_key_dim();
-  std::vector<float> projected(std::size_t(shape.heads) * weight_rows * key_length), keys_t(std::size_t(key_dim) * key_length);
+  std::vector<float> projected(std::size_t(shape.heads) * weight_rows * key_length),
+      keys_t(std::size_t(key_dim) * key_length);
   for (int h = 0; h < shape.heads; ++h) {
     for (int j = 0; j < key_length; ++j)
-      for (int i = 0; i < key_dim; ++i) keys_t[std::size_t(i) * key_length + j] = keys[(std::size_t(h) * key_length + j) * key_dim + i];
+      for (int i = 0; i < key_dim; ++i)
+        keys_t[std::size_t(i) * key_length + j] = keys[(std::size_t(h) * key_length + j) * key_dim + i];
     kernels::matmul(weight_rows, key_length, key_dim, 1.0f, weight.data(), key_dim, keys_t.data(), key_length,
                     projected.data() + std::size_t(h) * weight_rows * key_length, key_length, false);
   }
@@ -354,11 +373,13 @@ struct MaskCase {
 };
 void set_mask(int i, const Shape& shape, Rng& rng, MaskCase& storage, Masking& mask) {
   if (i % 3 == 1) {
-    for (int r = 0; r < shape.heads * shape.query_length; ++r) storage.lengths.push_back(testing::random_int(rng, 0, shape.key_length));
+    for (int r = 0; r < shape.heads * shape.query_length; ++r)
+      storage.lengths.push_back(testing::random_int(rng, 0, shape.key_length));
     mask.valid_lengths = storage.lengths.data();
     mask.valid_length_count = static_cast<int>(storage.lengths.size());
   } else if (i % 3 == 2) {
-    for (int e = 0; e < shape.heads * shape.query_length * shape.key_length; ++e) storage.keep.push_back(rng.next() % 4 != 0);
+    for (int e = 0; e < shape.heads * shape.query_length * shape.key_length; ++e)
+      storage.keep.push_back(rng.next() % 4 != 0);
     mask.keep = storage.keep.data();
     mask.keep_batch = shape.heads;
     mask.causal = true;
@@ -368,7 +389,8 @@ void set_mask(int i, const Shape& shape, Rng& rng, MaskCase& storage, Masking& m
 struct Outcome {
   std::vector<float> output, weights;
 };
-Outcome run(const Shape& shape, const float* q, const float* k, const float* v, const AttentionOptions& options, bool weights) {
+Outcome run(const Shape& shape, const float* q, const float* k, const float* v, const AttentionOptions& options,
+            bool weights) {
   Outcome outcome;
   outcome.output.assign(std::size_t(shape.heads) * shape.query_length * shape.resolved_value_dim(), -7.0f);
   if (weights) outcome.weights.assign(std::size_t(shape.heads) * shape.query_length * shape.key_length, -7.0f);
@@ -380,17 +402,21 @@ Outcome run(const Shape& shape, const float* q, const float* k, const float* v, 
 }
 }  // namespace
 
-TEST_CASE("additive score: precomputed key projections and a transposed W_q give what computing them gives, bit for bit", "[mechanisms][precomputed]") {
+TEST_CASE(
+    "additive score: precomputed key projections and a transposed W_q give what computing them gives, bit for bit",
+    "[mechanisms][precomputed]") {
   const int sizes[] = {1, 2, 3, 7, 17, 63, 64, 65, 127};
   Rng rng(42);
   for (int i = 0; i < 9; ++i) {
-    const Shape shape = make_shape(i % 3 + 1, sizes[i], sizes[(i + 4) % 9], sizes[(i + 2) % 9] % 20 + 1, sizes[(i + 7) % 9] % 24 + 1,
-                                   sizes[(i + 5) % 9] % 9 + 1);
+    const Shape shape = make_shape(i % 3 + 1, sizes[i], sizes[(i + 4) % 9], sizes[(i + 2) % 9] % 20 + 1,
+                                   sizes[(i + 7) % 9] % 24 + 1, sizes[(i + 5) % 9] % 9 + 1);
     const int hidden = sizes[(i + 3) % 9];
     const int key_dim = shape.key_dim, dim = shape.dim;
-    const auto q = random_for(shape, shape.query_length, dim, rng.next()), k = random_for(shape, shape.key_length, key_dim, rng.next());
+    const auto q = random_for(shape, shape.query_length, dim, rng.next()),
+               k = random_for(shape, shape.key_length, key_dim, rng.next());
     const auto v = random_for(shape, shape.key_length, shape.value_dim, rng.next());
-    const auto wq = testing::random_values(std::size_t(hidden) * dim, rng.next()), wk = testing::random_values(std::size_t(hidden) * key_dim, rng.next());
+    const auto wq = testing::random_values(std::size_t(hidden) * dim, rng.next()),
+               wk = testing::random_values(std::size_t(hidden) * key_dim, rng.next());
     const auto vec = testing::random_values(hidden, rng.next()), bias = testing::random_values(hidden, rng.next());
     AttentionOptions options;
     options.score = Score::additive;
@@ -405,8 +431,8 @@ TEST_CASE("additive score: precomputed key projections and a transposed W_q give
     }
     MaskCase storage;
     set_mask(i, shape, rng, storage, options.mask);
-    INFO("case " << i << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length << " dim " << dim
-                 << " key_dim " << key_dim << " hidden " << hidden);
+    INFO("case " << i << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length
+                 << " dim " << dim << " key_dim " << key_dim << " hidden " << hidden);
     const Outcome computed = run(shape, q.data(), k.data(), v.data(), options, true);
 
     const auto wq_t = transpose_of(wq, hidden, dim), projected = project_keys(wk, hidden, k, shape);
@@ -420,17 +446,20 @@ TEST_CASE("additive score: precomputed key projections and a transposed W_q give
     CHECK(precomputed.output == computed.output);
     const Outcome output_only = run(shape, q.data(), nullptr, v.data(), given, false);
     CHECK(output_only.output == computed.output);  // additive attention has no fused path: the same blocks
-    CHECK(testing::relative_error(computed.output, testing::reference_attention(shape, q, k, v, options).output) <= 1e-5);
+    CHECK(testing::relative_error(computed.output, testing::reference_attention(shape, q, k, v, options).output) <=
+          1e-5);
   }
 }
 
-TEST_CASE("general score: precomputed projected keys W k give g q^T (W k) on the fused and the blocked path", "[mechanisms][precomputed]") {
+TEST_CASE("general score: precomputed projected keys W k give g q^T (W k) on the fused and the blocked path",
+          "[mechanisms][precomputed]") {
   const int sizes[] = {1, 2, 3, 7, 17, 63, 64, 65, 127};
   Rng rng(43);
   for (int i = 0; i < 9; ++i) {
     // up to 600 keys: three tiles of the fused path
-    const Shape shape = make_shape(i % 3 + 1, sizes[i], i % 2 ? sizes[(i + 4) % 9] : 300 + 37 * i, sizes[(i + 2) % 9] % 20 + 1,
-                                   sizes[(i + 7) % 9] % 24 + 1, sizes[(i + 5) % 9] % 9 + 1);
+    const Shape shape =
+        make_shape(i % 3 + 1, sizes[i], i % 2 ? sizes[(i + 4) % 9] : 300 + 37 * i, sizes[(i + 2) % 9] % 20 + 1,
+                   sizes[(i + 7) % 9] % 24 + 1, sizes[(i + 5) % 9] % 9 + 1);
     const auto q = random_for(shape, shape.query_length, shape.dim, rng.next());
     const auto k = random_for(shape, shape.key_length, shape.key_dim, rng.next());
     const auto v = random_for(shape, shape.key_length, shape.value_dim, rng.next());
@@ -443,8 +472,8 @@ TEST_CASE("general score: precomputed projected keys W k give g q^T (W k) on the
     set_mask(i, shape, rng, storage, options.mask);
     const auto projected = project_keys(w, shape.dim, k, shape);
     options.general.projected_keys = projected.data();
-    INFO("case " << i << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length << " dim "
-                 << shape.dim << " key_dim " << shape.key_dim);
+    INFO("case " << i << ": heads " << shape.heads << " lq " << shape.query_length << " lk " << shape.key_length
+                 << " dim " << shape.dim << " key_dim " << shape.key_dim);
     const testing::Reference reference = testing::reference_attention(shape, q, k, v, options);
     const Outcome blocked = run(shape, q.data(), nullptr, v.data(), options, true);
     const Outcome fused = run(shape, q.data(), nullptr, v.data(), options, false);
@@ -472,7 +501,8 @@ TEST_CASE("general score: precomputed projected keys W k give g q^T (W k) on the
   }
 }
 
-TEST_CASE("check_finite off skips the scan for NaN and infinity; on, the error names the array", "[mechanisms][precomputed][errors]") {
+TEST_CASE("check_finite off skips the scan for NaN and infinity; on, the error names the array",
+          "[mechanisms][precomputed][errors]") {
   const Shape shape = make_shape(1, 3, 4, 2, 0, 2);
   const auto q = random_for(shape, 3, 2, 1), k = random_for(shape, 4, 2, 2);
   auto v = random_for(shape, 4, 2, 3);
@@ -493,7 +523,8 @@ TEST_CASE("check_finite off skips the scan for NaN and infinity; on, the error n
   additive.additive.hidden = 3;
   additive.additive.query_weight = weight.data();
   additive.additive.v = vec.data();
-  CHECK_THROWS_WITH(run(shape, q.data(), k.data(), v.data(), additive, true), Contains("additive.key_weight is required"));
+  CHECK_THROWS_WITH(run(shape, q.data(), k.data(), v.data(), additive, true),
+                    Contains("additive.key_weight is required"));
   additive.additive.projected_keys = projected.data();
   CHECK_THROWS_WITH(run(shape, q.data(), nullptr, v.data(), additive, true),
                     Contains("additive.projected_keys contains an infinite value at index 5"));

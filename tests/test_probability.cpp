@@ -47,7 +47,8 @@ TEST_CASE("temperature divides the scores before softmax", "[probability]") {
   CHECK_THROWS_WITH(softmax(cold.data(), 3, -1.0f), Contains("temperature"));
 }
 
-TEST_CASE("d2l: masked softmax on (2,2,4) with valid lengths [2,3] zeroes the columns past each length", "[probability][d2l]") {
+TEST_CASE("d2l: masked softmax on (2,2,4) with valid lengths [2,3] zeroes the columns past each length",
+          "[probability][d2l]") {
   auto x = testing::random_values(16, 42);
   const auto original = x;
   const std::int32_t lengths[] = {2, 3};
@@ -126,9 +127,7 @@ TEST_CASE("the mask value takes part in softmax the way d2l's -1e6 does", "[prob
 
 TEST_CASE("boolean masks, shared or per batch entry, combine with valid lengths and causality", "[probability]") {
   std::vector<float> x(2 * 3 * 3, 0.0f);
-  const std::uint8_t shared[] = {1, 0, 1,
-                                 1, 1, 1,
-                                 0, 1, 1};
+  const std::uint8_t shared[] = {1, 0, 1, 1, 1, 1, 0, 1, 1};
   Masking masking;
   masking.keep = shared;
   masking.keep_batch = 1;
@@ -141,8 +140,7 @@ TEST_CASE("boolean masks, shared or per batch entry, combine with valid lengths 
     check_row(m + 6, {0.0, 0.5, 0.5});
   }
   std::vector<float> y(2 * 3 * 3, 0.0f);
-  const std::uint8_t per_batch[] = {1, 1, 1, 1, 1, 1, 1, 1, 1,
-                                    0, 0, 0, 0, 0, 1, 1, 0, 0};
+  const std::uint8_t per_batch[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0};
   masking.keep = per_batch;
   masking.keep_batch = 2;
   masking.causal = false;

@@ -40,7 +40,8 @@ const RnnModel& model(const std::string& attention) {
 
 std::vector<float> flat(const nlohmann::json& matrix) {
   std::vector<float> out;
-  for (const auto& row : matrix) for (const auto& x : row) out.push_back(x.get<float>());
+  for (const auto& row : matrix)
+    for (const auto& x : row) out.push_back(x.get<float>());
   return out;
 }
 
@@ -53,7 +54,8 @@ TEST_CASE("the word tokenizer splits text as the training pipeline did", "[rnn][
   }
   CHECK(split_words("Atlanta's hard-fought") == std::vector<std::string>{"Atlanta's", "hard", "-", "fought"});
   CHECK(split_words("  ").empty());
-  CHECK(split_words("a\xff" "b") == std::vector<std::string>{"a", "\xEF\xBF\xBD", "b"});  // invalid UTF-8 -> U+FFFD
+  CHECK(split_words("a\xff"
+                    "b") == std::vector<std::string>{"a", "\xEF\xBF\xBD", "b"});  // invalid UTF-8 -> U+FFFD
   CHECK(split_on_spaces("  Fokker ,\tAnthony  ") == std::vector<std::string>{"Fokker", ",", "Anthony"});
 }
 
@@ -115,8 +117,10 @@ TEST_CASE("greedy translation matches the reference; beam search is consistent w
       if (!beam.ids.empty()) {
         double forced = 0.0;
         m.force(encoding, beam.ids, &forced);  // forced decoding always adds the final </s>
-        if (beam.finished) CHECK(beam.log_prob == Approx(forced).epsilon(1e-4));
-        else CHECK(beam.log_prob > forced);
+        if (beam.finished)
+          CHECK(beam.log_prob == Approx(forced).epsilon(1e-4));
+        else
+          CHECK(beam.log_prob > forced);
       }
       for (std::size_t row = 0; row + 1 < beam.attention.size() / encoding.length; ++row) {
         double sum = 0.0;
@@ -141,7 +145,8 @@ TEST_CASE("the shift variant reads each target piece's attention one step later"
   for (std::size_t t = 0; t < target_pieces.ids.size(); ++t) {
     if (target_pieces.word_of_piece[t] != 1) continue;
     ++count;
-    for (std::size_t j = 0; j < source_pieces.ids.size(); ++j) expected[source_pieces.word_of_piece[j]] += pieces[(t + 1) * encoding.length + j];
+    for (std::size_t j = 0; j < source_pieces.ids.size(); ++j)
+      expected[source_pieces.word_of_piece[j]] += pieces[(t + 1) * encoding.length + j];
   }
   CHECK(shifted.weights[2] == Approx(expected[0] / count).margin(1e-6));
   CHECK(shifted.weights[3] == Approx(expected[1] / count).margin(1e-6));
@@ -187,12 +192,14 @@ TEST_CASE("a given word that the tokenizer would split keeps its place and gets 
   REQUIRE(given.weights.size() == 2 * 3);
   for (int t = 0; t < 2; ++t) {
     CHECK(given.weights[t * 3 + 0] == Approx(split.weights[t * 5 + 0]).margin(1e-6));
-    CHECK(given.weights[t * 3 + 1] == Approx(split.weights[t * 5 + 1] + split.weights[t * 5 + 2] + split.weights[t * 5 + 3]).margin(1e-6));
+    CHECK(given.weights[t * 3 + 1] ==
+          Approx(split.weights[t * 5 + 1] + split.weights[t * 5 + 2] + split.weights[t * 5 + 3]).margin(1e-6));
     CHECK(given.weights[t * 3 + 2] == Approx(split.weights[t * 5 + 4]).margin(1e-6));
   }
 }
 
-TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight 0 is plain grow-diag-final-and", "[rnn][align]") {
+TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight 0 is plain grow-diag-final-and",
+          "[rnn][align]") {
   const RnnModel& forward = model("additive");
   const RnnModel& backward = model("general");
   const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
@@ -202,7 +209,8 @@ TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight
   AlignOptions options;
   options.method = AlignMethod::hybrid;
   options.symmetrization = Symmetrization::grow_diag_final_and;
-  CHECK_THROWS_WITH(align_pair({&forward, &backward, nullptr}, source, target, options), Contains("needs a statistical aligner"));
+  CHECK_THROWS_WITH(align_pair({&forward, &backward, nullptr}, source, target, options),
+                    Contains("needs a statistical aligner"));
   const AlignmentModels models{&forward, &backward, &statistical};
   options.statistical_weight = 0.0f;
   AlignOptions plain;
@@ -212,10 +220,14 @@ TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight
   const Alignment mixed = align_pair(models, source, target, options).links;
   CHECK(std::find(mixed.begin(), mixed.end(), Link{1, 1}) != mixed.end());  // cat - gato
   options.statistical_weight = 2.0f;
-  CHECK_THROWS_WITH(align_pair(models, source, target, options), Contains("statistical_weight must be in [0, 1], got 2"));
+  CHECK_THROWS_WITH(align_pair(models, source, target, options),
+                    Contains("statistical_weight must be in [0, 1], got 2"));
 }
 
-TEST_CASE("the hybrid method takes the HMM too; weight 1 with a posterior threshold is the HMM's own posterior symmetrization", "[rnn][align][hmm]") {
+TEST_CASE(
+    "the hybrid method takes the HMM too; weight 1 with a posterior threshold is the HMM's own posterior "
+    "symmetrization",
+    "[rnn][align][hmm]") {
   const RnnModel& forward = model("additive");
   const RnnModel& backward = model("general");
   const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};

@@ -75,22 +75,34 @@ TEST_CASE("damaged files are rejected with the reason", "[safetensors]") {
   CHECK_THROWS_WITH(SafeTensors::parse(huge_length), Contains("over 100 MiB"));
   CHECK_THROWS_WITH(SafeTensors::parse(with_length("{not json", "")), Contains("not valid JSON"));
   CHECK_THROWS_WITH(SafeTensors::parse(with_length("[1,2]", "")), Contains("must be a JSON object"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", std::string(8, '\0'))),
+  CHECK_THROWS_WITH(SafeTensors::parse(
+                        with_length(R"({"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", std::string(8, '\0'))),
                     Contains("unsupported dtype 'F64'"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", std::string(4, '\0'))),
+  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})",
+                                                   std::string(4, '\0'))),
                     Contains("non-negative"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", std::string(4, '\0'))),
+  CHECK_THROWS_WITH(SafeTensors::parse(
+                        with_length(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", std::string(4, '\0'))),
                     Contains("needs 8 bytes, its data_offsets span 4"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})", std::string(6, '\0'))),
-                    Contains("overlaps"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", std::string(9, '\0'))),
+  CHECK_THROWS_WITH(
+      SafeTensors::parse(with_length(
+          R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})",
+          std::string(6, '\0'))),
+      Contains("overlaps"));
+  CHECK_THROWS_WITH(SafeTensors::parse(
+                        with_length(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", std::string(9, '\0'))),
                     Contains("5 bytes that belong to no tensor"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,40]}})", std::string(4, '\0'))),
+  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,40]}})",
+                                                   std::string(4, '\0'))),
                     Contains("outside"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"__metadata__":{"x":1}})", "")), Contains("metadata 'x' must be a string"));
-  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"a":{"dtype":"F32","shape":[1000000,1000000],"data_offsets":[0,4]}})", std::string(4, '\0'))),
-                    Contains("too large"));
-  const SafeTensors nan_file = SafeTensors::parse(with_length(R"({"a":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})", std::string("\x00\x7e", 2)));
+  CHECK_THROWS_WITH(SafeTensors::parse(with_length(R"({"__metadata__":{"x":1}})", "")),
+                    Contains("metadata 'x' must be a string"));
+  CHECK_THROWS_WITH(
+      SafeTensors::parse(
+          with_length(R"({"a":{"dtype":"F32","shape":[1000000,1000000],"data_offsets":[0,4]}})", std::string(4, '\0'))),
+      Contains("too large"));
+  const SafeTensors nan_file = SafeTensors::parse(
+      with_length(R"({"a":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})", std::string("\x00\x7e", 2)));
   CHECK_THROWS_WITH(nan_file.floats("a"), Contains("non-finite value at index 0"));
 }
 
@@ -105,7 +117,11 @@ TEST_CASE("every single-bit flip of the header either parses or fails cleanly", 
       try {
         const SafeTensors file = SafeTensors::parse(damaged);
         for (const auto& [name, info] : file.tensors()) {
-          try { (void)file.floats(name); } catch (const Error&) { ++rejected; }
+          try {
+            (void)file.floats(name);
+          } catch (const Error&) {
+            ++rejected;
+          }
         }
       } catch (const Error&) {
         ++rejected;
@@ -133,7 +149,8 @@ TEST_CASE("the writer round-trips through the reader, and float_to_half rounds t
   CHECK(file.floats("c.full") == std::vector<float>{0.1f, 0.2f});
   CHECK_THROWS_WITH(file.ints("c.full"), Contains("not I32"));
   // every half value converts back to itself; halfway cases round to even
-  for (std::uint32_t bits = 0; bits < 0x7C00; ++bits) REQUIRE(float_to_half(half_to_float(static_cast<std::uint16_t>(bits))) == bits);
+  for (std::uint32_t bits = 0; bits < 0x7C00; ++bits)
+    REQUIRE(float_to_half(half_to_float(static_cast<std::uint16_t>(bits))) == bits);
   CHECK(float_to_half(1.0f + std::ldexp(1.0f, -11)) == 0x3C00);  // halfway between 1 and the next half: even
   CHECK(float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3C02);
   CHECK(float_to_half(1e6f) == 0x7C00);

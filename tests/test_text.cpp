@@ -28,12 +28,19 @@ std::string read_file(const std::string& name) {
 const std::string fffd = "\xEF\xBF\xBD";  // U+FFFD
 
 // decomposed: é = e + U+0301, ñ = n + U+0303, й = и + U+0306, ё = е + U+0308
-const std::string nfd_ecole = "E\xCC\x81" "COLE", nfd_pequena = "peque" "n\xCC\x83" "a";
+const std::string nfd_ecole =
+                      "E\xCC\x81"
+                      "COLE",
+                  nfd_pequena =
+                      "peque"
+                      "n\xCC\x83"
+                      "a";
 
 }  // namespace
 
 TEST_CASE("NFC composes decomposed text and returns ASCII as it is", "[text]") {
-  CHECK(nfc("e\xCC\x81" "cole") == "école");
+  CHECK(nfc("e\xCC\x81"
+            "cole") == "école");
   CHECK(nfc(nfd_pequena) == "pequeña");
   CHECK(nfc("\xE1\x84\x80\xE1\x85\xA1") == "가");  // Hangul jamo compose too
   CHECK(nfc("Fokker, 3.5%") == "Fokker, 3.5%");
@@ -46,8 +53,10 @@ TEST_CASE("Cyrillic and Latin diacritics survive NFC and case folding", "[text]"
   CHECK(case_folded("ИВАН") == "иван");
   CHECK(case_folded("ЖИВОТЪТ Е ХУБАВ") == "животът е хубав");  // Bulgarian
   CHECK(case_folded("ЁЛКА") == "ёлка");                        // Russian
-  CHECK(case_folded("\xD0\x98\xCC\x86" "ОРДАН") == "йордан");   // Й in NFD: И + U+0306
-  CHECK(case_folded("\xD0\x95\xCC\x88" "ЛКА") == "ёлка");       // Ё in NFD
+  CHECK(case_folded("\xD0\x98\xCC\x86"
+                    "ОРДАН") == "йордан");  // Й in NFD: И + U+0306
+  CHECK(case_folded("\xD0\x95\xCC\x88"
+                    "ЛКА") == "ёлка");  // Ё in NFD
   CHECK(case_folded("ÉCOLE") == "école");
   CHECK(case_folded(nfd_ecole) == "école");
   CHECK(case_folded("PEQUEÑA") == "pequeña");
@@ -59,14 +68,17 @@ TEST_CASE("Cyrillic and Latin diacritics survive NFC and case folding", "[text]"
 }
 
 TEST_CASE("invalid UTF-8 becomes U+FFFD, one byte at a time", "[text]") {
-  CHECK(valid_utf8("a\xFF" "b") == "a" + fffd + "b");
-  CHECK(valid_utf8("\xE2\x82") == fffd + fffd);                  // truncated
-  CHECK(valid_utf8("\xC0\xAF") == fffd + fffd);                  // overlong '/'
-  CHECK(valid_utf8("\xED\xA0\x80") == fffd + fffd + fffd);       // a surrogate
+  CHECK(valid_utf8("a\xFF"
+                   "b") == "a" + fffd + "b");
+  CHECK(valid_utf8("\xE2\x82") == fffd + fffd);                        // truncated
+  CHECK(valid_utf8("\xC0\xAF") == fffd + fffd);                        // overlong '/'
+  CHECK(valid_utf8("\xED\xA0\x80") == fffd + fffd + fffd);             // a surrogate
   CHECK(valid_utf8("\xF4\x90\x80\x80") == fffd + fffd + fffd + fffd);  // beyond U+10FFFF
-  CHECK(valid_utf8("\x80" "é") == fffd + "é");                   // a stray continuation byte, then valid text
-  CHECK(nfc("e\xFF\xCC\x81") == "e" + fffd + "\xCC\x81");        // the mark after the bad byte stays apart
-  CHECK(case_folded("\xC3" "A") == fffd + "a");
+  CHECK(valid_utf8("\x80"
+                   "é") == fffd + "é");                    // a stray continuation byte, then valid text
+  CHECK(nfc("e\xFF\xCC\x81") == "e" + fffd + "\xCC\x81");  // the mark after the bad byte stays apart
+  CHECK(case_folded("\xC3"
+                    "A") == fffd + "a");
   std::size_t position = 0;
   CHECK(next_code_point(fffd, position) == replacement_character);  // a real U+FFFD is three bytes
   CHECK(position == 3);
@@ -87,7 +99,8 @@ TEST_CASE("word characters are letters, marks and numbers; spaces are what Pytho
     CHECK_FALSE(is_word_char(c));
     CHECK_FALSE(is_space(c));
   }
-  for (char32_t c : {U' ', U'\t', U'\n', U'\x1C', U'\x1F', U'\u0085', U'\u00A0', U'\u1680', U'\u2007', U'\u2028', U'\u2029', U'\u3000'}) {
+  for (char32_t c : {U' ', U'\t', U'\n', U'\x1C', U'\x1F', U'\u0085', U'\u00A0', U'\u1680', U'\u2007', U'\u2028',
+                     U'\u2029', U'\u3000'}) {
     INFO(static_cast<unsigned>(c));
     CHECK(is_space(c));
     CHECK_FALSE(is_word_char(c));
@@ -96,14 +109,21 @@ TEST_CASE("word characters are letters, marks and numbers; spaces are what Pytho
 
 TEST_CASE("the tokenizer gives NFD text the NFC words and pieces of NFC text", "[text][tokenizer]") {
   const std::string composed = "¿Dónde está la estación? Ёлка, école, pequeña.";
-  const std::string decomposed = "¿Do\xCC\x81nde esta\xCC\x81 la estacio\xCC\x81n? \xD0\x95\xCC\x88лка, e\xCC\x81" "cole, " + nfd_pequena + ".";
+  const std::string decomposed =
+      "¿Do\xCC\x81nde esta\xCC\x81 la estacio\xCC\x81n? \xD0\x95\xCC\x88лка, e\xCC\x81"
+      "cole, " +
+      nfd_pequena + ".";
   REQUIRE(decomposed != composed);
   CHECK(split_words(decomposed) == split_words(composed));
   CHECK(split_words(composed)[1] == "Dónde");
   CHECK(split_on_spaces(decomposed) == split_on_spaces(composed));
   const RnnModel model = RnnModel::load(read_file("tiny-additive.safetensors"));
   CHECK(model.tokenizer().encode_word(nfd_pequena) == model.tokenizer().encode_word("pequeña"));
-  const WordAttention words = align_words(model, {"the", "house"}, {"la", "peque" "n\xCC\x83" "a"});
+  const WordAttention words = align_words(model, {"the", "house"},
+                                          {"la",
+                                           "peque"
+                                           "n\xCC\x83"
+                                           "a"});
   CHECK(words.target_words[1] == "pequeña");  // words come back as they were encoded
 }
 
@@ -115,7 +135,13 @@ TEST_CASE("NFD and NFC words give identical links from align_pair and the statis
   const Sentence source = {"the", "red", "house", "is", "small", "."};
   const Sentence composed = {"la", "casa", "roja", "es", "pequeña", "."};
   const Sentence decomposed = {"la", "casa", "roja", "es", nfd_pequena, "."};
-  const Sentence shouted = {"LA", "CASA", "ROJA", "ES", "PEQUEN\xCC\x83" "A", "."};  // NFD and upper case
+  const Sentence shouted = {"LA",
+                            "CASA",
+                            "ROJA",
+                            "ES",
+                            "PEQUEN\xCC\x83"
+                            "A",
+                            "."};  // NFD and upper case
 
   // the NFD word is the vocabulary's word, not an unknown one
   const int id = hmm.forward().lexicon().target_id("pequeña");
@@ -126,13 +152,15 @@ TEST_CASE("NFD and NFC words give identical links from align_pair and the statis
   CHECK(hmm.align(source, decomposed) == hmm.align(source, composed));
   CHECK(hmm.align(source, shouted) == hmm.align(source, composed));  // the fixture folds case
   CHECK(hmm.posteriors(source, decomposed) == hmm.posteriors(source, composed));
-  CHECK(hmm.align(source, decomposed, Symmetrization::posterior_mean, 0.35f) == hmm.align(source, composed, Symmetrization::posterior_mean, 0.35f));
+  CHECK(hmm.align(source, decomposed, Symmetrization::posterior_mean, 0.35f) ==
+        hmm.align(source, composed, Symmetrization::posterior_mean, 0.35f));
   CHECK(hmm.forward().viterbi(source, decomposed) == hmm.forward().viterbi(source, composed));
   CHECK(ibm2.align(source, decomposed) == ibm2.align(source, composed));
   CHECK(ibm2.posteriors(source, decomposed) == ibm2.posteriors(source, composed));
 
   const AlignmentModels models{&forward, &reverse, &hmm};
-  for (const AlignMethod method : {AlignMethod::argmax, AlignMethod::grow_diag_final_and, AlignMethod::hybrid, AlignMethod::hmm}) {
+  for (const AlignMethod method :
+       {AlignMethod::argmax, AlignMethod::grow_diag_final_and, AlignMethod::hybrid, AlignMethod::hmm}) {
     INFO(to_string(method));
     AlignOptions options;
     options.method = method;
@@ -144,14 +172,20 @@ TEST_CASE("NFD and NFC words give identical links from align_pair and the statis
   }
 }
 
-TEST_CASE("an HMM trained on Cyrillic aligns upper-case and NFD input like its lower-case NFC training text", "[text][hmm]") {
+TEST_CASE("an HMM trained on Cyrillic aligns upper-case and NFD input like its lower-case NFC training text",
+          "[text][hmm]") {
   // Bulgarian -> English; й appears decomposed (и + U+0306) in one sentence of the corpus
-  const std::vector<Sentence> source = {{"иван", "чете", "книга"}, {"мария", "чете", "писмо"}, {"иван", "пише", "писмо"},
-                                        {"мария", "пише", "книга"}, {"\xD0\xB8\xCC\x86" "ордан", "чете", "книга"},
+  const std::vector<Sentence> source = {{"иван", "чете", "книга"},
+                                        {"мария", "чете", "писмо"},
+                                        {"иван", "пише", "писмо"},
+                                        {"мария", "пише", "книга"},
+                                        {"\xD0\xB8\xCC\x86"
+                                         "ордан",
+                                         "чете", "книга"},
                                         {"йордан", "пише", "писмо"}};
-  const std::vector<Sentence> target = {{"ivan", "reads", "a", "book"}, {"maria", "reads", "a", "letter"}, {"ivan", "writes", "a", "letter"},
-                                        {"maria", "writes", "a", "book"}, {"yordan", "reads", "a", "book"},
-                                        {"yordan", "writes", "a", "letter"}};
+  const std::vector<Sentence> target = {{"ivan", "reads", "a", "book"},    {"maria", "reads", "a", "letter"},
+                                        {"ivan", "writes", "a", "letter"}, {"maria", "writes", "a", "book"},
+                                        {"yordan", "reads", "a", "book"},  {"yordan", "writes", "a", "letter"}};
   HmmAligner aligner;
   aligner.train(source, target);
   CHECK(aligner.forward().lexicon().source_vocabulary.count("йордан") == 1);  // one word, not two spellings
@@ -159,7 +193,13 @@ TEST_CASE("an HMM trained on Cyrillic aligns upper-case and NFD input like its l
   const Sentence english = {"yordan", "writes", "a", "book"};
   const Alignment expected = aligner.align({"йордан", "пише", "книга"}, english);
   CHECK(aligner.align({"ЙОРДАН", "ПИШЕ", "КНИГА"}, english) == expected);
-  CHECK(aligner.align({"\xD0\x98\xCC\x86" "ОРДАН", "Пише", "книга"}, english) == expected);
-  CHECK(aligner.posteriors({"\xD0\x98\xCC\x86" "ОРДАН", "ПИШЕ", "КНИГА"}, english) == aligner.posteriors({"йордан", "пише", "книга"}, english));
+  CHECK(aligner.align({"\xD0\x98\xCC\x86"
+                       "ОРДАН",
+                       "Пише", "книга"},
+                      english) == expected);
+  CHECK(aligner.posteriors({"\xD0\x98\xCC\x86"
+                            "ОРДАН",
+                            "ПИШЕ", "КНИГА"},
+                           english) == aligner.posteriors({"йордан", "пише", "книга"}, english));
   CHECK(std::find(expected.begin(), expected.end(), Link{0, 0}) != expected.end());  // йордан - yordan
 }

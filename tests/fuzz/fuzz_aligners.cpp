@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::unique_ptr<attn::StatisticalModel> aligner = attn::load_statistical_aligner(bytes);
     (void)aligner->align(source, target, attn::Symmetrization::grow_diag_final_and);
     (void)aligner->align(source, target, attn::Symmetrization::posterior_mean, 0.35f);
-    if (const auto* hmm = dynamic_cast<const attn::HmmAligner*>(aligner.get())) (void)hmm->forward().viterbi(source, target);
+    if (const auto* hmm = dynamic_cast<const attn::HmmAligner*>(aligner.get()))
+      (void)hmm->forward().viterbi(source, target);
   } catch (const attn::Error&) {
   }
   return 0;

@@ -34,7 +34,8 @@ void read_general(const val& options, const Shape& shape, Settings& settings) {
   if (!is_object(general)) fail("score 'general' needs general: { weight } with weight [dim][keyDim]");
   check_options(general, "attention.general", {"weight", "scale"});
   const int key_dim = shape.resolved_key_dim();
-  settings.general_weight = floats(general, "weight", element_count("general.weight", {shape.dim, key_dim}), dims({shape.dim, key_dim}));
+  settings.general_weight =
+      floats(general, "weight", element_count("general.weight", {shape.dim, key_dim}), dims({shape.dim, key_dim}));
   settings.options.general.weight = settings.general_weight.data();
   settings.options.general.scale = static_cast<float>(number(general, "scale", 1.0));
 }
@@ -42,11 +43,14 @@ void read_general(const val& options, const Shape& shape, Settings& settings) {
 void read_additive(const val& options, const Shape& shape, Settings& settings) {
   const val additive = options["additive"];
   if (!is_object(additive)) fail("score 'additive' needs additive: { hidden, queryWeight, keyWeight, v }");
-  check_options(additive, "attention.additive", {"hidden", "queryWeight", "keyWeight", "v", "bias", "normalize", "gain"});
+  check_options(additive, "attention.additive",
+                {"hidden", "queryWeight", "keyWeight", "v", "bias", "normalize", "gain"});
   const int hidden = integer(additive, "hidden", 0, true), key_dim = shape.resolved_key_dim();
   check_size("additive.hidden", hidden);
-  settings.query_weight = floats(additive, "queryWeight", element_count("queryWeight", {hidden, shape.dim}), dims({hidden, shape.dim}));
-  settings.key_weight = floats(additive, "keyWeight", element_count("keyWeight", {hidden, key_dim}), dims({hidden, key_dim}));
+  settings.query_weight =
+      floats(additive, "queryWeight", element_count("queryWeight", {hidden, shape.dim}), dims({hidden, shape.dim}));
+  settings.key_weight =
+      floats(additive, "keyWeight", element_count("keyWeight", {hidden, key_dim}), dims({hidden, key_dim}));
   settings.additive_v = floats(additive, "v", hidden, dims({hidden}));
   AdditiveScore& score = settings.options.additive;
   score.hidden = hidden;
@@ -70,7 +74,8 @@ void read_local(const val& options, const Shape& shape, Settings& settings) {
   if (window.mode != Local::predictive) return;
   const int hidden = integer(local, "hidden", 0, true);
   check_size("local.hidden", hidden);
-  settings.position_weight = floats(local, "positionWeight", element_count("positionWeight", {hidden, shape.dim}), dims({hidden, shape.dim}));
+  settings.position_weight =
+      floats(local, "positionWeight", element_count("positionWeight", {hidden, shape.dim}), dims({hidden, shape.dim}));
   settings.position_v = floats(local, "positionV", hidden, dims({hidden}));
   window.hidden = hidden;
   window.position_weight = settings.position_weight.data();
@@ -79,7 +84,8 @@ void read_local(const val& options, const Shape& shape, Settings& settings) {
 
 // Runs attention() and returns { output, weights?, scores?, indices?, positions? }.
 val run_attention(const Shape& shape, const std::vector<float>& query, const std::vector<float>& key,
-                  const std::vector<float>& value, const AttentionOptions& settings, bool return_weights, bool return_scores) {
+                  const std::vector<float>& value, const AttentionOptions& settings, bool return_weights,
+                  bool return_scores) {
   const std::size_t rows = static_cast<std::size_t>(shape.heads) * shape.query_length;
   std::vector<float> output(rows * shape.resolved_value_dim());
   std::vector<float> weights(return_weights ? rows * shape.key_length : 0);
@@ -106,9 +112,10 @@ val run_attention(const Shape& shape, const std::vector<float>& query, const std
 val attention_js(val options) {
   return guarded([&] {
     check_options(options, "attention",
-                  {"query", "key", "value", "heads", "queryLength", "keyLength", "dim", "valueDim", "keyDim",
-                   "score", "general", "additive", "validLength", "mask", "causal", "maskValue", "probability",
-                   "temperature", "local", "hard", "dropout", "seed", "returnWeights", "returnScores"});
+                  {"query",       "key",      "value",   "heads",     "queryLength",   "keyLength",
+                   "dim",         "valueDim", "keyDim",  "score",     "general",       "additive",
+                   "validLength", "mask",     "causal",  "maskValue", "probability",   "temperature",
+                   "local",       "hard",     "dropout", "seed",      "returnWeights", "returnScores"});
     const Shape shape = read_shape(options);
     const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
     const auto query = floats(options, "query", element_count("query", {shape.heads, shape.query_length, shape.dim}),

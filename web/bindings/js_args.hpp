@@ -73,9 +73,7 @@ val guarded(Body&& body) {
   return global("Error").new_(message);
 }
 
-inline bool is_object(const val& value) {
-  return !value.isNull() && value.typeOf().as<std::string>() == "object";
-}
+inline bool is_object(const val& value) { return !value.isNull() && value.typeOf().as<std::string>() == "object"; }
 
 inline bool absent(const val& value) { return value.isUndefined() || value.isNull(); }
 
@@ -104,7 +102,8 @@ inline double number(const val& object, const char* name, double fallback, bool 
     if (required) fail(name, " is required");
     return fallback;
   }
-  if (value.typeOf().as<std::string>() != "number") fail(name, " must be a number, got ", value.typeOf().as<std::string>());
+  if (value.typeOf().as<std::string>() != "number")
+    fail(name, " must be a number, got ", value.typeOf().as<std::string>());
   const double x = value.as<double>();
   if (std::isnan(x)) fail(name, " is NaN");
   return x;
@@ -146,12 +145,13 @@ template <class T>
 std::vector<T> copy_in(const val& array, const char* name, const char* constructor, long long expected = -1,
                        const std::string& shape_description = "") {
   if (absent(array)) fail(name, " is required");
-  if (!array.instanceof(global(constructor))) {
+  if (!array.instanceof (global(constructor))) {
     fail(name, " must be a", constructor[0] == 'I' ? "n " : " ", constructor, ", got ", type_name(array));
   }
   const long long length = array["length"].as<double>();
   if (expected >= 0 && length != expected) {
-    fail(name, " has ", length, " elements, expected ", expected, shape_description.empty() ? "" : " ", shape_description);
+    fail(name, " has ", length, " elements, expected ", expected, shape_description.empty() ? "" : " ",
+         shape_description);
   }
   if (length > max_elements) fail(name, " is too large: ", length, " elements");
   std::vector<T> data(static_cast<std::size_t>(length));

@@ -42,25 +42,28 @@ MultiHeadWeights read_multi_head_weights(const val& options) {
 
 val multi_head_attention_js(val options) {
   return guarded([&] {
-    check_options(options, "multiHeadAttention",
-                  {"queryInput", "keyValueInput", "queryLength", "keyLength", "modelDim", "keyValueDim", "heads",
-                   "keyDim", "valueDim", "queryWeight", "keyWeight", "valueWeight", "outputWeight", "queryBias",
-                   "keyBias", "valueBias", "outputBias", "score", "validLength", "mask", "causal", "maskValue",
-                   "probability", "temperature", "dropout", "seed", "returnWeights"});
+    check_options(
+        options, "multiHeadAttention",
+        {"queryInput", "keyValueInput", "queryLength", "keyLength", "modelDim",    "keyValueDim",  "heads",
+         "keyDim",     "valueDim",      "queryWeight", "keyWeight", "valueWeight", "outputWeight", "queryBias",
+         "keyBias",    "valueBias",     "outputBias",  "score",     "validLength", "mask",         "causal",
+         "maskValue",  "probability",   "temperature", "dropout",   "seed",        "returnWeights"});
     const MultiHeadAttention mha(read_multi_head_weights(options));
     const MultiHeadWeights& resolved = mha.weights();
 
     const int query_length = integer(options, "queryLength", 0, true);
     check_size("queryLength", query_length);
-    const auto query_input = floats(options, "queryInput", element_count("queryInput", {query_length, resolved.model_dim}),
-                                    dims({query_length, resolved.model_dim}));
+    const auto query_input =
+        floats(options, "queryInput", element_count("queryInput", {query_length, resolved.model_dim}),
+               dims({query_length, resolved.model_dim}));
     const bool self = !has(options, "keyValueInput");  // self-attention when only one input is given
     const int key_length = self ? query_length : integer(options, "keyLength", 0, true);
     if (self && has(options, "keyLength") && integer(options, "keyLength", 0) != query_length) {
       fail("keyLength must equal queryLength for self-attention (no keyValueInput given)");
     }
     check_size("keyLength", key_length);
-    if (self && resolved.key_value_dim != resolved.model_dim) fail("keyValueInput is required when keyValueDim differs from modelDim");
+    if (self && resolved.key_value_dim != resolved.model_dim)
+      fail("keyValueInput is required when keyValueDim differs from modelDim");
     const auto key_value_input =
         self ? query_input
              : floats(options, "keyValueInput", element_count("keyValueInput", {key_length, resolved.key_value_dim}),
@@ -72,7 +75,8 @@ val multi_head_attention_js(val options) {
 
     const bool return_weights = boolean(options, "returnWeights", true);
     std::vector<float> output(element_count("output", {query_length, resolved.model_dim}));
-    std::vector<float> weights(return_weights ? element_count("weights", {resolved.heads, query_length, key_length}) : 0);
+    std::vector<float> weights(return_weights ? element_count("weights", {resolved.heads, query_length, key_length})
+                                              : 0);
     mha.forward(query_input.data(), query_length, key_value_input.data(), key_length, settings, output.data(),
                 return_weights ? weights.data() : nullptr);
     val result = val::object();
@@ -84,7 +88,8 @@ val multi_head_attention_js(val options) {
 
 val attention_pool_js(val options) {
   return guarded([&] {
-    check_options(options, "attentionPool", {"inputs", "length", "dim", "hidden", "weight", "bias", "context", "validLength"});
+    check_options(options, "attentionPool",
+                  {"inputs", "length", "dim", "hidden", "weight", "bias", "context", "validLength"});
     const int length = integer(options, "length", 0, true), dim = integer(options, "dim", 0, true);
     const int hidden = integer(options, "hidden", 0, true);
     check_size("length", length);

@@ -6,8 +6,8 @@
 
 #include "attn/align/attention_aligner.hpp"
 #include "attn/align/statistical.hpp"
-#include "attn/models/safetensors.hpp"
 #include "attn/models/rnn.hpp"
+#include "attn/models/safetensors.hpp"
 #include "js_args.hpp"
 
 namespace attn::js {
@@ -107,8 +107,8 @@ class StatisticalAligner {
       if (!absent(options)) check_options(options, "aligner.align", {"symmetrize", "threshold"});
       AlignOptions settings = align_options(options, true);
       settings.method = model_->kind() == StatisticalKind::hmm ? AlignMethod::hmm : AlignMethod::ibm2;
-      const PairAlignment pair =
-          align_pair({nullptr, nullptr, model_.get()}, sentence(source, "source"), sentence(target, "target"), settings);
+      const PairAlignment pair = align_pair({nullptr, nullptr, model_.get()}, sentence(source, "source"),
+                                            sentence(target, "target"), settings);
       return alignment_result(pair.forward, pair.links);
     });
   }
@@ -159,15 +159,19 @@ class Model {
       AlignmentModels models;
       models.forward = model_.get();
       if (!absent(options)) {
-        check_options(options, "align", {"method", "reverse", "statistical", "statisticalWeight", "mix", "symmetrize",
-                                         "posteriorThreshold", "shift", "threshold"});
-        if (has(options, "reverse")) models.reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers())->model_.get();
+        check_options(options, "align",
+                      {"method", "reverse", "statistical", "statisticalWeight", "mix", "symmetrize",
+                       "posteriorThreshold", "shift", "threshold"});
+        if (has(options, "reverse"))
+          models.reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers())->model_.get();
         if (has(options, "statistical")) {
-          models.statistical = &options["statistical"].as<const StatisticalAligner*>(emscripten::allow_raw_pointers())->model();
+          models.statistical =
+              &options["statistical"].as<const StatisticalAligner*>(emscripten::allow_raw_pointers())->model();
         }
       }
       const AlignOptions settings = align_options(options, false);
-      if (!needs_model(settings.method)) fail("method '", to_string(settings.method), "' is a statistical aligner's: use aligner.align");
+      if (!needs_model(settings.method))
+        fail("method '", to_string(settings.method), "' is a statistical aligner's: use aligner.align");
       const PairAlignment pair = align_pair(models, sentence(source, "source"), sentence(target, "target"), settings);
       val result = alignment_result(pair.forward, pair.links);
       if (!pair.backward.weights.empty()) result.set("reverseWeights", copy_out(pair.backward.weights));
@@ -180,15 +184,11 @@ class Model {
 };
 
 val load_statistical_aligner(val bytes) {
-  return guarded([&] {
-    return val(StatisticalAligner(file_bytes(bytes)));
-  });
+  return guarded([&] { return val(StatisticalAligner(file_bytes(bytes))); });
 }
 
 val load_model(val bytes) {
-  return guarded([&] {
-    return val(Model(RnnModel::load(file_bytes(bytes))));
-  });
+  return guarded([&] { return val(Model(RnnModel::load(file_bytes(bytes)))); });
 }
 
 // extractLinks({weights, rows, cols, method: 'argmax' | 'threshold' | 'itermax', threshold})
@@ -202,10 +202,14 @@ val extract_links(val options) {
     const std::string method = string(options, "method", "argmax");
     const float threshold = static_cast<float>(number(options, "threshold", align_defaults.threshold));
     Alignment links;
-    if (method == "argmax") links = argmax_links(weights.data(), rows, cols);
-    else if (method == "threshold") links = threshold_links(weights.data(), rows, cols, threshold);
-    else if (method == "itermax") links = itermax_links(weights.data(), rows, cols);
-    else fail("unknown extraction method '", method, "' (expected argmax, threshold or itermax)");
+    if (method == "argmax")
+      links = argmax_links(weights.data(), rows, cols);
+    else if (method == "threshold")
+      links = threshold_links(weights.data(), rows, cols, threshold);
+    else if (method == "itermax")
+      links = itermax_links(weights.data(), rows, cols);
+    else
+      fail("unknown extraction method '", method, "' (expected argmax, threshold or itermax)");
     val result = val::object();
     result.set("links", link_array(links));
     result.set("pharaoh", to_pharaoh(links));
@@ -221,11 +225,15 @@ val symmetrize(val options) {
     const Alignment backward = parse_pharaoh(string(options, "backward", ""));
     const std::string method = string(options, "method", "grow-diag-final-and");
     Alignment links;
-    if (method == "intersection") links = intersect(forward, backward);
-    else if (method == "union") links = unite(forward, backward);
+    if (method == "intersection")
+      links = intersect(forward, backward);
+    else if (method == "union")
+      links = unite(forward, backward);
     else if (method == "grow-diag-final-and") {
-      links = grow_diag_final_and(forward, backward, integer(options, "sourceLength", 0, true), integer(options, "targetLength", 0, true));
-    } else fail("unknown symmetrization '", method, "' (expected intersection, union or grow-diag-final-and)");
+      links = grow_diag_final_and(forward, backward, integer(options, "sourceLength", 0, true),
+                                  integer(options, "targetLength", 0, true));
+    } else
+      fail("unknown symmetrization '", method, "' (expected intersection, union or grow-diag-final-and)");
     val result = val::object();
     result.set("links", link_array(links));
     result.set("pharaoh", to_pharaoh(links));
@@ -236,9 +244,11 @@ val symmetrize(val options) {
 // alignmentError(predicted: string[], gold: string[]) with Pharaoh lines; gold "s?t" is possible.
 val alignment_error(val predicted, val gold) {
   return guarded([&] {
-    if (!predicted.isArray() || !gold.isArray()) fail("alignmentError(predicted, gold) takes two arrays of Pharaoh strings");
+    if (!predicted.isArray() || !gold.isArray())
+      fail("alignmentError(predicted, gold) takes two arrays of Pharaoh strings");
     const int count = predicted["length"].as<int>();
-    if (gold["length"].as<int>() != count) fail("predicted has ", count, " sentences, gold has ", gold["length"].as<int>());
+    if (gold["length"].as<int>() != count)
+      fail("predicted has ", count, " sentences, gold has ", gold["length"].as<int>());
     AlignmentScore score;
     for (int i = 0; i < count; ++i) {
       if (predicted[i].typeOf().as<std::string>() != "string" || gold[i].typeOf().as<std::string>() != "string") {

@@ -13,10 +13,9 @@
 extern "C" {
 
 // score: 0 dot, 1 scaled_dot. weights may be null. Returns 0, or 1 when attention() refused.
-EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* key, const float* value,
-                                              float* output, float* weights, int heads, int query_length,
-                                              int key_length, int dim, int value_dim, int score, int causal,
-                                              float temperature) {
+EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* key, const float* value, float* output,
+                                              float* weights, int heads, int query_length, int key_length, int dim,
+                                              int value_dim, int score, int causal, float temperature) {
   try {
     attn::Shape shape;
     shape.heads = heads;

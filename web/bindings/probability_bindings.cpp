@@ -31,7 +31,8 @@ val hardmax_js(val scores) { return row_function("hardmax", scores, val::undefin
 val masked_softmax_js(val options) {
   return guarded([&] {
     check_options(options, "maskedSoftmax",
-                  {"scores", "batch", "rows", "cols", "validLength", "mask", "causal", "maskValue", "probability", "temperature"});
+                  {"scores", "batch", "rows", "cols", "validLength", "mask", "causal", "maskValue", "probability",
+                   "temperature"});
     const int batch = integer(options, "batch", 1);
     const int rows = integer(options, "rows", 1);
     const int cols = integer(options, "cols", 0, true);
@@ -42,7 +43,8 @@ val masked_softmax_js(val options) {
     check_finite("scores", scores.data(), scores.size());
     MaskStorage storage;
     const Masking masking = parse_masking(options, batch, rows, cols, storage);
-    masked_probabilities(scores.data(), batch, rows, cols, masking, parse_probability(string(options, "probability", "softmax")),
+    masked_probabilities(scores.data(), batch, rows, cols, masking,
+                         parse_probability(string(options, "probability", "softmax")),
                          static_cast<float>(number(options, "temperature", 1.0)));
     return copy_out(scores);
   });

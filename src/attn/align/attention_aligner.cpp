@@ -56,7 +56,8 @@ Alignment symmetrized(const WordAttention& forward, const WordAttention& backwar
   if (options.symmetrization == Symmetrization::posterior_mean) {
     std::vector<float> mean(forward.weights.size());
     for (int t = 0; t < T; ++t)
-      for (int s = 0; s < S; ++s) mean[at(t, s, S)] = 0.5f * (forward.weights[at(t, s, S)] + backward.weights[at(s, t, T)]);
+      for (int s = 0; s < S; ++s)
+        mean[at(t, s, S)] = 0.5f * (forward.weights[at(t, s, S)] + backward.weights[at(s, t, T)]);
     return threshold_links(mean.data(), T, S, options.posterior_threshold);
   }
   return grow_diag_final_and(argmax_without_null(forward, T, S), swapped(argmax_without_null(backward, S, T)), S, T);
@@ -70,7 +71,8 @@ Alignment hybrid_links(const StatisticalModel& statistical, const WordAttention&
   const int S = static_cast<int>(source.size()), T = static_cast<int>(target.size());
   WordAttention forward_mix = forward, backward_mix = backward;
   mix_into(forward_mix, statistical.forward_posteriors(source, target), T, S, options.statistical_weight, options.mix);
-  mix_into(backward_mix, statistical.backward_posteriors(source, target), S, T, options.statistical_weight, options.mix);
+  mix_into(backward_mix, statistical.backward_posteriors(source, target), S, T, options.statistical_weight,
+           options.mix);
   return symmetrized(forward_mix, backward_mix, S, T, options);
 }
 
@@ -78,7 +80,8 @@ Alignment hybrid_links(const StatisticalModel& statistical, const WordAttention&
 Alignment attention_links(const PairAlignment& pair, const WordAttention& backward, const AlignmentModels& models,
                           const AlignOptions& options) {
   const std::vector<float>& P = pair.forward.weights;
-  const int S = static_cast<int>(pair.forward.source_words.size()), T = static_cast<int>(pair.forward.target_words.size());
+  const int S = static_cast<int>(pair.forward.source_words.size()),
+            T = static_cast<int>(pair.forward.target_words.size());
   switch (options.method) {
     case AlignMethod::argmax: return argmax_without_null(pair.forward, T, S);
     case AlignMethod::threshold: return threshold_links(P.data(), T, S, options.threshold);
@@ -157,7 +160,8 @@ PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::s
     backward = align_words(*models.reverse, target, source, options.shift);
     result.backward = backward;
     std::swap(result.backward.source_words, result.backward.target_words);
-    result.backward.weights = transposed(backward.weights, static_cast<int>(source.size()), static_cast<int>(target.size()));
+    result.backward.weights =
+        transposed(backward.weights, static_cast<int>(source.size()), static_cast<int>(target.size()));
   }
   result.links = attention_links(result, backward, models, options);
   return result;

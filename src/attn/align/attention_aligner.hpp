@@ -34,7 +34,7 @@ struct AlignOptions {
   Symmetrization symmetrization = align_defaults.symmetrization;
   float posterior_threshold = align_defaults.posterior_threshold;
   float threshold = align_defaults.threshold;  // the threshold method's
-  bool shift = false;  // read attention where the word is the decoder input (Chen et al. 2020)
+  bool shift = false;                          // read attention where the word is the decoder input (Chen et al. 2020)
 };
 
 // Throws attn::Error naming the first setting outside its range.

@@ -41,9 +41,9 @@ void transitions(const std::vector<float>& jump, int source_length, std::vector<
 // Scaled forward-backward over one pair (Rabiner's scaling: every step's forward vector sums to 1).
 struct Lattice {
   int J = 0, I = 0;
-  std::vector<double> word_forward, null_forward;  // [J][I + 1]: word column 0 unused; NULL(i') at i'
-  std::vector<double> backward;                    // [J][I + 1]: same for word i' and NULL(i')
-  std::vector<double> scale;                       // [J]
+  std::vector<double> word_forward, null_forward;      // [J][I + 1]: word column 0 unused; NULL(i') at i'
+  std::vector<double> backward;                        // [J][I + 1]: same for word i' and NULL(i')
+  std::vector<double> scale;                           // [J]
   std::vector<double> word_posterior, null_posterior;  // [J][I], [J]
   double log_likelihood = 0.0;
 };
@@ -136,13 +136,14 @@ void count_jumps(const double* emission, const std::vector<double>& transition, 
         jump_counts[std::clamp(to - from, -max_jump, max_jump) + max_jump] += previous[from] * row[to - 1] * next[to];
       }
     }
-    for (std::size_t i = 0; i < width; ++i) previous[i] = lattice.word_forward[j * width + i] + lattice.null_forward[j * width + i];
+    for (std::size_t i = 0; i < width; ++i)
+      previous[i] = lattice.word_forward[j * width + i] + lattice.null_forward[j * width + i];
   }
 }
 
 // emission [J][I + 1] with column 0 = NULL. Adds expected jump counts to *jump_counts when given.
-void forward_backward(const double* emission, int J, int I, const std::vector<double>& transition, double null_probability,
-                      Lattice& lattice, std::vector<double>* jump_counts = nullptr) {
+void forward_backward(const double* emission, int J, int I, const std::vector<double>& transition,
+                      double null_probability, Lattice& lattice, std::vector<double>* jump_counts = nullptr) {
   const std::size_t cells = static_cast<std::size_t>(J) * (I + 1);
   lattice.J = J;
   lattice.I = I;
@@ -162,7 +163,8 @@ void check_jump(const std::vector<float>& jump, const char* name) {
   }
   double total = 0.0;
   for (std::size_t d = 0; d < jump.size(); ++d) {
-    if (!(jump[d] >= 0.0f && std::isfinite(jump[d]))) fail(name, "[", d, "] = ", jump[d], " is not a non-negative number");
+    if (!(jump[d] >= 0.0f && std::isfinite(jump[d])))
+      fail(name, "[", d, "] = ", jump[d], " is not a non-negative number");
     total += jump[d];
   }
   if (!(total > 0.0)) fail(name, " is all zeros");
@@ -170,7 +172,8 @@ void check_jump(const std::vector<float>& jump, const char* name) {
 
 }  // namespace
 
-void HmmModel::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options) {
+void HmmModel::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target,
+                     const HmmOptions& options) {
   Ibm2Model initial;
   if (options.lowercase) {
     const std::vector<Sentence> folded_source = folded_corpus(source), folded_target = folded_corpus(target);
@@ -190,13 +193,14 @@ struct HmmTraining {
   std::vector<double> theta, counts, jump_counts, emission, transition;
   Lattice lattice;
 
-  HmmTraining(HmmModel& trained, const Ibm2Model& initial, const std::vector<Sentence>& source, const std::vector<Sentence>& target,
-              const HmmOptions& training_options)
+  HmmTraining(HmmModel& trained, const Ibm2Model& initial, const std::vector<Sentence>& source,
+              const std::vector<Sentence>& target, const HmmOptions& training_options)
       : model(trained), options(training_options) {
     if (!initial.trained()) fail("the HMM needs a trained IBM Model 2 to start from");
     if (options.iterations < 1) fail("iterations must be at least 1");
     if (options.max_jump < 1 || options.max_jump > largest_max_jump) fail("max_jump must be in 1..", largest_max_jump);
-    if (!(options.null_probability > 0.0f && options.null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
+    if (!(options.null_probability > 0.0f && options.null_probability < 1.0f))
+      fail("the NULL probability must be in (0, 1)");
     model.lexicon_ = TranslationTable();
     model.lexicon_.source_vocabulary = initial.lexicon().source_vocabulary;
     model.lexicon_.target_vocabulary = initial.lexicon().target_vocabulary;
@@ -207,7 +211,8 @@ struct HmmTraining {
     model.lowercase_ = options.lowercase;
     // jumps start near-monotone, c(d) ~ 1 / (1 + |d - 1|), so the first E-step keeps a diagonal bias
     model.jump_.assign(2 * options.max_jump + 1, 0.0f);
-    for (int d = -options.max_jump; d <= options.max_jump; ++d) model.jump_[d + options.max_jump] = 1.0f / (1.0f + std::abs(d - 1));
+    for (int d = -options.max_jump; d <= options.max_jump; ++d)
+      model.jump_[d + options.max_jump] = 1.0f / (1.0f + std::abs(d - 1));
     jump_counts.assign(model.jump_.size(), 0.0);
   }
   int source_length(std::size_t k) const { return static_cast<int>(corpus.sources[k].size()); }
@@ -218,7 +223,8 @@ struct HmmTraining {
     emission.resize(links.size());
     for (std::size_t c = 0; c < links.size(); ++c) emission[c] = theta[links[c]];
     transitions(model.jump_, source_length(k), transition);
-    forward_backward(emission.data(), target_length(k), source_length(k), transition, model.null_probability_, lattice, &jump_counts);
+    forward_backward(emission.data(), target_length(k), source_length(k), transition, model.null_probability_, lattice,
+                     &jump_counts);
   }
   // translation counts of pair k: word [J][I] and NULL [J] posteriors
   void add(std::size_t k, const std::vector<double>& word, const std::vector<double>& null) {
@@ -264,7 +270,8 @@ HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> 
   if (!(null_probability > 0.0f && null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
   HmmModel model;
   model.lexicon_ = std::move(lexicon);
-  if (model.lexicon_.table.size() < model.lexicon_.source_vocabulary.size() + 1) model.lexicon_.table.resize(model.lexicon_.source_vocabulary.size() + 1);
+  if (model.lexicon_.table.size() < model.lexicon_.source_vocabulary.size() + 1)
+    model.lexicon_.table.resize(model.lexicon_.source_vocabulary.size() + 1);
   model.jump_ = std::move(jump);
   model.null_probability_ = null_probability;
   model.trained_ = true;
@@ -293,7 +300,8 @@ std::vector<double> HmmModel::emissions(const Sentence& original_source, const S
   return emission;
 }
 
-double HmmModel::run_forward_backward(const Sentence& source, const Sentence& target, std::vector<float>* posterior) const {
+double HmmModel::run_forward_backward(const Sentence& source, const Sentence& target,
+                                      std::vector<float>* posterior) const {
   const std::vector<double> emission = emissions(source, target);
   const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
   std::vector<double> transition;
@@ -375,7 +383,8 @@ HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix) {
   HmmModel model = from_parameters(TranslationTable::read(file, prefix), std::move(jump),
                                    read_number(file, prefix + "null_probability", 1e-6f, 0.999f));
   const std::string lowercase = file.meta(prefix + "lowercase");
-  if (lowercase != "true" && lowercase != "false") fail(prefix, "lowercase must be true or false, got '", lowercase, "'");
+  if (lowercase != "true" && lowercase != "false")
+    fail(prefix, "lowercase must be true or false, got '", lowercase, "'");
   model.lowercase_ = lowercase == "true";
   return model;
 }

@@ -22,11 +22,11 @@
 namespace attn {
 
 struct HmmOptions {
-  Ibm2Options ibm2;                // the initialisation (its iterations run first)
-  int iterations = 5;              // HMM EM iterations after IBM Model 2
-  int max_jump = 8;                // jump widths beyond +-max_jump share one bucket each side
-  float null_probability = 0.1f;   // p0, fixed (0.08 measured a little better than 0.15 and 0.25)
-  bool variational_bayes = true;   // theta's M-step as in IBM Model 2 (-v)
+  Ibm2Options ibm2;               // the initialisation (its iterations run first)
+  int iterations = 5;             // HMM EM iterations after IBM Model 2
+  int max_jump = 8;               // jump widths beyond +-max_jump share one bucket each side
+  float null_probability = 0.1f;  // p0, fixed (0.08 measured a little better than 0.15 and 0.25)
+  bool variational_bayes = true;  // theta's M-step as in IBM Model 2 (-v)
   float alpha = 0.01f;
   // words are case-folded (Unicode full case folding) in training and alignment: fewer, denser counts
   bool lowercase = true;

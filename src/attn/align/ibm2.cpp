@@ -85,7 +85,8 @@ float optimized_tension(const CorpusShapes& shapes, double empirical_feature, fl
   for (int step = 0; step < 8; ++step) {
     double model_feature = 0.0;
     for (const auto& [size, count] : shapes.sizes) {
-      for (int i = 1; i <= size.first; ++i) model_feature += count * expected_feature(i, size.first, size.second, tension);
+      for (int i = 1; i <= size.first; ++i)
+        model_feature += count * expected_feature(i, size.first, size.second, tension);
     }
     model_feature /= static_cast<double>(shapes.tokens);
     tension = static_cast<float>(std::clamp(tension + (empirical_feature - model_feature) * 20.0, 0.1, 14.0));
@@ -95,10 +96,13 @@ float optimized_tension(const CorpusShapes& shapes, double empirical_feature, fl
 
 }  // namespace
 
-void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Ibm2Options& options) {
-  if (source.size() != target.size()) fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
+void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target,
+                      const Ibm2Options& options) {
+  if (source.size() != target.size())
+    fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
   if (options.iterations < 1) fail("iterations must be at least 1");
-  if (!(options.null_probability > 0.0f && options.null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");
+  if (!(options.null_probability > 0.0f && options.null_probability < 1.0f))
+    fail("the NULL probability must be in (0, 1)");
   lexicon_ = TranslationTable();
   const IndexedCorpus corpus = IndexedCorpus::build(source, target, lexicon_);
   const CorpusShapes shapes = shapes_of(corpus);
@@ -106,7 +110,8 @@ void Ibm2Model::train(const std::vector<Sentence>& source, const std::vector<Sen
   null_probability_ = options.null_probability;
   tension_ = options.tension;
   for (int iteration = 0; iteration < options.iterations; ++iteration) {
-    const double empirical_feature = expected_counts(corpus, theta, null_probability_, tension_, counts) / shapes.tokens;
+    const double empirical_feature =
+        expected_counts(corpus, theta, null_probability_, tension_, counts) / shapes.tokens;
     if (options.optimize_tension && iteration > 0) tension_ = optimized_tension(shapes, empirical_feature, tension_);
     corpus.maximize(counts, options.variational_bayes, options.alpha, theta);
   }
@@ -131,7 +136,8 @@ std::vector<float> Ibm2Model::posteriors(const Sentence& source, const Sentence&
       probabilities[j] = std::exp(tension_ * diagonal_feature(i, j, m, n)) / z * lexicon_.translation(s[j - 1], f);
       sum += probabilities[j];
     }
-    for (int j = 1; j <= n; ++j) result[static_cast<std::size_t>(i - 1) * n + (j - 1)] = static_cast<float>(probabilities[j] / sum);
+    for (int j = 1; j <= n; ++j)
+      result[static_cast<std::size_t>(i - 1) * n + (j - 1)] = static_cast<float>(probabilities[j] / sum);
   }
   return result;
 }

@@ -18,11 +18,11 @@ namespace attn {
 
 struct Ibm2Options {
   int iterations = 5;
-  float null_probability = 0.08f;     // p0
-  float tension = 4.0f;               // initial lambda
+  float null_probability = 0.08f;  // p0
+  float tension = 4.0f;            // initial lambda
   bool optimize_tension = true;
-  bool variational_bayes = true;      // fast_align -v
-  float alpha = 0.01f;                // Dirichlet concentration for -v
+  bool variational_bayes = true;  // fast_align -v
+  float alpha = 0.01f;            // Dirichlet concentration for -v
 };
 
 // One direction: aligns each target word to one source word (or none).

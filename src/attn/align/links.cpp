@@ -54,12 +54,14 @@ std::vector<char> mutual_argmax(const std::vector<float>& scores, const std::vec
   std::vector<int> row_best(m), column_best(n);
   for (int t = 0; t < m; ++t) {
     int best = 0;
-    for (int s = 1; s < n; ++s) if (scores[t * n + s] > scores[t * n + best]) best = s;
+    for (int s = 1; s < n; ++s)
+      if (scores[t * n + s] > scores[t * n + best]) best = s;
     row_best[t] = best;
   }
   for (int s = 0; s < n; ++s) {
     int best = 0;
-    for (int t = 1; t < m; ++t) if (scores[t * n + s] > scores[best * n + s]) best = t;
+    for (int t = 1; t < m; ++t)
+      if (scores[t * n + s] > scores[best * n + s]) best = t;
     column_best[s] = best;
   }
   std::vector<char> result(static_cast<std::size_t>(m) * n, 0);
@@ -149,7 +151,8 @@ Alignment grow_diag_final_and(const Alignment& forward, const Alignment& backwar
   const Alignment united = unite(forward, backward);
   for (const Link& link : united) {
     if (link.source < 0 || link.source >= source_length || link.target < 0 || link.target >= target_length) {
-      fail("link ", link.source, "-", link.target, " is outside a ", source_length, "x", target_length, " sentence pair");
+      fail("link ", link.source, "-", link.target, " is outside a ", source_length, "x", target_length,
+           " sentence pair");
     }
   }
   std::set<Link> union_set(united.begin(), united.end());
@@ -167,9 +170,10 @@ Alignment grow_diag_final_and(const Alignment& forward, const Alignment& backwar
         for (const auto& d : neighbours) {
           const Link candidate{s + d[0], t + d[1]};
           if (candidate.source < 0 || candidate.source >= source_length || candidate.target < 0 ||
-              candidate.target >= target_length) continue;
-          if ((!source_aligned[candidate.source] || !target_aligned[candidate.target]) &&
-              union_set.count(candidate) && !alignment.count(candidate)) {
+              candidate.target >= target_length)
+            continue;
+          if ((!source_aligned[candidate.source] || !target_aligned[candidate.target]) && union_set.count(candidate) &&
+              !alignment.count(candidate)) {
             alignment.insert(candidate);
             source_aligned[candidate.source] = target_aligned[candidate.target] = 1;
             added = true;
@@ -220,7 +224,8 @@ std::string to_pharaoh(const Alignment& links) {
   return out;
 }
 
-void AlignmentScore::add(const Alignment& predicted_links, const Alignment& sure_links, const Alignment& possible_links) {
+void AlignmentScore::add(const Alignment& predicted_links, const Alignment& sure_links,
+                         const Alignment& possible_links) {
   const Alignment a = normalized(predicted_links);
   const Alignment possible = unite(sure_links, possible_links);
   predicted += static_cast<long long>(a.size());

@@ -46,10 +46,10 @@ std::string to_pharaoh(const Alignment& links);
 
 // Counts for alignment error rate (Och & Ney 2003), summed over sentences.
 struct AlignmentScore {
-  long long predicted = 0;          // |A|
-  long long sure = 0;               // |S|
-  long long predicted_sure = 0;     // |A ∩ S|
-  long long predicted_possible = 0; // |A ∩ P|, P includes S
+  long long predicted = 0;           // |A|
+  long long sure = 0;                // |S|
+  long long predicted_sure = 0;      // |A ∩ S|
+  long long predicted_possible = 0;  // |A ∩ P|, P includes S
   void add(const Alignment& predicted_links, const Alignment& sure_links, const Alignment& possible_links = {});
   double precision() const;  // |A∩P| / |A|
   double recall() const;     // |A∩S| / |S|

@@ -11,13 +11,15 @@ const std::vector<AlignMethodInfo> methods = {
     {AlignMethod::argmax, "argmax", "each target word's most attended source word", true, false, false},
     {AlignMethod::threshold, "threshold", "every word pair whose attention reaches the threshold", true, false, false},
     {AlignMethod::itermax, "itermax", "SimAlign's itermax on the attention matrix", true, false, false},
-    {AlignMethod::intersection, "intersection", "argmax links of both directions' models, intersected", true, true, false},
+    {AlignMethod::intersection, "intersection", "argmax links of both directions' models, intersected", true, true,
+     false},
     {AlignMethod::union_, "union", "argmax links of both directions' models, united", true, true, false},
-    {AlignMethod::grow_diag_final_and, "grow-diag-final-and", "argmax links of both directions' models, grow-diag-final-and",
-     true, true, false},
-    {AlignMethod::soft_intersection, "soft-itermax", "itermax over the mean of both directions' attention", true, true, false},
-    {AlignMethod::hybrid, "hybrid", "both directions' attention mixed with a statistical aligner's posteriors", true, true,
-     true},
+    {AlignMethod::grow_diag_final_and, "grow-diag-final-and",
+     "argmax links of both directions' models, grow-diag-final-and", true, true, false},
+    {AlignMethod::soft_intersection, "soft-itermax", "itermax over the mean of both directions' attention", true, true,
+     false},
+    {AlignMethod::hybrid, "hybrid", "both directions' attention mixed with a statistical aligner's posteriors", true,
+     true, true},
     {AlignMethod::hmm, "hmm", "the HMM aligner alone (statistical, for comparison)", false, false, true},
     {AlignMethod::ibm2, "ibm2", "IBM Model 2 alone (fast_align's model, for comparison)", false, false, true},
 };
@@ -89,7 +91,9 @@ StatisticalKind parse_statistical_kind(const std::string& name) {
   return parse_in(statistical_kinds, name, "statistical aligner");
 }
 Mix parse_mix(const std::string& name) { return parse_in(mixes, name, "mix"); }
-Symmetrization parse_symmetrization(const std::string& name) { return parse_in(symmetrizations, name, "symmetrization"); }
+Symmetrization parse_symmetrization(const std::string& name) {
+  return parse_in(symmetrizations, name, "symmetrization");
+}
 
 const char* to_string(AlignMethod method) { return info(method).name; }
 const char* to_string(StatisticalKind kind) { return name_in(statistical_kinds, kind); }

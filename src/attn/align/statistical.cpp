@@ -63,8 +63,10 @@ std::size_t TranslationTable::size() const {
   return total;
 }
 
-IndexedCorpus IndexedCorpus::build(const std::vector<Sentence>& source, const std::vector<Sentence>& target, TranslationTable& table) {
-  if (source.size() != target.size()) fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
+IndexedCorpus IndexedCorpus::build(const std::vector<Sentence>& source, const std::vector<Sentence>& target,
+                                   TranslationTable& table) {
+  if (source.size() != target.size())
+    fail("training needs as many source sentences (", source.size(), ") as target sentences (", target.size(), ")");
   IndexedCorpus corpus;
   for (std::size_t k = 0; k < source.size(); ++k) {
     if (source[k].empty() || target[k].empty()) continue;
@@ -102,7 +104,8 @@ std::vector<double> IndexedCorpus::translations(const TranslationTable& table) c
   return theta;
 }
 
-void IndexedCorpus::maximize(const std::vector<double>& counts, bool variational_bayes, double alpha, std::vector<double>& theta) const {
+void IndexedCorpus::maximize(const std::vector<double>& counts, bool variational_bayes, double alpha,
+                             std::vector<double>& theta) const {
   if (!variational_bayes) alpha = 0.0;
   const int sources = pair_source.empty() ? 0 : *std::max_element(pair_source.begin(), pair_source.end());
   std::vector<double> totals(static_cast<std::size_t>(sources) + 1, 0.0);
@@ -116,7 +119,8 @@ void IndexedCorpus::maximize(const std::vector<double>& counts, bool variational
 
 void IndexedCorpus::store(const std::vector<double>& theta, TranslationTable& table) const {
   table.table.assign(table.source_vocabulary.size() + 1, {});
-  for (std::size_t p = 0; p < pair_source.size(); ++p) table.table[pair_source[p]].emplace(pair_target[p], static_cast<float>(theta[p]));
+  for (std::size_t p = 0; p < pair_source.size(); ++p)
+    table.table[pair_source[p]].emplace(pair_target[p], static_cast<float>(theta[p]));
 }
 
 void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
@@ -168,7 +172,8 @@ TranslationTable TranslationTable::read(const SafeTensors& file, const std::stri
     if (!words.is_array()) fail(prefix, key, " must be an array of words");
     for (const auto& word : words) {
       if (!word.is_string()) fail(prefix, key, " must hold strings");
-      if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second) fail(prefix, key, " repeats '", word.get<std::string>(), "'");
+      if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second)
+        fail(prefix, key, " repeats '", word.get<std::string>(), "'");
     }
   };
   vocabulary("source_vocabulary", result.source_vocabulary);
@@ -180,7 +185,8 @@ TranslationTable TranslationTable::read(const SafeTensors& file, const std::stri
   result.table.assign(result.source_vocabulary.size() + 1, {});
   const int target_size = static_cast<int>(result.target_vocabulary.size());
   for (std::int64_t k = 0; k < count; ++k) {
-    if (sources[k] < 0 || sources[k] >= static_cast<int>(result.table.size()) || targets[k] < 1 || targets[k] > target_size) {
+    if (sources[k] < 0 || sources[k] >= static_cast<int>(result.table.size()) || targets[k] < 1 ||
+        targets[k] > target_size) {
       fail(prefix, "entry ", k, " names a word outside the vocabularies");
     }
     if (!(probabilities[k] >= 0.0f && probabilities[k] <= 1.0f)) fail(prefix, "entry ", k, " is not a probability");

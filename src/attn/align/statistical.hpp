@@ -118,7 +118,8 @@ class BidirectionalAligner : public StatisticalModel {
   // The same from a file already parsed (whose format says which aligner it holds).
   static BidirectionalAligner from_file(const SafeTensors& file) {
     const auto format = file.metadata().find("format");
-    if (format == file.metadata().end() || format->second != Direction::format) fail("not an ", Direction::format, " file");
+    if (format == file.metadata().end() || format->second != Direction::format)
+      fail("not an ", Direction::format, " file");
     BidirectionalAligner aligner;
     aligner.forward_ = Direction::read(file, "forward.");
     aligner.backward_ = Direction::read(file, "backward.");

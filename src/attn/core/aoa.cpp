@@ -7,8 +7,8 @@
 
 namespace attn {
 
-AttentionOverAttention attention_over_attention(const float* document, int document_length,
-                                                const float* query, int query_length, int dim) {
+AttentionOverAttention attention_over_attention(const float* document, int document_length, const float* query,
+                                                int query_length, int dim) {
   check_size("document_length", document_length);
   check_size("query_length", query_length);
   check_size("dim", dim);

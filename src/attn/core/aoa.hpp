@@ -11,15 +11,15 @@
 namespace attn {
 
 struct AttentionOverAttention {
-  std::vector<float> pairwise;          // M     [document_length][query_length]
-  std::vector<float> column_softmax;    // alpha [document_length][query_length]
-  std::vector<float> row_softmax;       // beta  [document_length][query_length]
-  std::vector<float> query_attention;   // beta_avg [query_length]
+  std::vector<float> pairwise;            // M     [document_length][query_length]
+  std::vector<float> column_softmax;      // alpha [document_length][query_length]
+  std::vector<float> row_softmax;         // beta  [document_length][query_length]
+  std::vector<float> query_attention;     // beta_avg [query_length]
   std::vector<float> document_attention;  // s   [document_length]
 };
 
 // document [document_length][dim], query [query_length][dim] (contextual embeddings).
-AttentionOverAttention attention_over_attention(const float* document, int document_length,
-                                                const float* query, int query_length, int dim);
+AttentionOverAttention attention_over_attention(const float* document, int document_length, const float* query,
+                                                int query_length, int dim);
 
 }  // namespace attn

@@ -133,7 +133,8 @@ void validate_inputs(const Shape& shape, const float* query, const float* key, c
   if (reads_keys(options)) {
     check_values(options, "key", key, element_count("key", {shape.heads, shape.key_length, shape.resolved_key_dim()}));
   }
-  check_values(options, "value", value, element_count("value", {shape.heads, shape.key_length, shape.resolved_value_dim()}));
+  check_values(options, "value", value,
+               element_count("value", {shape.heads, shape.key_length, shape.resolved_value_dim()}));
 }
 
 void validate_general(const Shape& shape, const AttentionOptions& options) {
@@ -187,8 +188,8 @@ void validate_score(const Shape& shape, const AttentionOptions& options) {
     case Score::dot:
     case Score::scaled_dot:
       if (shape.resolved_key_dim() != shape.dim) {
-        fail(Field{"key_dim"}, " (", shape.resolved_key_dim(), ") must equal ", Field{"dim"}, " (", shape.dim, ") for the ",
-             to_string(options.score), " score; general and additive scores allow different sizes");
+        fail(Field{"key_dim"}, " (", shape.resolved_key_dim(), ") must equal ", Field{"dim"}, " (", shape.dim,
+             ") for the ", to_string(options.score), " score; general and additive scores allow different sizes");
       }
       return;
     case Score::general: validate_general(shape, options); return;
@@ -222,7 +223,8 @@ void validate(const Shape& shape, const float* query, const float* key, const fl
     fail(Field{"temperature"}, " must be a positive finite number, got ", options.temperature);
   }
   validate_local(shape, options);
-  if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) fail(Field{"dropout"}, " must be in [0, 1), got ", options.dropout);
+  if (!(options.dropout >= 0.0f && options.dropout < 1.0f))
+    fail(Field{"dropout"}, " must be in [0, 1), got ", options.dropout);
   if (options.dropout > 0.0f && options.hard != Hard::none) {
     fail(Field{"dropout"}, " applies to soft attention; ", Field{"hard"}, " attention picks one key per query");
   }
@@ -236,7 +238,8 @@ void predictive_positions(const float* query, int query_length, int dim, const L
   kernels::tanh(hidden.data(), static_cast<int>(hidden.size()));
   for (int t = 0; t < query_length; ++t) {
     double logit = 0.0;
-    for (int h = 0; h < local.hidden; ++h) logit += double(local.position_v[h]) * hidden[static_cast<std::size_t>(t) * local.hidden + h];
+    for (int h = 0; h < local.hidden; ++h)
+      logit += double(local.position_v[h]) * hidden[static_cast<std::size_t>(t) * local.hidden + h];
     positions[t] = static_cast<float>(key_length / (1.0 + std::exp(-logit)));
   }
 }
@@ -246,13 +249,14 @@ void predictive_positions(const float* query, int query_length, int dim, const L
 bool fusable(const AttentionOptions& options, const AttentionOutputs& outputs) {
   const Masking& mask = options.mask;
   const bool exact_masks = mask.mask_value == -std::numeric_limits<float>::infinity() || !mask.any();
-  return options.score != Score::additive && options.probability == Probability::softmax && options.hard == Hard::none &&
-         options.dropout == 0.0f && options.local.mode == Local::none && !outputs.weights && !outputs.scores &&
-         exact_masks;
+  return options.score != Score::additive && options.probability == Probability::softmax &&
+         options.hard == Hard::none && options.dropout == 0.0f && options.local.mode == Local::none &&
+         !outputs.weights && !outputs.scores && exact_masks;
 }
 
 void overflow(float score) {
-  fail("a score is ", std::isnan(score) ? "NaN" : "+infinity", ": the inputs overflow float32 when multiplied; scale them down");
+  fail("a score is ", std::isnan(score) ? "NaN" : "+infinity",
+       ": the inputs overflow float32 when multiplied; scale them down");
 }
 
 // Dot, scaled-dot and general scores of one head as one matrix product:
@@ -288,7 +292,8 @@ ScoreProduct score_product(const Shape& shape, const AttentionOptions& options, 
   product.width = key_dim;
   if (options.score == Score::scaled_dot) product.alpha = 1.0f / std::sqrt(static_cast<float>(dim));
   if (options.score == Score::general) {
-    kernels::matmul(shape.query_length, key_dim, dim, 1.0f, q, dim, options.general.weight, key_dim, projected, key_dim, false);
+    kernels::matmul(shape.query_length, key_dim, dim, 1.0f, q, dim, options.general.weight, key_dim, projected, key_dim,
+                    false);
     product.query_rows = projected;
     product.query_stride = key_dim;
     product.alpha = options.general.scale;
@@ -298,7 +303,8 @@ ScoreProduct score_product(const Shape& shape, const AttentionOptions& options, 
 
 // scores [rows][keys] = the product's rows [first_row, first_row + rows) against keys
 // [first_key, first_key + keys).
-void multiply_scores(const ScoreProduct& product, int first_row, int rows, int first_key, int keys, float* scores, int ldc) {
+void multiply_scores(const ScoreProduct& product, int first_row, int rows, int first_key, int keys, float* scores,
+                     int ldc) {
   kernels::matmul(rows, keys, product.width, product.alpha,
                   product.query_rows + static_cast<std::size_t>(first_row) * product.query_stride, product.query_stride,
                   product.keys_t + first_key, product.ldk, scores, ldc, false);
@@ -322,7 +328,8 @@ class FusedAttention {
         projected_(options.score == Score::general && !options.general.projected_keys
                        ? static_cast<std::size_t>(shape.query_length) * shape.resolved_key_dim()
                        : 0),
-        tile_(static_cast<std::size_t>(std::min(block_rows, shape.query_length)) * std::min(tile_keys, shape.key_length)),
+        tile_(static_cast<std::size_t>(std::min(block_rows, shape.query_length)) *
+              std::min(tile_keys, shape.key_length)),
         ranges_(std::min(block_rows, shape.query_length)),
         running_max_(ranges_.size()),
         running_sum_(ranges_.size()) {}
@@ -347,8 +354,8 @@ class FusedAttention {
         fold_row(h, first_row + r, r, first_key, keys, tile_.data() + static_cast<std::size_t>(r) * keys,
                  out_block + static_cast<std::size_t>(r) * value_dim_);
       }
-      kernels::matmul(rows, value_dim_, keys, 1.0f, tile_.data(), keys, v + static_cast<std::size_t>(first_key) * value_dim_,
-                      value_dim_, out_block, value_dim_, true);
+      kernels::matmul(rows, value_dim_, keys, 1.0f, tile_.data(), keys,
+                      v + static_cast<std::size_t>(first_key) * value_dim_, value_dim_, out_block, value_dim_, true);
     }
     for (int r = 0; r < rows; ++r) {
       const float sum = running_sum_[r];
@@ -363,7 +370,8 @@ class FusedAttention {
   detail::KeyRange start_block(int h, int first_row, int rows) {
     detail::KeyRange seen{shape_.key_length, 0};
     for (int r = 0; r < rows; ++r) {
-      detail::KeyRange range = detail::key_range(options_.mask, shape_.heads, h, first_row + r, shape_.query_length, shape_.key_length);
+      detail::KeyRange range =
+          detail::key_range(options_.mask, shape_.heads, h, first_row + r, shape_.query_length, shape_.key_length);
       range.first = std::max(range.first, 0);
       range.last = std::min(range.last, shape_.key_length);
       ranges_[r] = range;
@@ -391,8 +399,9 @@ class FusedAttention {
     if (options_.temperature != 1.0f) kernels::scale(row + begin, end - begin, 1.0f / options_.temperature);
     if (options_.mask.keep) {
       const std::size_t matrix = options_.mask.keep_batch == 1 ? 0 : h;
-      const std::uint8_t* keep =
-          options_.mask.keep + (matrix * shape_.query_length + t) * static_cast<std::size_t>(shape_.key_length) + first_key;
+      const std::uint8_t* keep = options_.mask.keep +
+                                 (matrix * shape_.query_length + t) * static_cast<std::size_t>(shape_.key_length) +
+                                 first_key;
       for (int j = begin; j < end; ++j) {
         if (!keep[j]) row[j] = minus_infinity;
       }
@@ -443,8 +452,12 @@ class BlockedAttention {
   static constexpr int block_rows = 64;
 
   BlockedAttention(const Shape& shape, const AttentionOptions& options, const AttentionOutputs& outputs)
-      : shape_(shape), options_(options), outputs_(outputs), value_dim_(shape.resolved_value_dim()),
-        ldk_(padded_stride(shape.key_length)), rng_(options.seed) {
+      : shape_(shape),
+        options_(options),
+        outputs_(outputs),
+        value_dim_(shape.resolved_value_dim()),
+        ldk_(padded_stride(shape.key_length)),
+        rng_(options.seed) {
     prepare_parameters();
     const int key_dim = shape.resolved_key_dim(), query_length = shape.query_length;
     if (reads_keys(options)) keys_t_.resize(static_cast<std::size_t>(key_dim) * ldk_);
@@ -457,7 +470,8 @@ class BlockedAttention {
         keys_projected_storage_.resize(static_cast<std::size_t>(options.additive.hidden) * shape.key_length);
       }
     }
-    if (!outputs.weights) block_.resize(static_cast<std::size_t>(std::min(block_rows, query_length)) * shape.key_length);
+    if (!outputs.weights)
+      block_.resize(static_cast<std::size_t>(std::min(block_rows, query_length)) * shape.key_length);
     if (options.local.mode != Local::none) centres_.resize(query_length);
   }
 
@@ -490,7 +504,8 @@ class BlockedAttention {
       }
     }
     const LocalWindow& local = options_.local;
-    if (local.mode == Local::predictive) position_weight_t_ = transposed(local.position_weight, local.hidden, shape_.dim);
+    if (local.mode == Local::predictive)
+      position_weight_t_ = transposed(local.position_weight, local.hidden, shape_.dim);
   }
 
   // One head's side of the scores (transposed keys, projections) and local attention's centres.
@@ -539,12 +554,14 @@ class BlockedAttention {
     if (outputs_.scores) std::copy(p, p + static_cast<std::size_t>(rows) * key_length, outputs_.scores + offset);
     for (int r = 0; r < rows; ++r) weigh_row(h, first_row + r, p + static_cast<std::size_t>(r) * key_length);
     kernels::matmul(rows, value_dim_, key_length, 1.0f, p, key_length, v, value_dim_,
-                    outputs_.output + (static_cast<std::size_t>(h) * query_length + first_row) * value_dim_, value_dim_, false);
+                    outputs_.output + (static_cast<std::size_t>(h) * query_length + first_row) * value_dim_, value_dim_,
+                    false);
   }
 
   // The keys query row t of head h may see: masks and causality, narrowed to the local window.
   detail::KeyRange row_range(int h, int t) const {
-    detail::KeyRange range = detail::key_range(options_.mask, shape_.heads, h, t, shape_.query_length, shape_.key_length);
+    detail::KeyRange range =
+        detail::key_range(options_.mask, shape_.heads, h, t, shape_.query_length, shape_.key_length);
     const LocalWindow& local = options_.local;
     if (local.mode != Local::none) {
       const float centre = centres_[t];
@@ -593,10 +610,10 @@ class BlockedAttention {
   const float* keys_projected_t_ = nullptr;  // [hidden][key_length]: the head's W_k k (additive)
   std::vector<float> query_weight_t_storage_, normalized_v_, keys_projected_storage_;  // where the caller gave none
   std::vector<float> position_weight_t_;
-  std::vector<float> keys_t_;            // [key_dim][ldk]: the head's keys, transposed
-  std::vector<float> projected_;         // [query_length][key_dim or hidden]: q W (general), W_q q + b (additive)
-  std::vector<float> block_;             // [block_rows][key_length] when the weights are not kept
-  std::vector<float> centres_;           // [query_length]: local attention's p_t
+  std::vector<float> keys_t_;     // [key_dim][ldk]: the head's keys, transposed
+  std::vector<float> projected_;  // [query_length][key_dim or hidden]: q W (general), W_q q + b (additive)
+  std::vector<float> block_;      // [block_rows][key_length] when the weights are not kept
+  std::vector<float> centres_;    // [query_length]: local attention's p_t
   ScoreProduct product_;
 };
 
@@ -618,9 +635,8 @@ void attention(const Shape& shape, const float* query, const float* key, const f
   }
 }
 
-AttentionResult attention(const Shape& shape, const std::vector<float>& query,
-                          const std::vector<float>& key, const std::vector<float>& value,
-                          const AttentionOptions& options, Returns returns) {
+AttentionResult attention(const Shape& shape, const std::vector<float>& query, const std::vector<float>& key,
+                          const std::vector<float>& value, const AttentionOptions& options, Returns returns) {
   validate_shape(shape);
   const auto expect = [](const char* name, const std::vector<float>& data, std::size_t count) {
     if (data.size() != count) fail(Field{name}, " has ", data.size(), " elements, expected ", count);

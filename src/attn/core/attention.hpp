@@ -74,10 +74,10 @@ Local parse_local(const std::string& name);  // "none" | "monotonic" | "predicti
 
 struct LocalWindow {
   Local mode = Local::none;
-  int half_width = 0;                        // D
-  int hidden = 0;                            // local-p only:
-  const float* position_weight = nullptr;    //   W_p [hidden][dim]
-  const float* position_v = nullptr;         //   v_p [hidden]
+  int half_width = 0;                      // D
+  int hidden = 0;                          // local-p only:
+  const float* position_weight = nullptr;  //   W_p [hidden][dim]
+  const float* position_v = nullptr;       //   v_p [hidden]
 };
 
 // Hard attention replaces the soft weights of each row by a one-hot choice of one key.
@@ -93,8 +93,8 @@ struct AttentionOptions {
   Masking mask;              // valid lengths, boolean mask, causal, mask value (batch = heads)
   LocalWindow local;
   Hard hard = Hard::none;
-  float dropout = 0.0f;      // probability of zeroing a weight (survivors scaled by 1/(1-p))
-  std::uint64_t seed = 0;    // for dropout and for sampled hard attention
+  float dropout = 0.0f;    // probability of zeroing a weight (survivors scaled by 1/(1-p))
+  std::uint64_t seed = 0;  // for dropout and for sampled hard attention
   // Scan the inputs and parameters for NaN and infinity, and name the first one found (as
   // scipy.linalg's check_finite). A caller that attends many times to inputs it has checked
   // already (a decoder, at every step) may turn the scan off; a non-finite input then goes
@@ -104,11 +104,11 @@ struct AttentionOptions {
 
 // Where attention() writes; every pointer but output may be null.
 struct AttentionOutputs {
-  float* output = nullptr;     // [heads][query_length][value_dim]
-  float* weights = nullptr;    // [heads][query_length][key_length], as applied to the values
-  float* scores = nullptr;     // [heads][query_length][key_length], the score function's values
+  float* output = nullptr;          // [heads][query_length][value_dim]
+  float* weights = nullptr;         // [heads][query_length][key_length], as applied to the values
+  float* scores = nullptr;          // [heads][query_length][key_length], the score function's values
   std::int32_t* indices = nullptr;  // [heads][query_length], hard attention's key; -1 if none
-  float* positions = nullptr;  // [heads][query_length], local attention's centre p_t
+  float* positions = nullptr;       // [heads][query_length], local attention's centre p_t
 };
 
 // Throws attn::Error unless every size is positive and every buffer the shape implies
@@ -142,9 +142,9 @@ struct AttentionResult {
   std::vector<std::int32_t> indices;
   std::vector<float> positions;
 };
-AttentionResult attention(const Shape& shape, const std::vector<float>& query,
-                          const std::vector<float>& key, const std::vector<float>& value,
-                          const AttentionOptions& options = {}, Returns returns = Returns::output);
+AttentionResult attention(const Shape& shape, const std::vector<float>& query, const std::vector<float>& key,
+                          const std::vector<float>& value, const AttentionOptions& options = {},
+                          Returns returns = Returns::output);
 
 // Zeroes each of weights[0..count) with probability p and scales the rest by 1/(1-p)
 // (inverted dropout, as in d2l's DotProductAttention in training mode). Seeded.

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <cstddef>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -103,7 +103,8 @@ inline std::size_t element_count(const char* name, std::initializer_list<long lo
   long long total = 1;
   for (long long size : sizes) {
     if (size < 0) fail(Field{name}, " has a negative size");
-    if (size != 0 && total > max_elements / size) fail(Field{name}, " is too large (more than ", max_elements, " elements)");
+    if (size != 0 && total > max_elements / size)
+      fail(Field{name}, " is too large (more than ", max_elements, " elements)");
     total *= size;
   }
   return static_cast<std::size_t>(total);

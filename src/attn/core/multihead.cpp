@@ -9,13 +9,15 @@ namespace {
 
 void check_matrix(const char* name, const std::vector<float>& data, int rows, int cols) {
   const std::size_t expected = element_count(name, {rows, cols});
-  if (data.size() != expected) fail(Field{name}, " has ", data.size(), " elements, expected [", rows, "][", cols, "] = ", expected);
+  if (data.size() != expected)
+    fail(Field{name}, " has ", data.size(), " elements, expected [", rows, "][", cols, "] = ", expected);
   check_finite(name, data.data(), data.size());
 }
 
 void check_bias(const char* name, const std::vector<float>& data, int size) {
   if (data.empty()) return;
-  if (data.size() != static_cast<std::size_t>(size)) fail(Field{name}, " has ", data.size(), " elements, expected ", size);
+  if (data.size() != static_cast<std::size_t>(size))
+    fail(Field{name}, " has ", data.size(), " elements, expected ", size);
   check_finite(name, data.data(), data.size());
 }
 
@@ -23,7 +25,8 @@ void check_bias(const char* name, const std::vector<float>& data, int size) {
 void split_heads(const float* in, int length, int heads, int width, float* out) {
   for (int t = 0; t < length; ++t) {
     for (int h = 0; h < heads; ++h) {
-      std::copy(in + (static_cast<std::size_t>(t) * heads + h) * width, in + (static_cast<std::size_t>(t) * heads + h + 1) * width,
+      std::copy(in + (static_cast<std::size_t>(t) * heads + h) * width,
+                in + (static_cast<std::size_t>(t) * heads + h + 1) * width,
                 out + (static_cast<std::size_t>(h) * length + t) * width);
     }
   }
@@ -32,7 +35,8 @@ void split_heads(const float* in, int length, int heads, int width, float* out) 
 void merge_heads(const float* in, int length, int heads, int width, float* out) {
   for (int h = 0; h < heads; ++h) {
     for (int t = 0; t < length; ++t) {
-      std::copy(in + (static_cast<std::size_t>(h) * length + t) * width, in + (static_cast<std::size_t>(h) * length + t + 1) * width,
+      std::copy(in + (static_cast<std::size_t>(h) * length + t) * width,
+                in + (static_cast<std::size_t>(h) * length + t + 1) * width,
                 out + (static_cast<std::size_t>(t) * heads + h) * width);
     }
   }
@@ -47,7 +51,9 @@ MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) : weights_(std:
   if (w.key_value_dim == 0) w.key_value_dim = w.model_dim;
   check_size("key_value_dim", w.key_value_dim);
   if (w.key_dim == 0) {
-    if (w.model_dim % w.heads != 0) fail(Field{"model_dim"}, " (", w.model_dim, ") is not divisible by ", Field{"heads"}, " (", w.heads, "); give ", Field{"key_dim"});
+    if (w.model_dim % w.heads != 0)
+      fail(Field{"model_dim"}, " (", w.model_dim, ") is not divisible by ", Field{"heads"}, " (", w.heads, "); give ",
+           Field{"key_dim"});
     w.key_dim = w.model_dim / w.heads;
   }
   check_size("key_dim", w.key_dim);
@@ -70,8 +76,7 @@ MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) : weights_(std:
 }
 
 void MultiHeadAttention::forward(const float* query_input, int query_length, const float* key_value_input,
-                                 int key_length, const AttentionOptions& options, float* output,
-                                 float* weights) const {
+                                 int key_length, const AttentionOptions& options, float* output, float* weights) const {
   const MultiHeadWeights& w = weights_;
   check_size("query_length", query_length);
   check_size("key_length", key_length);
@@ -85,17 +90,20 @@ void MultiHeadAttention::forward(const float* query_input, int query_length, con
 
   auto bias = [](const std::vector<float>& b) { return b.empty() ? nullptr : b.data(); };
   // every buffer's size is checked before allocation (size_t is 32-bit in wasm and would wrap)
-  std::vector<float> side_by_side(element_count("projected inputs", {std::max(query_length, key_length),
-                                                                      std::max(projected_keys, projected_values)}));
+  std::vector<float> side_by_side(element_count(
+      "projected inputs", {std::max(query_length, key_length), std::max(projected_keys, projected_values)}));
   std::vector<float> queries(element_count("projected queries", {query_length, projected_keys}));
   std::vector<float> keys(element_count("projected keys", {key_length, projected_keys}));
   std::vector<float> values(element_count("projected values", {key_length, projected_values}));
   element_count("weights", {w.heads, query_length, key_length});
-  linear(query_input, query_length, w.model_dim, query_weight_t_.data(), bias(w.query_bias), projected_keys, side_by_side.data());
+  linear(query_input, query_length, w.model_dim, query_weight_t_.data(), bias(w.query_bias), projected_keys,
+         side_by_side.data());
   split_heads(side_by_side.data(), query_length, w.heads, w.key_dim, queries.data());
-  linear(key_value_input, key_length, w.key_value_dim, key_weight_t_.data(), bias(w.key_bias), projected_keys, side_by_side.data());
+  linear(key_value_input, key_length, w.key_value_dim, key_weight_t_.data(), bias(w.key_bias), projected_keys,
+         side_by_side.data());
   split_heads(side_by_side.data(), key_length, w.heads, w.key_dim, keys.data());
-  linear(key_value_input, key_length, w.key_value_dim, value_weight_t_.data(), bias(w.value_bias), projected_values, side_by_side.data());
+  linear(key_value_input, key_length, w.key_value_dim, value_weight_t_.data(), bias(w.value_bias), projected_values,
+         side_by_side.data());
   split_heads(side_by_side.data(), key_length, w.heads, w.value_dim, values.data());
 
   Shape shape;
@@ -111,7 +119,8 @@ void MultiHeadAttention::forward(const float* query_input, int query_length, con
   attention(shape, queries.data(), keys.data(), values.data(), options, outputs);
 
   merge_heads(contexts.data(), query_length, w.heads, w.value_dim, side_by_side.data());
-  linear(side_by_side.data(), query_length, projected_values, output_weight_t_.data(), bias(w.output_bias), w.model_dim, output);
+  linear(side_by_side.data(), query_length, projected_values, output_weight_t_.data(), bias(w.output_bias), w.model_dim,
+         output);
 }
 
 }  // namespace attn

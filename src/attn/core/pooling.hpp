@@ -14,7 +14,7 @@ struct PoolingWeights {
 
 // inputs [length][dim] -> pooled [dim], weights [length] (may be null). valid_length < 0 means
 // all of them; positions at or past it are masked (valid_length 0 gives zeros).
-void attention_pool(const float* inputs, int length, int dim, const PoolingWeights& weights,
-                    float* pooled, float* attention_weights = nullptr, int valid_length = -1);
+void attention_pool(const float* inputs, int length, int dim, const PoolingWeights& weights, float* pooled,
+                    float* attention_weights = nullptr, int valid_length = -1);
 
 }  // namespace attn

@@ -87,7 +87,10 @@ void apply_probability(Probability probability, float* row, int n, float tempera
   switch (probability) {
     case Probability::softmax: softmax(row, n, temperature); return;
     case Probability::sparsemax: sparsemax(row, n, temperature); return;
-    case Probability::hardmax: check_temperature(temperature); hardmax(row, n); return;
+    case Probability::hardmax:
+      check_temperature(temperature);
+      hardmax(row, n);
+      return;
   }
 }
 
@@ -120,15 +123,14 @@ KeyRange key_range(const Masking& masking, int batch, int b, int i, int rows, in
   KeyRange range{0, cols};
   if (masking.valid_lengths) {
     const bool per_row = masking.valid_length_count == static_cast<long long>(batch) * rows;
-    range.last = per_row ? masking.valid_lengths[static_cast<long long>(b) * rows + i]
-                         : masking.valid_lengths[b];
+    range.last = per_row ? masking.valid_lengths[static_cast<long long>(b) * rows + i] : masking.valid_lengths[b];
   }
   if (masking.causal) range.last = std::min(range.last, i + 1);
   return range;
 }
 
-int normalize_row(float* row, int cols, KeyRange range, const std::uint8_t* keep_row,
-                  float mask_value, Probability probability, float temperature) {
+int normalize_row(float* row, int cols, KeyRange range, const std::uint8_t* keep_row, float mask_value,
+                  Probability probability, float temperature) {
   check_temperature(temperature);
   for (int j = 0; j < cols; ++j) {
     // +inf or NaN: finite inputs whose products overflow float32 (-inf is a mask, and fine)
@@ -173,8 +175,8 @@ int normalize_row(float* row, int cols, KeyRange range, const std::uint8_t* keep
 
 }  // namespace detail
 
-void masked_probabilities(float* x, int batch, int rows, int cols, const Masking& masking,
-                          Probability probability, float temperature) {
+void masked_probabilities(float* x, int batch, int rows, int cols, const Masking& masking, Probability probability,
+                          float temperature) {
   check_size("batch", batch);
   check_size("rows", rows);
   check_size("cols", cols);

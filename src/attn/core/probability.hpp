@@ -65,8 +65,8 @@ struct KeyRange {
 KeyRange key_range(const Masking& masking, int batch, int b, int i, int rows, int cols) noexcept;
 // Divides one row of scores by the temperature, masks it (range plus the boolean mask), applies
 // the probability function, and writes zeros for a fully masked row. Returns the keys left.
-int normalize_row(float* row, int cols, KeyRange range, const std::uint8_t* keep_row,
-                  float mask_value, Probability probability, float temperature);
+int normalize_row(float* row, int cols, KeyRange range, const std::uint8_t* keep_row, float mask_value,
+                  Probability probability, float temperature);
 }  // namespace detail
 
 }  // namespace attn

@@ -18,7 +18,8 @@ namespace {
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 int architecture_field(const nlohmann::json& json, const char* name, int limit) {
-  if (!json.contains(name) || !json[name].is_number_integer()) fail("the model architecture needs an integer '", name, "'");
+  if (!json.contains(name) || !json[name].is_number_integer())
+    fail("the model architecture needs an integer '", name, "'");
   const long long value = json[name].get<long long>();
   if (value < 1 || value > limit) fail("the model architecture's ", name, " = ", value, " is outside 1..", limit);
   return static_cast<int>(value);
@@ -74,7 +75,8 @@ RnnModel RnnModel::load(std::string bytes) {
     fail("the tokenizer has ", model.tokenizer_.size(), " pieces, the architecture says ", a.vocab_size);
   }
 
-  const long long E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim, V = a.vocab_size;
+  const long long E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim,
+                  V = a.vocab_size;
   const bool additive = model.attention_ == Score::additive;
   std::vector<std::string> expected;
   auto take = [&](const std::string& name, std::vector<std::int64_t> shape) {
@@ -144,7 +146,8 @@ RnnModel::Encoding RnnModel::encode(const std::vector<int>& source_ids) const {
   std::vector<float> embedded(static_cast<std::size_t>(S) * E);
   for (int j = 0; j < S; ++j) {
     if (ids[j] < 0 || ids[j] >= a.vocab_size) fail("piece id ", ids[j], " is outside the vocabulary");
-    std::copy_n(embedding_.data() + static_cast<std::size_t>(ids[j]) * E, E, embedded.data() + static_cast<std::size_t>(j) * E);
+    std::copy_n(embedding_.data() + static_cast<std::size_t>(ids[j]) * E, E,
+                embedded.data() + static_cast<std::size_t>(j) * E);
   }
   Encoding encoding;
   encoding.length = S;
@@ -157,7 +160,8 @@ RnnModel::Encoding RnnModel::encode(const std::vector<int>& source_ids) const {
     for (int step = 0; step < S; ++step) {
       const int j = direction == 0 ? step : S - 1 - step;
       gru_step(gru, 1, inputs.data() + static_cast<std::size_t>(j) * 3 * H, state.data());
-      std::copy(state.begin(), state.end(), encoding.keys.begin() + static_cast<std::size_t>(j) * 2 * H + direction * H);
+      std::copy(state.begin(), state.end(),
+                encoding.keys.begin() + static_cast<std::size_t>(j) * 2 * H + direction * H);
     }
   }
   encoding.start.resize(D);
@@ -166,7 +170,8 @@ RnnModel::Encoding RnnModel::encode(const std::vector<int>& source_ids) const {
   const int projected = static_cast<int>(key_weight_.size() / (2 * H));  // A or D
   const std::vector<float> keys_t = transposed(encoding.keys.data(), S, 2 * H);
   encoding.projected_t.resize(static_cast<std::size_t>(projected) * S);
-  kernels::matmul(projected, S, 2 * H, 1.0f, key_weight_.data(), 2 * H, keys_t.data(), S, encoding.projected_t.data(), S, false);
+  kernels::matmul(projected, S, 2 * H, 1.0f, key_weight_.data(), 2 * H, keys_t.data(), S, encoding.projected_t.data(),
+                  S, false);
   return encoding;
 }
 
@@ -211,12 +216,14 @@ void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previ
     std::copy_n(contexts.data() + static_cast<std::size_t>(r) * 2 * H, 2 * H, x + E);
   }
   std::vector<float> projected(static_cast<std::size_t>(rows) * 3 * D);
-  linear(input.data(), rows, input_width, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D, projected.data());
+  linear(input.data(), rows, input_width, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D,
+         projected.data());
   gru_step(decoder_, rows, projected.data(), states);
   if (!logits) return;
   // o_t = tanh(W_o [s_t ; c_t ; e(y_{t-1})] + b_o), logits = E o_t + b_V
   const int output_width = D + 2 * H + E;
-  std::vector<float> output_input(static_cast<std::size_t>(rows) * output_width), out(static_cast<std::size_t>(rows) * E);
+  std::vector<float> output_input(static_cast<std::size_t>(rows) * output_width),
+      out(static_cast<std::size_t>(rows) * E);
   for (int r = 0; r < rows; ++r) {
     float* o = output_input.data() + static_cast<std::size_t>(r) * output_width;
     const float* x = input.data() + static_cast<std::size_t>(r) * input_width;
@@ -229,7 +236,8 @@ void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previ
   linear(out.data(), rows, E, embedding_t_.data(), vocab_bias_.data(), a.vocab_size, logits);
 }
 
-std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<int>& target_ids, double* log_prob) const {
+std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<int>& target_ids,
+                                   double* log_prob) const {
   if (target_ids.empty()) fail("the target sentence is empty");
   std::vector<int> ids = target_ids;
   ids.push_back(Bpe::end_id);
@@ -281,7 +289,8 @@ std::vector<Candidate> best_continuations(const std::vector<Hypothesis>& alive, 
                       [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
     for (int k = 0; k < beam; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
   return candidates;
 }
 
@@ -340,8 +349,9 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
 namespace {
 
 // Piece rows and columns summed into words (see WordAttention).
-WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with_end, const std::vector<int>& source_word_of,
-                        int source_words, const std::vector<int>& target_word_of, int target_words, bool shift) {
+WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with_end,
+                        const std::vector<int>& source_word_of, int source_words,
+                        const std::vector<int>& target_word_of, int target_words, bool shift) {
   WordAttention words;
   words.weights.assign(static_cast<std::size_t>(target_words) * source_words, 0.0f);
   words.null_weights.assign(target_words, 0.0f);
@@ -354,8 +364,10 @@ WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with
     ++counts[word];
     for (int j = 0; j < S; ++j) {
       const int source = j < static_cast<int>(source_word_of.size()) ? source_word_of[j] : -1;
-      if (source >= 0) words.weights[static_cast<std::size_t>(word) * source_words + source] += row[j];
-      else words.null_weights[word] += row[j];
+      if (source >= 0)
+        words.weights[static_cast<std::size_t>(word) * source_words + source] += row[j];
+      else
+        words.null_weights[word] += row[j];
     }
   }
   for (int w = 0; w < target_words; ++w) {
@@ -415,9 +427,9 @@ WordTranslation translate_words(const RnnModel& model, const std::vector<std::st
   const RnnModel::Translation translation = model.translate(encoding, beam);
   WordTranslation result;
   const std::vector<std::string> target_words = model.tokenizer().decode_words(translation.ids);
-  result.attention = aggregate(translation.attention, encoding.length, source.word_of_piece,
-                               static_cast<int>(source_words.size()), model.tokenizer().word_of_pieces(translation.ids),
-                               static_cast<int>(target_words.size()), false);
+  result.attention =
+      aggregate(translation.attention, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
+                model.tokenizer().word_of_pieces(translation.ids), static_cast<int>(target_words.size()), false);
   result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;

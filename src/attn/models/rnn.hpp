@@ -52,7 +52,7 @@ class RnnModel {
     std::vector<int> ids;          // without </s>
     std::vector<float> attention;  // [ids.size() + 1][S]: one row per predicted piece, </s> last
     double log_prob = 0.0;
-    bool finished = false;         // ended with </s> (false: stopped at max_length)
+    bool finished = false;  // ended with </s> (false: stopped at max_length)
   };
   // beam 1 is greedy (lowest id on ties). max_length 0 means 2 S + 10.
   Translation translate(const Encoding& encoding, int beam = 4, int max_length = 0) const;
@@ -82,11 +82,11 @@ class RnnModel {
   std::vector<float> embedding_;    // [V][E]
   std::vector<float> embedding_t_;  // [E][V], for the tied output layer
   Gru encoder_forward_, encoder_backward_, decoder_;
-  std::vector<float> init_weight_t_, init_bias_;       // [H][D], [D]
-  std::vector<float> key_weight_;                      // [A or D][2H]
-  std::vector<float> query_weight_t_, score_;          // [D][A], [A]
-  std::vector<float> output_weight_t_, output_bias_;   // [D+2H+E][E], [E]
-  std::vector<float> vocab_bias_;                      // [V]
+  std::vector<float> init_weight_t_, init_bias_;      // [H][D], [D]
+  std::vector<float> key_weight_;                     // [A or D][2H]
+  std::vector<float> query_weight_t_, score_;         // [D][A], [A]
+  std::vector<float> output_weight_t_, output_bias_;  // [D+2H+E][E], [E]
+  std::vector<float> vocab_bias_;                     // [V]
 };
 
 // Word-level attention (§4 of the format) over words taken as given, NFC-normalized (a word that
@@ -102,8 +102,7 @@ struct WordAttention {
   double log_prob = 0.0;            // log p(target | source), when asked for (it needs the output layer)
 };
 WordAttention align_words(const RnnModel& model, const std::vector<std::string>& source_words,
-                          const std::vector<std::string>& target_words, bool shift = false,
-                          bool with_log_prob = false);
+                          const std::vector<std::string>& target_words, bool shift = false, bool with_log_prob = false);
 
 struct WordTranslation {
   std::string text;

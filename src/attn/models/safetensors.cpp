@@ -73,7 +73,7 @@ std::uint16_t float_to_half(float value) {
   if (exponent == 0xFF) return static_cast<std::uint16_t>(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
   const int e = static_cast<int>(exponent) - 127 + 15;
   if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);  // overflow
-  if (e <= 0) {  // subnormal half or zero
+  if (e <= 0) {                                                    // subnormal half or zero
     if (e < -10) return static_cast<std::uint16_t>(sign);
     mantissa |= 0x800000u;
     const int shift = 14 - e;
@@ -88,7 +88,8 @@ std::uint16_t float_to_half(float value) {
   return static_cast<std::uint16_t>(sign | half);
 }
 
-void SafeTensorsWriter::add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape, bool half) {
+void SafeTensorsWriter::add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape,
+                            bool half) {
   Entry entry{half ? "F16" : "F32", std::move(shape), {}};
   if (half) {
     entry.data.resize(values.size() * 2);
@@ -103,8 +104,10 @@ void SafeTensorsWriter::add(const std::string& name, const std::vector<float>& v
   tensors_[name] = std::move(entry);
 }
 
-void SafeTensorsWriter::add(const std::string& name, const std::vector<std::int32_t>& values, std::vector<std::int64_t> shape) {
-  tensors_[name] = Entry{"I32", std::move(shape), std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)};
+void SafeTensorsWriter::add(const std::string& name, const std::vector<std::int32_t>& values,
+                            std::vector<std::int64_t> shape) {
+  tensors_[name] =
+      Entry{"I32", std::move(shape), std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)};
 }
 
 std::string SafeTensorsWriter::bytes() const {
@@ -112,7 +115,8 @@ std::string SafeTensorsWriter::bytes() const {
   if (!metadata_.empty()) header["__metadata__"] = metadata_;
   std::uint64_t offset = 0;
   for (const auto& [name, entry] : tensors_) {
-    header[name] = {{"dtype", entry.dtype}, {"shape", entry.shape}, {"data_offsets", {offset, offset + entry.data.size()}}};
+    header[name] = {
+        {"dtype", entry.dtype}, {"shape", entry.shape}, {"data_offsets", {offset, offset + entry.data.size()}}};
     offset += entry.data.size();
   }
   std::string text = header.dump();
@@ -133,7 +137,8 @@ nlohmann::json read_header(const std::string& bytes, std::size_t* data_start) {
   for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | static_cast<unsigned char>(bytes[i]);
   if (header_length > max_header) fail("not a safetensors file: header length ", header_length, " is over 100 MiB");
   if (header_length > bytes.size() - 8) {
-    fail("truncated safetensors file: the header needs ", header_length, " bytes, the file has ", bytes.size() - 8, " after the length");
+    fail("truncated safetensors file: the header needs ", header_length, " bytes, the file has ", bytes.size() - 8,
+         " after the length");
   }
   nlohmann::json header;
   try {
@@ -158,20 +163,23 @@ TensorInfo tensor_info(const std::string& name, const nlohmann::json& value, std
   if (!value["shape"].is_array()) fail("tensor '", name, "': shape must be an array");
   long long count = 1;
   for (const auto& d : value["shape"]) {
-    if (!d.is_number_integer() || d.get<long long>() < 0) fail("tensor '", name, "': shape entries must be non-negative integers");
+    if (!d.is_number_integer() || d.get<long long>() < 0)
+      fail("tensor '", name, "': shape entries must be non-negative integers");
     const long long size = d.get<long long>();
     if (size > 0 && count > max_elements / size) fail("tensor '", name, "' is too large");
     count *= size;
     info.shape.push_back(size);
   }
   const auto& offsets = value["data_offsets"];
-  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned()) {
     fail("tensor '", name, "': data_offsets must be two non-negative integers");
   }
   info.begin = offsets[0].get<std::uint64_t>();
   info.end = offsets[1].get<std::uint64_t>();
   if (info.begin > info.end || info.end > data_size) {
-    fail("tensor '", name, "': data_offsets [", info.begin, ", ", info.end, "] fall outside the ", data_size, "-byte data section");
+    fail("tensor '", name, "': data_offsets [", info.begin, ", ", info.end, "] fall outside the ", data_size,
+         "-byte data section");
   }
   if (info.end - info.begin != static_cast<std::uint64_t>(count) * element_size) {
     fail("tensor '", name, "': ", info.dtype, " ", shape_text(info.shape), " needs ", count * element_size,
@@ -185,7 +193,8 @@ void check_coverage(std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges,
   std::sort(ranges.begin(), ranges.end());
   std::uint64_t covered = 0;
   for (const auto& [begin, end] : ranges) {
-    if (begin != covered) fail("tensor data overlaps or leaves a gap at byte ", std::min(begin, covered), " of the data section");
+    if (begin != covered)
+      fail("tensor data overlaps or leaves a gap at byte ", std::min(begin, covered), " of the data section");
     covered = end;
   }
   if (covered != data_size) fail("the data section has ", data_size - covered, " bytes that belong to no tensor");
@@ -230,7 +239,8 @@ const std::string& SafeTensors::meta(const std::string& key) const {
   return found->second;
 }
 
-std::vector<std::int32_t> SafeTensors::ints(const std::string& name, const std::vector<std::int64_t>& expected_shape) const {
+std::vector<std::int32_t> SafeTensors::ints(const std::string& name,
+                                            const std::vector<std::int64_t>& expected_shape) const {
   const TensorInfo& tensor = info(name);
   if (!expected_shape.empty() && tensor.shape != expected_shape) {
     fail("tensor '", name, "' has shape ", shape_text(tensor.shape), ", expected ", shape_text(expected_shape));
@@ -244,7 +254,8 @@ std::vector<std::int32_t> SafeTensors::ints(const std::string& name, const std::
 std::vector<float> SafeTensors::floats(const std::string& name, const std::vector<std::int64_t>& expected_shape) const {
   const TensorInfo& tensor = info(name);
   if (!expected_shape.empty() && tensor.shape != expected_shape) {
-    fail("tensor '", name, "' has shape ", shape_text(tensor.shape), ", the architecture needs ", shape_text(expected_shape));
+    fail("tensor '", name, "' has shape ", shape_text(tensor.shape), ", the architecture needs ",
+         shape_text(expected_shape));
   }
   const std::size_t count = static_cast<std::size_t>(tensor.element_count());
   const unsigned char* data = reinterpret_cast<const unsigned char*>(bytes_.data()) + data_start_ + tensor.begin;

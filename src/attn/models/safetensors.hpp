@@ -10,9 +10,9 @@
 namespace attn {
 
 struct TensorInfo {
-  std::string dtype;                // "F32", "F16", "BF16", "I8", "U8", "I32"
+  std::string dtype;  // "F32", "F16", "BF16", "I8", "U8", "I32"
   std::vector<std::int64_t> shape;
-  std::uint64_t begin = 0, end = 0; // byte offsets into the data section
+  std::uint64_t begin = 0, end = 0;  // byte offsets into the data section
   std::int64_t element_count() const;
 };
 
@@ -45,7 +45,8 @@ class SafeTensors {
 // Writes a safetensors file: tensors in name order, header padded to 8 bytes, F32, F16 or I32.
 class SafeTensorsWriter {
  public:
-  void add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape, bool half = false);
+  void add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape,
+           bool half = false);
   void add(const std::string& name, const std::vector<std::int32_t>& values, std::vector<std::int64_t> shape);
   void metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
   std::string bytes() const;

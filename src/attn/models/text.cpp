@@ -29,8 +29,8 @@ std::string mapped(std::string_view text, utf8proc_option_t options) {
   }
   if (text.empty()) return {};
   utf8proc_uint8_t* result = nullptr;
-  const utf8proc_ssize_t length =
-      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()), static_cast<utf8proc_ssize_t>(text.size()), &result, options);
+  const utf8proc_ssize_t length = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                               static_cast<utf8proc_ssize_t>(text.size()), &result, options);
   const std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owner(result, &std::free);
   if (length < 0) fail("utf8proc: ", utf8proc_errmsg(length));  // valid UTF-8 never gets here
   return std::string(reinterpret_cast<const char*>(result), static_cast<std::size_t>(length));
@@ -51,11 +51,21 @@ char32_t next_code_point(std::string_view text, std::size_t& position) noexcept 
   const unsigned char b0 = byte(position);
   int extra = 0;
   char32_t c;
-  if (b0 < 0x80) { c = b0; }
-  else if ((b0 & 0xE0) == 0xC0) { c = b0 & 0x1F; extra = 1; }
-  else if ((b0 & 0xF0) == 0xE0) { c = b0 & 0x0F; extra = 2; }
-  else if ((b0 & 0xF8) == 0xF0) { c = b0 & 0x07; extra = 3; }
-  else { ++position; return replacement_character; }
+  if (b0 < 0x80) {
+    c = b0;
+  } else if ((b0 & 0xE0) == 0xC0) {
+    c = b0 & 0x1F;
+    extra = 1;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    c = b0 & 0x0F;
+    extra = 2;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    c = b0 & 0x07;
+    extra = 3;
+  } else {
+    ++position;
+    return replacement_character;
+  }
   for (int k = 1; k <= extra; ++k) {
     if (position + k >= text.size() || (byte(position + k) & 0xC0) != 0x80) {
       ++position;

@@ -34,7 +34,8 @@ std::vector<std::string> split_words(const std::string& text) {
   std::string current;
   for (std::size_t k = 0; k < chars.size(); ++k) {
     const char32_t c = chars[k];
-    if (is_word_char(c) || (is_apostrophe(c) && !current.empty() && k + 1 < chars.size() && is_word_char(chars[k + 1]))) {
+    if (is_word_char(c) ||
+        (is_apostrophe(c) && !current.empty() && k + 1 < chars.size() && is_word_char(chars[k + 1]))) {
       append_utf8(current, c);
       continue;
     }
@@ -82,7 +83,8 @@ Bpe Bpe::from_json(const std::string& json) {
   for (const auto& piece : doc["vocab"]) {
     if (!piece.is_string()) fail("tokenizer vocab entries must be strings");
     const std::string text = piece.get<std::string>();
-    if (!bpe.ids_.emplace(text, static_cast<int>(bpe.vocabulary_.size())).second) fail("tokenizer piece '", text, "' appears twice");
+    if (!bpe.ids_.emplace(text, static_cast<int>(bpe.vocabulary_.size())).second)
+      fail("tokenizer piece '", text, "' appears twice");
     bpe.vocabulary_.push_back(text);
     bpe.starts_word_.push_back(text.compare(0, word_marker.size(), word_marker) == 0);
   }
@@ -93,7 +95,8 @@ Bpe Bpe::from_json(const std::string& json) {
   for (int b = 0; b < 256; ++b) {
     char expected[8];
     std::snprintf(expected, sizeof expected, "<0x%02X>", b);
-    if (bpe.vocabulary_[first_byte_id + b] != expected) fail("tokenizer piece ", first_byte_id + b, " must be ", expected);
+    if (bpe.vocabulary_[first_byte_id + b] != expected)
+      fail("tokenizer piece ", first_byte_id + b, " must be ", expected);
   }
   int rank = 0;
   for (const auto& merge : doc["merges"]) {
@@ -118,7 +121,7 @@ const std::string& Bpe::piece(int id) const {
 
 std::vector<int> Bpe::encode_word(const std::string& given) const {
   const std::string word = nfc(given);  // valid UTF-8 from here on
-  std::vector<int> symbols{259};  // ▁
+  std::vector<int> symbols{259};        // ▁
   for (std::size_t i = 0; i < word.size();) {
     const std::size_t start = i;
     const char32_t c = next_code_point(word, i);

@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   try {
     const auto aligner = attn::load_statistical_aligner(std::move(bytes));
     // NFD "café" on the English side must meet the same vocabulary as NFC
-    const attn::Alignment links = aligner->align({"the", "cafe\u0301", "is", "small", "."}, {"el", "café", "es", "pequeño", "."});
+    const attn::Alignment links =
+        aligner->align({"the", "cafe\u0301", "is", "small", "."}, {"el", "café", "es", "pequeño", "."});
     std::printf("%s\n", attn::to_pharaoh(links).c_str());
   } catch (const attn::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());

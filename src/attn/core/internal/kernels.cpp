@@ -11,8 +11,8 @@ namespace attn::kernels {
 
 namespace scalar {
 
-void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-            float* C, int ldc, bool accumulate) noexcept {
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+            bool accumulate) noexcept {
   for (int i = 0; i < M; ++i) {
     float* c = C + static_cast<long>(i) * ldc;
     if (!accumulate) {
@@ -49,8 +49,8 @@ void tanh(float* x, int n) noexcept {
   for (int i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
 }
 
-void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
-                     const float* v, int hidden, int key_length, float* scores) noexcept {
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
+                     int key_length, float* scores) noexcept {
   for (int j = 0; j < key_length; ++j) scores[j] = 0.0f;
   for (int h = 0; h < hidden; ++h) {
     const float* k = keys_projected_t + static_cast<long>(h) * ldk;
@@ -67,16 +67,16 @@ namespace simd {
 // SSE4.1 mapped onto SIMD128 under Emscripten).
 using arch = xsimd::default_arch;
 
-void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-            float* C, int ldc, bool accumulate) noexcept {
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+            bool accumulate) noexcept {
   simd_impl::matmul<arch>(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate);
 }
 float max(const float* x, int n) noexcept { return simd_impl::max<arch>(x, n); }
 float exp_shifted_sum(float* x, int n, float shift) noexcept { return simd_impl::exp_shifted_sum<arch>(x, n, shift); }
 void scale(float* x, int n, float factor) noexcept { simd_impl::scale<arch>(x, n, factor); }
 void tanh(float* x, int n) noexcept { simd_impl::tanh<arch>(x, n); }
-void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
-                     const float* v, int hidden, int key_length, float* scores) noexcept {
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
+                     int key_length, float* scores) noexcept {
   simd_impl::additive_scores<arch>(query_projected, keys_projected_t, ldk, v, hidden, key_length, scores);
 }
 
@@ -108,16 +108,16 @@ const char* instruction_set() {
 #define ATTN_DISPATCH(call) return scalar::call
 #endif
 
-void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-            float* C, int ldc, bool accumulate) noexcept {
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+            bool accumulate) noexcept {
   ATTN_DISPATCH(matmul(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate));
 }
 float max(const float* x, int n) noexcept { ATTN_DISPATCH(max(x, n)); }
 float exp_shifted_sum(float* x, int n, float shift) noexcept { ATTN_DISPATCH(exp_shifted_sum(x, n, shift)); }
 void scale(float* x, int n, float factor) noexcept { ATTN_DISPATCH(scale(x, n, factor)); }
 void tanh(float* x, int n) noexcept { ATTN_DISPATCH(tanh(x, n)); }
-void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
-                     const float* v, int hidden, int key_length, float* scores) noexcept {
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
+                     int key_length, float* scores) noexcept {
   ATTN_DISPATCH(additive_scores(query_projected, keys_projected_t, ldk, v, hidden, key_length, scores));
 }
 

@@ -2,8 +2,8 @@
 //   attn::kernels::scalar::*  plain C++, the reference twin;
 //   attn::kernels::simd::*    xsimd batches (kernels_simd.hpp), when ATTN_SIMD is on.
 // attn::kernels::* (no sub-namespace) is what the rest of the core calls: the SIMD version
-// when the build has it (and set_simd has not switched it off), the scalar one otherwise. All matrices are row-major float with an
-// explicit leading dimension (row stride, in elements).
+// when the build has it (and set_simd has not switched it off), the scalar one otherwise. All matrices are row-major
+// float with an explicit leading dimension (row stride, in elements).
 #pragma once
 
 namespace attn::kernels {
@@ -16,23 +16,23 @@ void set_simd(bool enabled);
 // Name of the instruction set the SIMD kernels were compiled for ("avx512bw", "sse4.1", "scalar").
 const char* instruction_set();
 
-#define ATTN_KERNEL_DECLARATIONS                                                                   \
-  /* C[M][N] = alpha * A[M][K] B[K][N], plus the old C when accumulate. */                          \
-  void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,  \
-              float* C, int ldc, bool accumulate) noexcept;                                                  \
-  /* Largest element of x[0..n); n >= 1. */                                                         \
-  float max(const float* x, int n) noexcept;                                                                 \
-  /* x[i] = exp(x[i] - shift); returns the sum of the new values. exp(-inf) = 0. */                 \
-  float exp_shifted_sum(float* x, int n, float shift) noexcept;                                              \
-  /* x[i] *= factor */                                                                              \
-  void scale(float* x, int n, float factor) noexcept;                                                        \
-  /* x[i] = tanh(x[i]) */                                                                           \
-  void tanh(float* x, int n) noexcept;                                                                       \
-  /* Bahdanau's score for one query against every key:                                              \
-     scores[j] = sum_h v[h] * tanh(query_projected[h] + keys_projected_t[h][j]),                   \
-     keys_projected_t: [hidden][key_length] with row stride ldk. */                                 \
-  void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,        \
-                       const float* v, int hidden, int key_length, float* scores) noexcept;
+#define ATTN_KERNEL_DECLARATIONS                                                                                     \
+  /* C[M][N] = alpha * A[M][K] B[K][N], plus the old C when accumulate. */                                           \
+  void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc, \
+              bool accumulate) noexcept;                                                                             \
+  /* Largest element of x[0..n); n >= 1. */                                                                          \
+  float max(const float* x, int n) noexcept;                                                                         \
+  /* x[i] = exp(x[i] - shift); returns the sum of the new values. exp(-inf) = 0. */                                  \
+  float exp_shifted_sum(float* x, int n, float shift) noexcept;                                                      \
+  /* x[i] *= factor */                                                                                               \
+  void scale(float* x, int n, float factor) noexcept;                                                                \
+  /* x[i] = tanh(x[i]) */                                                                                            \
+  void tanh(float* x, int n) noexcept;                                                                               \
+  /* Bahdanau's score for one query against every key:                                                               \
+     scores[j] = sum_h v[h] * tanh(query_projected[h] + keys_projected_t[h][j]),                                     \
+     keys_projected_t: [hidden][key_length] with row stride ldk. */                                                  \
+  void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v,         \
+                       int hidden, int key_length, float* scores) noexcept;
 
 namespace scalar {
 ATTN_KERNEL_DECLARATIONS

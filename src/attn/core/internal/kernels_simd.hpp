@@ -140,21 +140,26 @@ inline void pack_edge(int kc, const float* b_chunk, int ldb, int vectors, int re
 // (a matrix-vector product, as the decoder runs, must not pay for R rows); other short panels
 // are zero-padded to R rows (B is read once, as a beam search needs) and copied out.
 template <class Arch>
-ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alpha, const float* A, int lda, const float* b_chunk, int ldb,
-                           const float* edge, float* c_block, int ldc, bool add, float* panel, float* tile, float* wide) {
+ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alpha, const float* A, int lda,
+                                              const float* b_chunk, int ldb, const float* edge, float* c_block, int ldc,
+                                              bool add, float* panel, float* tile, float* wide) {
   constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
-  const int full = N - N % (Cols * W);          // columns in whole tiles
-  const int vectors = N - N % W;                // ... and in whole vectors
-  const int rest = N - vectors;                 // columns past the last whole vector
+  const int full = N - N % (Cols * W);  // columns in whole tiles
+  const int vectors = N - N % W;        // ... and in whole vectors
+  const int rest = N - vectors;         // columns past the last whole vector
   if (rows == R) {
     pack_panel<R>(R, kc, alpha, A, lda, panel);
-    for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-    for (int j = full; j < vectors; j += W) micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    for (int j = 0; j < full; j += Cols * W)
+      micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    for (int j = full; j < vectors; j += W)
+      micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
   } else if (rows == 1) {
     pack_panel<1>(1, kc, alpha, A, lda, panel);
-    for (int j = 0; j < full; j += Cols * W) micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-    for (int j = full; j < vectors; j += W) micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    for (int j = 0; j < full; j += Cols * W)
+      micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+    for (int j = full; j < vectors; j += W)
+      micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, edge, W, tile, W, false);
   } else {
     pack_panel<R>(rows, kc, alpha, A, lda, panel);
@@ -189,8 +194,8 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
 // and the function stays small (V8 compiles it to optimized code sooner). K goes in
 // chunks, so the packed panels live on the stack: no allocation, nothing to throw.
 template <class Arch>
-void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-            float* C, int ldc, bool accumulate) {
+void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+            bool accumulate) {
   constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
   constexpr int chunk = 256;
   if (K == 0) {  // the empty sum
@@ -201,7 +206,7 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   }
   const int vectors = N - N % W, rest = N - vectors;
   alignas(64) float panel[R * chunk];
-  alignas(64) float edge[chunk * W];            // B's last `rest` columns, zero-padded to W
+  alignas(64) float edge[chunk * W];  // B's last `rest` columns, zero-padded to W
   alignas(64) float tile[R * W];
   alignas(64) float wide[R * Cols * W];
   for (int k0 = 0; k0 < K; k0 += chunk) {
@@ -287,8 +292,8 @@ void tanh(float* x, int n) {
 
 // Vectorized over keys: each step adds v[h]*tanh(q[h] + K^T[h][j..j+W)), no horizontal adds.
 template <class Arch>
-void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk,
-                     const float* v, int hidden, int key_length, float* scores) {
+void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
+                     int key_length, float* scores) {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   int j = 0;

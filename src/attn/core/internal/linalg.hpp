@@ -37,8 +37,7 @@ inline std::vector<float> transposed(const float* in, int rows, int cols) {
 
 // y[rows][out] = x[rows][in] W^T + b, with W given already transposed: weight_t [in][out]
 // (PyTorch's Linear stores W as [out][in]; transposing once lets the kernel run along rows).
-inline void linear(const float* x, int rows, int in, const float* weight_t, const float* bias,
-                   int out, float* y) {
+inline void linear(const float* x, int rows, int in, const float* weight_t, const float* bias, int out, float* y) {
   if (bias) {
     for (int r = 0; r < rows; ++r) {
       for (int o = 0; o < out; ++o) y[static_cast<long>(r) * out + o] = bias[o];
