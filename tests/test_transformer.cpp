@@ -172,6 +172,38 @@ TEST_CASE("decoding step by step with the key/value cache equals full recomputat
   }
 }
 
+TEST_CASE("a step over several hypotheses at once equals one step per hypothesis", "[transformer]") {
+  const TransformerArchitecture& a = model().architecture();
+  const TransformerModel::Encoding encoding =
+      model().encode(reference()["cases"][0]["source_ids"].get<std::vector<int>>());
+  const int V = a.vocab_size, S = encoding.length, maps = a.decoder_layers * a.heads;
+  const std::vector<std::vector<int>> fed = {{Bpe::start_id, 40, 41}, {Bpe::start_id, 77, 12}};
+  TransformerModel::Cache batched[] = {model().start_cache(), model().start_cache()};
+  TransformerModel::Cache* caches[] = {&batched[0], &batched[1]};
+  for (std::size_t t = 0; t < fed[0].size(); ++t) {
+    const int previous[] = {fed[0][t], fed[1][t]};
+    std::vector<float> log_probs(2 * V), cross(2 * maps * S), self(2 * maps * (t + 1));
+    model().step(encoding, caches, 2, previous, log_probs.data(), cross.data(), self.data());
+    for (int r = 0; r < 2; ++r) {
+      TransformerModel::Cache alone = model().start_cache();
+      std::vector<float> one_log_probs(V), one_cross(maps * S), one_self(maps * (t + 1));
+      for (std::size_t u = 0; u <= t; ++u) {
+        model().step(encoding, alone, fed[r][u], one_log_probs.data(), one_cross.data(), one_self.data());
+      }
+      CHECK(max_difference(one_log_probs,
+                           std::vector<float>(log_probs.begin() + r * V, log_probs.begin() + (r + 1) * V)) < 1e-5);
+      CHECK(max_difference(one_cross, std::vector<float>(cross.begin() + r * maps * S,
+                                                         cross.begin() + (r + 1) * maps * S)) < 1e-6);
+      CHECK(max_difference(one_self, std::vector<float>(self.begin() + r * maps * (t + 1),
+                                                        self.begin() + (r + 1) * maps * (t + 1))) < 1e-6);
+    }
+  }
+  TransformerModel::Cache shorter = model().start_cache();
+  TransformerModel::Cache* uneven[] = {&batched[0], &shorter};
+  const int previous[] = {5, 5};
+  CHECK_THROWS_WITH(model().step(encoding, uneven, 2, previous, nullptr, nullptr, nullptr), Contains("same length"));
+}
+
 TEST_CASE("greedy translation equals the reference's; beam search agrees with forced decoding", "[transformer]") {
   const int max_length = reference()["max_length"].get<int>();
   for (const auto& expected : reference()["cases"]) {

@@ -348,31 +348,53 @@ TransformerModel::Cache TransformerModel::start_cache() const {
 
 void TransformerModel::step(const Encoding& encoding, Cache& cache, int previous, float* log_probs, float* cross,
                             float* self_attention) const {
+  Cache* caches[] = {&cache};
+  step(encoding, caches, 1, &previous, log_probs, cross, self_attention);
+}
+
+void TransformerModel::step(const Encoding& encoding, Cache* const* caches, int rows, const int* previous,
+                            float* log_probs, float* cross, float* self_attention) const {
   const TransformerArchitecture& a = architecture_;
-  const int d = a.model_dim, h = a.heads, dk = a.head_dim(), S = encoding.length, t = cache.length;
-  if (static_cast<int>(cache.keys.size()) != a.decoder_layers) fail("the cache was not made by start_cache()");
-  const std::size_t memory = static_cast<std::size_t>(S) * d;
-  std::vector<float> x(d), y(d), key(d), value(d);
-  embed({previous}, t, x.data());
+  const int d = a.model_dim, h = a.heads, dk = a.head_dim(), S = encoding.length, t = caches[0]->length;
+  for (int r = 0; r < rows; ++r) {
+    if (static_cast<int>(caches[r]->keys.size()) != a.decoder_layers) fail("the cache was not made by start_cache()");
+    if (caches[r]->length != t) fail("the caches of one step must have the same length");
+  }
+  const std::size_t memory = static_cast<std::size_t>(S) * d, states = static_cast<std::size_t>(rows) * d;
+  std::vector<float> x(states), y(states), keys(states), values(states), weights(states / d * h * S);
+  for (int r = 0; r < rows; ++r) embed({previous[r]}, t, x.data() + r * d);
   for (int l = 0; l < a.decoder_layers; ++l) {
     const DecoderLayer& layer = decoder_[l];
-    norm(layer.self_norm, x.data(), 1, y.data());
-    project_heads(y.data(), 1, d, h, layer.self_attention.key.weight_t, layer.self_attention.key.bias, key.data());
-    project_heads(y.data(), 1, d, h, layer.self_attention.value.weight_t, layer.self_attention.value.bias,
-                  value.data());
-    append_heads(cache.keys[l], t, h, dk, key.data());
-    append_heads(cache.values[l], t, h, dk, value.data());
-    // one query over the pieces so far: no mask needed
-    attend(layer.self_attention, y.data(), 1, cache.keys[l].data(), cache.values[l].data(), t + 1, false, x.data(),
-           self_attention ? self_attention + static_cast<std::size_t>(l) * h * (t + 1) : nullptr);
-    norm(layer.cross_norm, x.data(), 1, y.data());
-    attend(layer.cross_attention, y.data(), 1, encoding.cross_keys.data() + l * memory,
-           encoding.cross_values.data() + l * memory, S, false, x.data(),
-           cross ? cross + static_cast<std::size_t>(l) * h * S : nullptr);
-    feed_forward(layer.feed_forward_norm, layer.feed_forward, x.data(), 1);
+    const Attention& self = layer.self_attention;
+    norm(layer.self_norm, x.data(), rows, y.data());
+    // row r of [rows][d] is that hypothesis's new key in head layout [h][d_k]
+    linear(y.data(), rows, d, self.key.weight_t.data(), self.key.bias.data(), d, keys.data());
+    linear(y.data(), rows, d, self.value.weight_t.data(), self.value.bias.data(), d, values.data());
+    for (int r = 0; r < rows; ++r) {
+      Cache& cache = *caches[r];
+      append_heads(cache.keys[l], t, h, dk, keys.data() + r * d);
+      append_heads(cache.values[l], t, h, dk, values.data() + r * d);
+      // one query over the pieces so far: no mask needed
+      float* self_weights = self_attention
+                                ? self_attention + (static_cast<std::size_t>(r) * a.decoder_layers + l) * h * (t + 1)
+                                : nullptr;
+      attend(self, y.data() + r * d, 1, cache.keys[l].data(), cache.values[l].data(), t + 1, false, x.data() + r * d,
+             self_weights);
+    }
+    // the hypotheses share the source: one query row each over the same keys
+    norm(layer.cross_norm, x.data(), rows, y.data());
+    attend(layer.cross_attention, y.data(), rows, encoding.cross_keys.data() + l * memory,
+           encoding.cross_values.data() + l * memory, S, false, x.data(), weights.data());
+    for (int r = 0; cross && r < rows; ++r) {
+      for (int head = 0; head < h; ++head) {
+        std::copy_n(weights.data() + (static_cast<std::size_t>(head) * rows + r) * S, S,
+                    cross + ((static_cast<std::size_t>(r) * a.decoder_layers + l) * h + head) * S);
+      }
+    }
+    feed_forward(layer.feed_forward_norm, layer.feed_forward, x.data(), rows);
   }
-  cache.length = t + 1;
-  if (log_probs) output(x.data(), 1, log_probs);
+  for (int r = 0; r < rows; ++r) caches[r]->length = t + 1;
+  if (log_probs) output(x.data(), rows, log_probs);
 }
 
 namespace {
@@ -426,11 +448,13 @@ TransformerModel::Translation TransformerModel::translate(const Encoding& encodi
   for (int step_index = 0; step_index < max_length && !alive.empty(); ++step_index) {
     const int rows = static_cast<int>(alive.size());
     std::vector<float> log_probs(static_cast<std::size_t>(rows) * V), cross(rows * step_map);
+    std::vector<int> previous(rows);
+    std::vector<Cache*> caches(rows);
     for (int r = 0; r < rows; ++r) {
-      const int previous = alive[r].ids.empty() ? Bpe::start_id : alive[r].ids.back();
-      step(encoding, alive[r].cache, previous, log_probs.data() + static_cast<std::size_t>(r) * V,
-           cross.data() + r * step_map, nullptr);
+      previous[r] = alive[r].ids.empty() ? Bpe::start_id : alive[r].ids.back();
+      caches[r] = &alive[r].cache;
     }
+    step(encoding, caches.data(), rows, previous.data(), log_probs.data(), cross.data(), nullptr);
     // the best continuations fill the beam: those ending in </s> finish, the others go on
     std::vector<Hypothesis> next;
     for (const Candidate& c : best_continuations(alive, log_probs.data(), V, beam)) {

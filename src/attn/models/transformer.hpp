@@ -73,6 +73,11 @@ class TransformerModel {
   // decoder self-attention [L_d][h][cache.length after the step] (each may be null).
   void step(const Encoding& encoding, Cache& cache, int previous, float* log_probs, float* cross,
             float* self_attention) const;
+  // The same for `rows` hypotheses at once (a beam), whose caches all hold the same length:
+  // previous [rows], log_probs [rows][V], cross [rows][L_d][h][S], self_attention
+  // [rows][L_d][h][length + 1]. Every matmul is shared; self-attention runs per hypothesis.
+  void step(const Encoding& encoding, Cache* const* caches, int rows, const int* previous, float* log_probs,
+            float* cross, float* self_attention) const;
 
   struct Translation {
     std::vector<int> ids;      // without </s>
