@@ -111,6 +111,10 @@ TEST_CASE("forced decoding agrees with the PyTorch reference on log-probabilitie
     double sum = 0.0;
     for (float x : forced.log_probs) sum += x;
     CHECK(forced.log_prob == Approx(sum));
+    const TransformerModel::Forced maps_only = model().force(source, target, false);
+    CHECK(maps_only.log_probs.empty());
+    CHECK(maps_only.cross == forced.cross);
+    CHECK(maps_only.decoder == forced.decoder);
   }
 }
 

@@ -295,12 +295,13 @@ TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& sour
   return encoding;
 }
 
-TransformerModel::Forced TransformerModel::force(const std::vector<int>& source_ids,
-                                                 const std::vector<int>& target_ids) const {
-  return force(encode(source_ids), target_ids);
+TransformerModel::Forced TransformerModel::force(const std::vector<int>& source_ids, const std::vector<int>& target_ids,
+                                                 bool with_log_probs) const {
+  return force(encode(source_ids), target_ids, with_log_probs);
 }
 
-TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const std::vector<int>& target_ids) const {
+TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const std::vector<int>& target_ids,
+                                                 bool with_log_probs) const {
   const TransformerArchitecture& a = architecture_;
   if (target_ids.empty()) fail("the target sentence is empty");
   std::vector<int> inputs{Bpe::start_id};
@@ -328,6 +329,7 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
            encoding.cross_values.data() + l * memory, S, false, x.data(), forced.cross.data() + l * cross_map);
     feed_forward(layer.feed_forward_norm, layer.feed_forward, x.data(), T);
   }
+  if (!with_log_probs) return forced;  // the maps alone skip the output layer, a large part of the work
   std::vector<float> log_probs(element_count("target pieces", {T, V}));
   output(x.data(), T, log_probs.data());
   forced.log_probs.resize(T);

@@ -59,8 +59,10 @@ class TransformerModel {
     double log_prob = 0.0;         // sum of log_probs
   };
   // Forced decoding of target_ids (</s> appended) by full recomputation with the causal mask.
-  Forced force(const Encoding& encoding, const std::vector<int>& target_ids) const;
-  Forced force(const std::vector<int>& source_ids, const std::vector<int>& target_ids) const;
+  // Without with_log_probs, log_probs stays empty and log_prob 0 (the maps need no output layer).
+  Forced force(const Encoding& encoding, const std::vector<int>& target_ids, bool with_log_probs = true) const;
+  Forced force(const std::vector<int>& source_ids, const std::vector<int>& target_ids,
+               bool with_log_probs = true) const;
 
   // Keys and values of the decoder's self-attention for the pieces fed so far.
   struct Cache {
