@@ -67,7 +67,7 @@ class TransformerModel {
   // Keys and values of the decoder's self-attention for the pieces fed so far.
   struct Cache {
     int length = 0;                                // steps taken
-    std::vector<std::vector<float>> keys, values;  // [L_d * h][length][d_k]
+    std::vector<std::vector<float>> keys, values;  // per decoder layer [L_d], each [h][length][d_k]
   };
   Cache start_cache() const;
   // One decoder step with `previous` (the piece fed at position cache.length) as input; appends
@@ -83,7 +83,7 @@ class TransformerModel {
 
   struct Translation {
     std::vector<int> ids;      // without </s>
-    std::vector<float> cross;  // [ids.size() + 1][L_d][h][S]: per predicted piece, </s> last
+    std::vector<float> cross;  // [steps][L_d][h][S], one per predicted piece: ids, then </s> if finished
     double log_prob = 0.0;
     bool finished = false;  // ended with </s> (false: stopped at max_length)
   };
