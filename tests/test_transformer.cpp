@@ -1,0 +1,297 @@
+// The Transformer translation model against its PyTorch reference (tools/train/transformer.py) on
+// a tiny random model with the real architecture and format (tests/data/tiny-transformer.*, made
+// by tools/train/make_transformer_fixture.py): forced decoding with every attention map, the
+// key/value cache, greedy and beam search, and damaged model files.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "attn/models/transformer.hpp"
+#include "support.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string read_file(const std::string& name) {
+  std::ifstream in(std::string(ATTN_TEST_DATA) + "/" + name, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+const nlohmann::json& reference() {
+  static const nlohmann::json json = nlohmann::json::parse(read_file("tiny-transformer-reference.json"));
+  return json;
+}
+
+const std::string& model_bytes() {
+  static const std::string bytes = read_file("tiny-transformer.safetensors");
+  return bytes;
+}
+
+const TransformerModel& model() {
+  static const TransformerModel tiny = TransformerModel::load(model_bytes());
+  return tiny;
+}
+
+// Nested JSON arrays of numbers, flattened in row-major order.
+void flatten(const nlohmann::json& value, std::vector<float>& out) {
+  if (value.is_array()) {
+    for (const auto& item : value) flatten(item, out);
+  } else {
+    out.push_back(value.get<float>());
+  }
+}
+
+std::vector<float> flat(const nlohmann::json& value) {
+  std::vector<float> out;
+  flatten(value, out);
+  return out;
+}
+
+double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+  return worst;
+}
+
+// The fixture rewritten: every tensor passed through `change` (name, values, shape), metadata
+// through `meta`, so that one problem at a time can be introduced.
+template <class Change, class Meta>
+std::string rewritten(Change change, Meta meta, bool half = true) {
+  const SafeTensors file = SafeTensors::parse(model_bytes());
+  SafeTensorsWriter writer;
+  for (const auto& [name, info] : file.tensors()) {
+    std::vector<float> values = file.floats(name);
+    std::vector<std::int64_t> shape = info.shape;
+    if (change(name, values, shape)) writer.add(name, values, shape, half);
+  }
+  std::map<std::string, std::string> metadata = file.metadata();
+  meta(metadata);
+  for (const auto& [key, value] : metadata) writer.metadata(key, value);
+  return writer.bytes();
+}
+
+const auto keep_tensor = [](const std::string&, std::vector<float>&, std::vector<std::int64_t>&) { return true; };
+const auto keep_metadata = [](std::map<std::string, std::string>&) {};
+
+}  // namespace
+
+TEST_CASE("the tiny Transformer loads with the architecture of its metadata", "[transformer]") {
+  const TransformerArchitecture& a = model().architecture();
+  const auto& expected = reference()["architecture"];
+  CHECK(a.encoder_layers == expected["encoder_layers"].get<int>());
+  CHECK(a.decoder_layers == expected["decoder_layers"].get<int>());
+  CHECK(a.heads == expected["heads"].get<int>());
+  CHECK(a.model_dim == expected["model_dim"].get<int>());
+  CHECK(a.ff_dim == expected["ff_dim"].get<int>());
+  CHECK(a.vocab_size == model().tokenizer().size());
+  CHECK(model().metadata_value("format") == "attnscope-transformer-v1");
+}
+
+TEST_CASE("forced decoding agrees with the PyTorch reference on log-probabilities and every attention map",
+          "[transformer]") {
+  for (const auto& expected : reference()["cases"]) {
+    INFO(expected["source"].get<std::string>() << " ||| " << expected["target"].get<std::string>());
+    const auto source = expected["source_ids"].get<std::vector<int>>();
+    const auto target = expected["target_ids"].get<std::vector<int>>();
+    CHECK(model().tokenizer().encode(split_words(expected["source"])).ids == source);
+    const TransformerModel::Forced forced = model().force(source, target);
+    CHECK(max_difference(forced.log_probs, flat(expected["log_probs"])) < 1e-4);
+    CHECK(max_difference(forced.cross, flat(expected["cross"])) < 1e-4);
+    CHECK(max_difference(forced.encoder, flat(expected["encoder"])) < 1e-4);
+    CHECK(max_difference(forced.decoder, flat(expected["decoder"])) < 1e-4);
+    double sum = 0.0;
+    for (float x : forced.log_probs) sum += x;
+    CHECK(forced.log_prob == Approx(sum));
+    const TransformerModel::Forced maps_only = model().force(source, target, false);
+    CHECK(maps_only.log_probs.empty());
+    CHECK(maps_only.cross == forced.cross);
+    CHECK(maps_only.decoder == forced.decoder);
+  }
+}
+
+TEST_CASE("every row of every attention map sums to 1 and decoder self-attention is causal", "[transformer]") {
+  const TransformerArchitecture& a = model().architecture();
+  const auto& expected = reference()["cases"][0];
+  const auto source = expected["source_ids"].get<std::vector<int>>();
+  const auto target = expected["target_ids"].get<std::vector<int>>();
+  const TransformerModel::Forced forced = model().force(source, target);
+  const int S = static_cast<int>(source.size()) + 1, T = static_cast<int>(target.size()) + 1;
+  auto check_rows = [](const std::vector<float>& maps, int columns) {
+    for (std::size_t row = 0; row < maps.size() / columns; ++row) {
+      double sum = 0.0;
+      for (int c = 0; c < columns; ++c) sum += maps[row * columns + c];
+      CHECK(sum == Approx(1.0).margin(1e-5));
+    }
+  };
+  REQUIRE(forced.cross.size() == static_cast<std::size_t>(a.decoder_layers) * a.heads * T * S);
+  REQUIRE(forced.encoder.size() == static_cast<std::size_t>(a.encoder_layers) * a.heads * S * S);
+  REQUIRE(forced.decoder.size() == static_cast<std::size_t>(a.decoder_layers) * a.heads * T * T);
+  check_rows(forced.cross, S);
+  check_rows(forced.encoder, S);
+  check_rows(forced.decoder, T);
+  for (int map = 0; map < a.decoder_layers * a.heads; ++map) {
+    for (int t = 0; t < T; ++t) {
+      for (int u = t + 1; u < T; ++u) CHECK(forced.decoder[(static_cast<std::size_t>(map) * T + t) * T + u] == 0.0f);
+    }
+  }
+}
+
+TEST_CASE("decoding step by step with the key/value cache equals full recomputation", "[transformer]") {
+  const TransformerArchitecture& a = model().architecture();
+  const int layers_heads = a.decoder_layers * a.heads, V = a.vocab_size;
+  for (const auto& expected : reference()["cases"]) {
+    const auto source = expected["source_ids"].get<std::vector<int>>();
+    const auto target = expected["target_ids"].get<std::vector<int>>();
+    const TransformerModel::Encoding encoding = model().encode(source);
+    const TransformerModel::Forced full = model().force(encoding, target);
+    const int S = encoding.length, T = static_cast<int>(target.size()) + 1;
+    TransformerModel::Cache cache = model().start_cache();
+    std::vector<float> log_probs(V), cross(static_cast<std::size_t>(layers_heads) * S), self(layers_heads * T);
+    for (int t = 0; t < T; ++t) {
+      model().step(encoding, cache, t == 0 ? Bpe::start_id : target[t - 1], log_probs.data(), cross.data(),
+                   self.data());
+      CHECK(cache.length == t + 1);
+      const int next = t + 1 < T ? target[t] : Bpe::end_id;
+      CHECK(log_probs[next] == Approx(full.log_probs[t]).margin(1e-5));
+      for (int map = 0; map < layers_heads; ++map) {
+        for (int s = 0; s < S; ++s) {
+          CHECK(cross[static_cast<std::size_t>(map) * S + s] ==
+                Approx(full.cross[(static_cast<std::size_t>(map) * T + t) * S + s]).margin(1e-5));
+        }
+        for (int u = 0; u <= t; ++u) {
+          CHECK(self[static_cast<std::size_t>(map) * (t + 1) + u] ==
+                Approx(full.decoder[(static_cast<std::size_t>(map) * T + t) * T + u]).margin(1e-5));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a step over several hypotheses at once equals one step per hypothesis", "[transformer]") {
+  const TransformerArchitecture& a = model().architecture();
+  const TransformerModel::Encoding encoding =
+      model().encode(reference()["cases"][0]["source_ids"].get<std::vector<int>>());
+  const int V = a.vocab_size, S = encoding.length, maps = a.decoder_layers * a.heads;
+  const std::vector<std::vector<int>> fed = {{Bpe::start_id, 40, 41}, {Bpe::start_id, 77, 12}};
+  TransformerModel::Cache batched[] = {model().start_cache(), model().start_cache()};
+  TransformerModel::Cache* caches[] = {&batched[0], &batched[1]};
+  for (std::size_t t = 0; t < fed[0].size(); ++t) {
+    const int previous[] = {fed[0][t], fed[1][t]};
+    std::vector<float> log_probs(2 * V), cross(2 * maps * S), self(2 * maps * (t + 1));
+    model().step(encoding, caches, 2, previous, log_probs.data(), cross.data(), self.data());
+    for (int r = 0; r < 2; ++r) {
+      TransformerModel::Cache alone = model().start_cache();
+      std::vector<float> one_log_probs(V), one_cross(maps * S), one_self(maps * (t + 1));
+      for (std::size_t u = 0; u <= t; ++u) {
+        model().step(encoding, alone, fed[r][u], one_log_probs.data(), one_cross.data(), one_self.data());
+      }
+      CHECK(max_difference(one_log_probs,
+                           std::vector<float>(log_probs.begin() + r * V, log_probs.begin() + (r + 1) * V)) < 1e-5);
+      CHECK(max_difference(one_cross, std::vector<float>(cross.begin() + r * maps * S,
+                                                         cross.begin() + (r + 1) * maps * S)) < 1e-6);
+      CHECK(max_difference(one_self, std::vector<float>(self.begin() + r * maps * (t + 1),
+                                                        self.begin() + (r + 1) * maps * (t + 1))) < 1e-6);
+    }
+  }
+  TransformerModel::Cache shorter = model().start_cache();
+  TransformerModel::Cache* uneven[] = {&batched[0], &shorter};
+  const int previous[] = {5, 5};
+  CHECK_THROWS_WITH(model().step(encoding, uneven, 2, previous, nullptr, nullptr, nullptr), Contains("same length"));
+}
+
+TEST_CASE("greedy translation equals the reference's; beam search agrees with forced decoding", "[transformer]") {
+  const int max_length = reference()["max_length"].get<int>();
+  for (const auto& expected : reference()["cases"]) {
+    INFO(expected["source"].get<std::string>());
+    const TransformerModel::Encoding encoding = model().encode(expected["source_ids"].get<std::vector<int>>());
+    std::vector<int> greedy = expected["greedy_ids"].get<std::vector<int>>();
+    const bool ended = !greedy.empty() && greedy.back() == Bpe::end_id;
+    if (ended) greedy.pop_back();
+    const TransformerModel::Translation translation = model().translate(encoding, 1, max_length);
+    CHECK(translation.ids == greedy);
+    CHECK(translation.finished == ended);
+    const std::size_t step_map = static_cast<std::size_t>(model().architecture().decoder_layers) *
+                                 model().architecture().heads * encoding.length;
+    CHECK(translation.cross.size() == (translation.ids.size() + (ended ? 1 : 0)) * step_map);
+    const TransformerModel::Translation beam = model().translate(encoding, 4, max_length);
+    if (!beam.ids.empty()) {
+      const TransformerModel::Forced forced = model().force(encoding, beam.ids);
+      double prefix = forced.log_prob;
+      if (!beam.finished) prefix -= forced.log_probs.back();  // the unfinished beam never scored </s>
+      CHECK(beam.log_prob == Approx(prefix).epsilon(1e-4));
+      CHECK(beam.log_prob >= translation.log_prob - 1e-4);
+    }
+  }
+  CHECK_THROWS_WITH(model().translate(model().encode({5}), 0), Contains("beam must be in 1..64"));
+  CHECK_THROWS_WITH(model().translate(model().encode({5}), 65), Contains("beam must be in 1..64"));
+}
+
+TEST_CASE("the same weights stored as F32 give the same results", "[transformer]") {
+  const TransformerModel f32 = TransformerModel::load(rewritten(keep_tensor, keep_metadata, false));
+  const auto& expected = reference()["cases"][1];
+  const auto source = expected["source_ids"].get<std::vector<int>>();
+  const auto target = expected["target_ids"].get<std::vector<int>>();
+  CHECK(max_difference(f32.force(source, target).log_probs, model().force(source, target).log_probs) == 0.0);
+}
+
+TEST_CASE("a malformed Transformer file is refused with a message naming the problem", "[transformer]") {
+  CHECK_THROWS(TransformerModel::load(model_bytes().substr(0, model_bytes().size() - 10)));
+  CHECK_THROWS(TransformerModel::load(model_bytes().substr(0, 100)));
+  CHECK_THROWS_WITH(TransformerModel::load(rewritten(keep_tensor, [](auto& m) { m["format"] = "attnscope-rnn-v1"; })),
+                    Contains("not an attnscope-transformer-v1 model"));
+  CHECK_THROWS_WITH(TransformerModel::load(rewritten(keep_tensor, [](auto& m) { m["format"] = "gpt"; })),
+                    Contains("format 'gpt'"));
+  CHECK_THROWS_WITH(
+      TransformerModel::load(rewritten(
+          [](const std::string& name, auto&, auto&) { return name != "decoder.layers.1.cross_attention.key.bias"; },
+          keep_metadata)),
+      Contains("no tensor 'decoder.layers.1.cross_attention.key.bias'"));
+  CHECK_THROWS_WITH(TransformerModel::load(rewritten(
+                        [](const std::string& name, std::vector<float>& values, std::vector<std::int64_t>& shape) {
+                          if (name == "encoder.layers.0.feed_forward.input.weight") {
+                            shape = {shape[1], shape[0]};  // transposed
+                          }
+                          (void)values;
+                          return true;
+                        },
+                        keep_metadata)),
+                    Contains("tensor 'encoder.layers.0.feed_forward.input.weight' has shape"));
+  CHECK_THROWS_WITH(TransformerModel::load(rewritten(
+                        [](const std::string& name, std::vector<float>& values, auto&) {
+                          if (name == "decoder.norm.weight") values[3] = std::nanf("");
+                          return true;
+                        },
+                        keep_metadata)),
+                    Contains("tensor 'decoder.norm.weight' holds a non-finite value at index 3"));
+  CHECK_THROWS_WITH(
+      TransformerModel::load(rewritten(keep_tensor, [](auto& m) { m["architecture"] = "{\"heads\": 2}"; })),
+      Contains("needs an integer 'encoder_layers'"));
+  CHECK_THROWS_WITH(TransformerModel::load(rewritten(keep_tensor,
+                                                     [](auto& m) {
+                                                       auto a = nlohmann::json::parse(m["architecture"]);
+                                                       a["heads"] = 3;
+                                                       m["architecture"] = a.dump();
+                                                     })),
+                    Contains("not a multiple of heads"));
+  CHECK_THROWS_WITH(TransformerModel::load(rewritten(keep_tensor, [](auto& m) { m.erase("tokenizer"); })),
+                    Contains("tokenizer"));
+  CHECK_THROWS_WITH(TransformerModel::load(rewritten([](const std::string&, auto&, auto&) { return true; },
+                                                     [](auto& m) {
+                                                       auto a = nlohmann::json::parse(m["architecture"]);
+                                                       a["decoder_layers"] = 1;
+                                                       m["architecture"] = a.dump();
+                                                     })),
+                    Contains("unexpected tensor 'decoder.layers.1."));
+  CHECK_THROWS_WITH(model().encode({}), Contains("source sentence is empty"));
+  CHECK_THROWS_WITH(model().encode({model().tokenizer().size()}), Contains("outside the vocabulary"));
+  CHECK_THROWS_WITH(model().force(std::vector<int>{5}, std::vector<int>{}), Contains("target sentence is empty"));
+}
