@@ -12,18 +12,11 @@
 #include "attn/align/ibm2.hpp"
 #include "attn/models/rnn.hpp"
 #include "attn/models/text.hpp"
+#include "fixtures.hpp"
 
 using namespace attn;
 
 namespace {
-
-std::string read_file(const std::string& name) {
-  std::ifstream in(std::string(ATTN_TEST_DATA) + "/" + name, std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 const std::string fffd = "\xEF\xBF\xBD";  // U+FFFD
 

@@ -10,20 +10,13 @@
 #include <sstream>
 
 #include "attn/models/transformer.hpp"
+#include "fixtures.hpp"
 #include "support.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::string read_file(const std::string& name) {
-  std::ifstream in(std::string(ATTN_TEST_DATA) + "/" + name, std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 const nlohmann::json& reference() {
   static const nlohmann::json json = nlohmann::json::parse(read_file("tiny-transformer-reference.json"));

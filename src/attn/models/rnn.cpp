@@ -9,6 +9,7 @@
 #include "attn/core/error.hpp"
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
+#include "attn/models/internal/decoding.hpp"
 #include "attn/models/text.hpp"
 
 namespace attn {
@@ -16,23 +17,6 @@ namespace attn {
 namespace {
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-int architecture_field(const nlohmann::json& json, const char* name, int limit) {
-  if (!json.contains(name) || !json[name].is_number_integer())
-    fail("the model architecture needs an integer '", name, "'");
-  const long long value = json[name].get<long long>();
-  if (value < 1 || value > limit) fail("the model architecture's ", name, " = ", value, " is outside 1..", limit);
-  return static_cast<int>(value);
-}
-
-// log softmax in place; returns nothing, rows of n.
-void log_softmax(float* row, int n) {
-  const float top = *std::max_element(row, row + n);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(double(row[i]) - top);
-  const float log_sum = top + static_cast<float>(std::log(sum));
-  for (int i = 0; i < n; ++i) row[i] -= log_sum;
-}
 
 }  // namespace
 
@@ -50,11 +34,11 @@ RnnArchitecture RnnModel::read_architecture(const SafeTensors& file) {
   }
   if (!architecture.is_object()) fail("the model architecture must be a JSON object");
   RnnArchitecture a;
-  a.embedding_dim = architecture_field(architecture, "embedding_dim", 4096);
-  a.encoder_hidden = architecture_field(architecture, "encoder_hidden", 4096);
-  a.decoder_hidden = architecture_field(architecture, "decoder_hidden", 4096);
-  a.attention_dim = architecture_field(architecture, "attention_dim", 4096);
-  a.vocab_size = architecture_field(architecture, "vocab_size", 1 << 20);
+  a.embedding_dim = detail::architecture_field(architecture, "embedding_dim", 1, 4096);
+  a.encoder_hidden = detail::architecture_field(architecture, "encoder_hidden", 1, 4096);
+  a.decoder_hidden = detail::architecture_field(architecture, "decoder_hidden", 1, 4096);
+  a.attention_dim = detail::architecture_field(architecture, "attention_dim", 1, 4096);
+  a.vocab_size = detail::architecture_field(architecture, "vocab_size", 1, 1 << 20);
   return a;
 }
 
@@ -254,7 +238,7 @@ std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<i
     decoder_step(encoding, 1, &previous, state.data(), weights.data() + static_cast<std::size_t>(t) * S,
                  log_prob ? logits.data() : nullptr);
     if (log_prob) {
-      log_softmax(logits.data(), architecture_.vocab_size);
+      detail::log_softmax(logits.data(), architecture_.vocab_size);
       *log_prob += logits[ids[t]];
     }
     previous = ids[t];
@@ -270,32 +254,6 @@ struct Hypothesis {
   double score = 0.0;
   bool finished = false;
 };
-
-struct Candidate {
-  double score;
-  int row, token;
-};
-
-// The beam best continuations of each live hypothesis (row r of logits [rows][V], turned into
-// log-probabilities here), best first; equal scores keep row order, and a row's lowest id first.
-std::vector<Candidate> best_continuations(const std::vector<Hypothesis>& alive, float* logits, int V, int beam) {
-  std::vector<Candidate> candidates;
-  std::vector<int> order(V);
-  for (int r = 0; r < static_cast<int>(alive.size()); ++r) {
-    float* row = logits + static_cast<std::size_t>(r) * V;
-    log_softmax(row, V);
-    std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + beam, order.end(),
-                      [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
-    for (int k = 0; k < beam; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
-  }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
-  return candidates;
-}
-
-// GNMT's length penalty ((5 + |Y|) / 6)^0.6 keeps beam search from preferring short outputs.
-double normalized_score(const Hypothesis& h) { return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6); }
 
 }  // namespace
 
@@ -315,7 +273,8 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
     // the best continuations fill the beam: those ending in </s> finish, the others go on
     std::vector<Hypothesis> next;
     std::vector<float> next_states;
-    for (const Candidate& c : best_continuations(alive, logits.data(), V, beam)) {
+    for (int r = 0; r < rows; ++r) detail::log_softmax(logits.data() + static_cast<std::size_t>(r) * V, V);
+    for (const detail::BeamCandidate& c : detail::best_continuations(alive, logits.data(), V, beam)) {
       if (static_cast<int>(next.size() + finished.size()) >= beam) break;
       Hypothesis h = alive[c.row];
       h.score = c.score;
@@ -336,7 +295,7 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
   }
   for (Hypothesis& h : alive) finished.push_back(std::move(h));  // ran out of length
   const auto best = std::max_element(finished.begin(), finished.end(), [](const Hypothesis& x, const Hypothesis& y) {
-    return normalized_score(x) < normalized_score(y);
+    return detail::length_normalized(x) < detail::length_normalized(y);
   });
   Translation translation;
   translation.ids = best->ids;

@@ -9,29 +9,13 @@
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/internal/linalg.hpp"
+#include "attn/models/internal/decoding.hpp"
 
 namespace attn {
 
 namespace {
 
 constexpr float norm_epsilon = 1e-5f;  // PyTorch's LayerNorm default
-
-int architecture_field(const nlohmann::json& json, const char* name, int low, int limit) {
-  if (!json.contains(name) || !json[name].is_number_integer())
-    fail("the model architecture needs an integer '", name, "'");
-  const long long value = json[name].get<long long>();
-  if (value < low || value > limit)
-    fail("the model architecture's ", name, " = ", value, " is outside ", low, "..", limit);
-  return static_cast<int>(value);
-}
-
-void log_softmax(float* row, int n) {
-  const float top = *std::max_element(row, row + n);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(double(row[i]) - top);
-  const float log_sum = top + static_cast<float>(std::log(sum));
-  for (int i = 0; i < n; ++i) row[i] -= log_sum;
-}
 
 // x [rows][heads * head_dim] -> out [heads][rows][head_dim]
 void to_heads(const float* x, int rows, int heads, int head_dim, float* out) {
@@ -122,14 +106,14 @@ TransformerArchitecture TransformerModel::read_architecture(const SafeTensors& f
   }
   if (!json.is_object()) fail("the model architecture must be a JSON object");
   TransformerArchitecture a;
-  a.encoder_layers = architecture_field(json, "encoder_layers", 1, 64);
-  a.decoder_layers = architecture_field(json, "decoder_layers", 1, 64);
-  a.heads = architecture_field(json, "heads", 1, 256);
-  a.model_dim = architecture_field(json, "model_dim", 1, 8192);
-  a.ff_dim = architecture_field(json, "ff_dim", 1, 65536);
-  a.vocab_size = architecture_field(json, "vocab_size", 1, 1 << 20);
-  a.alignment_layer = architecture_field(json, "alignment_layer", 0, a.decoder_layers - 1);
-  a.alignment_head = architecture_field(json, "alignment_head", 0, a.heads - 1);
+  a.encoder_layers = detail::architecture_field(json, "encoder_layers", 1, 64);
+  a.decoder_layers = detail::architecture_field(json, "decoder_layers", 1, 64);
+  a.heads = detail::architecture_field(json, "heads", 1, 256);
+  a.model_dim = detail::architecture_field(json, "model_dim", 1, 8192);
+  a.ff_dim = detail::architecture_field(json, "ff_dim", 1, 65536);
+  a.vocab_size = detail::architecture_field(json, "vocab_size", 1, 1 << 20);
+  a.alignment_layer = detail::architecture_field(json, "alignment_layer", 0, a.decoder_layers - 1);
+  a.alignment_head = detail::architecture_field(json, "alignment_head", 0, a.heads - 1);
   if (a.model_dim % a.heads != 0)
     fail("the model architecture's model_dim = ", a.model_dim, " is not a multiple of heads = ", a.heads);
   return a;
@@ -243,7 +227,7 @@ void TransformerModel::output(const float* x, int rows, float* log_probs) const 
   std::vector<float> y(static_cast<std::size_t>(rows) * d);
   norm(decoder_norm_, x, rows, y.data());
   linear(y.data(), rows, d, embedding_t_.data(), output_bias_.data(), V, log_probs);
-  for (int r = 0; r < rows; ++r) log_softmax(log_probs + static_cast<std::size_t>(r) * V, V);
+  for (int r = 0; r < rows; ++r) detail::log_softmax(log_probs + static_cast<std::size_t>(r) * V, V);
 }
 
 namespace {
@@ -409,33 +393,6 @@ struct Hypothesis {
   bool finished = false;
 };
 
-struct Candidate {
-  double score;
-  int row, token;
-};
-
-// The beam best continuations of each live hypothesis (log_probs [rows][V]), best first; equal
-// scores keep row order, and a row's lowest id first.
-std::vector<Candidate> best_continuations(const std::vector<Hypothesis>& alive, const float* log_probs, int V,
-                                          int beam) {
-  std::vector<Candidate> candidates;
-  std::vector<int> order(V);
-  for (int r = 0; r < static_cast<int>(alive.size()); ++r) {
-    const float* row = log_probs + static_cast<std::size_t>(r) * V;
-    std::iota(order.begin(), order.end(), 0);
-    const int keep = std::min(beam, V);
-    std::partial_sort(order.begin(), order.begin() + keep, order.end(),
-                      [&](int x, int y) { return row[x] != row[y] ? row[x] > row[y] : x < y; });
-    for (int k = 0; k < keep; ++k) candidates.push_back({alive[r].score + row[order[k]], r, order[k]});
-  }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
-  return candidates;
-}
-
-// GNMT's length penalty ((5 + |Y|) / 6)^0.6, as RnnModel::translate.
-double normalized_score(const Hypothesis& h) { return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6); }
-
 }  // namespace
 
 TransformerModel::Translation TransformerModel::translate(const Encoding& encoding, int beam, int max_length) const {
@@ -459,7 +416,7 @@ TransformerModel::Translation TransformerModel::translate(const Encoding& encodi
     step(encoding, caches.data(), rows, previous.data(), log_probs.data(), cross.data(), nullptr);
     // the best continuations fill the beam: those ending in </s> finish, the others go on
     std::vector<Hypothesis> next;
-    for (const Candidate& c : best_continuations(alive, log_probs.data(), V, beam)) {
+    for (const detail::BeamCandidate& c : detail::best_continuations(alive, log_probs.data(), V, beam)) {
       if (static_cast<int>(next.size() + finished.size()) >= beam) break;
       Hypothesis h = alive[c.row];
       h.score = c.score;
@@ -477,7 +434,7 @@ TransformerModel::Translation TransformerModel::translate(const Encoding& encodi
   }
   for (Hypothesis& h : alive) finished.push_back(std::move(h));  // ran out of length
   const auto best = std::max_element(finished.begin(), finished.end(), [](const Hypothesis& x, const Hypothesis& y) {
-    return normalized_score(x) < normalized_score(y);
+    return detail::length_normalized(x) < detail::length_normalized(y);
   });
   Translation translation;
   translation.ids = best->ids;
