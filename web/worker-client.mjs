@@ -1,37 +1,47 @@
-// The page's one line to its compute thread (worker.mjs): starts the worker, hands on its 'ready'
-// and 'extras' messages, and pairs every request with its reply by id. The views call request()
-// and get the worker's reply: {type: 'result', result} or {type: 'error', message}.
-export class WorkerClient {
-  constructor(url = new URL('./worker.mjs', import.meta.url)) {
-    this.worker = new Worker(url, { type: 'module' });
+// The page's line to a compute thread (worker.mjs: the models; byo-worker.mjs: dropped matrices):
+// starts it with an 'init' message, pairs every request with its reply by id, and hands on the
+// worker's own messages ('module', 'ready', 'progress', 'failed') as events. cancel() ends the
+// worker mid-computation and starts a fresh one: the only way to stop WebAssembly that is running.
+// Replies: {type: 'result', result} | {type: 'error', message} | {type: 'cancelled'}.
+export class WorkerClient extends EventTarget {
+  constructor(url, init) {
+    super();
+    this.url = url;
+    this.init = init;
     this.nextId = 1;
     this.replies = new Map();  // id -> resolve
-    let extrasArrived;
-    // The optional models, after 'ready': {models: {reverse, general}, statistical, error?}.
-    this.extras = new Promise((resolve) => { extrasArrived = resolve; });
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.addEventListener('message', ({ data }) => {
-        if (data.type === 'ready') resolve(data);
-        else if (data.type === 'extras') extrasArrived(data);
-        else if (data.type === 'failed') reject(new Error(data.message));
-        else this.reply(data);
-      });
-      this.worker.addEventListener('error', (event) => reject(new Error(event.message || 'the worker failed to start')));
+    this.start();
+  }
+
+  // module: resolves with the 'module' message (the WebAssembly module is in);
+  // ready: with 'ready' (what the worker loads first is in too).
+  start() {
+    let resolveModule, resolveReady, failModule, failReady;
+    this.module = new Promise((resolve, reject) => { resolveModule = resolve; failModule = reject; });
+    this.ready = new Promise((resolve, reject) => { resolveReady = resolve; failReady = reject; });
+    this.ready.catch(() => {});  // a worker without a 'ready' stage never resolves it; one that fails says so in 'module'
+    const fail = (error) => {
+      failModule(error);
+      failReady(error);
+    };
+    this.worker = new Worker(this.url, { type: 'module' });
+    this.worker.addEventListener('message', ({ data }) => {
+      if (data.type === 'module') resolveModule(data);
+      else if (data.type === 'ready') resolveReady(data);
+      else if (data.type === 'failed') fail(new Error(data.message));
+      if (data.id !== undefined) this.reply(data);
+      else this.dispatchEvent(new CustomEvent(data.type, { detail: data }));
     });
+    this.worker.addEventListener('error', (event) => fail(new Error(event.message || 'the worker failed to start')));
+    this.worker.postMessage(this.init);
   }
 
-  // Loads the module (the SIMD build or not) and the forward model: resolves with the 'ready' message.
-  start(simd) {
-    this.worker.postMessage({ type: 'init', simd });
-    return this.ready;
-  }
-
-  // message: {type: 'align' | 'translate', ...}; resolves with the worker's reply to it.
-  request(message) {
+  /** message: {type, ...}; resolves with the worker's reply. transfer: buffers to hand over. */
+  request(message, transfer = []) {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.replies.set(id, resolve);
-      this.worker.postMessage({ ...message, id });
+      this.worker.postMessage({ ...message, id }, transfer);
     });
   }
 
@@ -41,4 +51,43 @@ export class WorkerClient {
     this.replies.delete(data.id);
     resolve(data);
   }
+
+  /** Stops whatever the worker is doing: every open request resolves {type: 'cancelled'}; a fresh worker starts. */
+  cancel() {
+    this.worker.terminate();
+    for (const resolve of this.replies.values()) resolve({ type: 'cancelled' });
+    this.replies.clear();
+    this.start();
+    this.dispatchEvent(new CustomEvent('restart'));
+  }
 }
+
+/**
+ * latestOnly(send) -> run(settings): at most one send() at a time; settings that arrive meanwhile
+ * wait, and newer settings replace waiting ones, whose run() resolves {type: 'superseded'}.
+ */
+export function latestOnly(send) {
+  let running = false, waiting = null;
+  const pump = async () => {
+    if (running || !waiting) return;
+    const { settings, resolve } = waiting;
+    waiting = null;
+    running = true;
+    try {
+      resolve(await send(settings));
+    } catch (error) {
+      resolve({ type: 'error', message: error.message });
+    } finally {
+      running = false;
+      pump();
+    }
+  };
+  return (settings) => new Promise((resolve) => {
+    if (waiting) waiting.resolve({ type: 'superseded' });
+    waiting = { settings, resolve };
+    pump();
+  });
+}
+
+// The buffers of typed arrays that own all of theirs: handed over (transferred), not copied.
+export const ownBuffers = (...arrays) => arrays.filter((a) => a && a.buffer.byteLength === a.byteLength).map((a) => a.buffer);
