@@ -1,6 +1,7 @@
 // The playground: self-attention over the tutorials' five tokens, recomputed whenever an input
 // changes, with the weights drawn as a heatmap and the output as numbers.
-import { drawHeatmap } from './views.mjs';
+import { readNumber } from './controls.mjs';
+import { Heatmap } from './views.mjs';
 
 const TOKENS = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0.5, 0.5, 0]];
 const LENGTH = TOKENS.length;
@@ -50,7 +51,8 @@ function buildTokenTable() {
     token.forEach((value, d) => {
       const input = document.createElement('input');
       input.type = 'number';
-      input.step = '0.1';
+      input.step = 'any';
+      input.dataset.name = `token ${i + 1}, component ${d + 1}`;
       input.value = String(value);
       input.id = `token-${i}-${d}`;
       input.setAttribute('aria-label', `token ${i + 1}, component ${d + 1}`);
@@ -63,8 +65,8 @@ function readTokens() {
   const values = new Float32Array(LENGTH * DIM);
   for (let i = 0; i < LENGTH; i++) {
     for (let d = 0; d < DIM; d++) {
-      const value = Number($(`token-${i}-${d}`).value);
-      if (!Number.isFinite(value)) throw new Error(`token ${i + 1}, component ${d + 1} is not a number`);
+      const value = readNumber($(`token-${i}-${d}`));
+      if (value === null) throw Object.assign(new Error(`token ${i + 1}, component ${d + 1} needs a number`), { beside: true });
       values[i * DIM + d] = value;
     }
   }
@@ -88,12 +90,19 @@ function drawTable(id, label, values, offset, rows, cols, digits) {
 const drawScores = (scores, offset) => drawTable('scores', 'q', scores, offset, LENGTH, LENGTH, 3);
 const drawOutput = (output, rows, cols) => drawTable('output', 'y', output, 0, rows, cols, 4);
 
-function update(attn) {
+// A number control's value, or an error that stops the update (its message is already beside it).
+function number(id) {
+  const value = readNumber($(id));
+  if (value === null) throw Object.assign(new Error(`${$(id).dataset.name} needs a number`), { beside: true });
+  return value;
+}
+
+function update(attn, heatmap) {
   const error = $('error');
   try {
     const heads = Number($('heads').value), d = DIM / heads;
-    const shown = Math.min(Number($('show-head').value), heads - 1);
     $('show-head').max = String(heads - 1);
+    const shown = number('show-head');
     const tokens = splitHeads(readTokens(), heads);
     const score = $('score').value, local = $('local').value;
     const p = parameters(d);
@@ -104,15 +113,16 @@ function update(attn) {
       ...(score === 'general' ? { general: p.general } : {}),
       ...(score === 'additive' ? { additive: p.additive } : {}),
       probability: $('probability').value,
-      temperature: Number($('temperature').value),
+      temperature: number('temperature'),
       causal: $('causal').checked,
-      validLength: Number($('valid-length').value),
-      ...(local === 'none' ? {} : { local: { mode: local, halfWidth: Number($('half-width').value), ...(local === 'predictive' ? p.local : {}) } }),
+      validLength: number('valid-length'),
+      ...(local === 'none' ? {} : { local: { mode: local, halfWidth: number('half-width'), ...(local === 'predictive' ? p.local : {}) } }),
       returnScores: true,
     });
     const offset = shown * LENGTH * LENGTH;
-    drawHeatmap($('playground-heatmap'), {
-      weights: weights.subarray(offset, offset + LENGTH * LENGTH), rows: LENGTH, cols: LENGTH, rowLabels: NAMES, colLabels: NAMES,
+    heatmap.draw({
+      weights: weights.slice(offset, offset + LENGTH * LENGTH), rows: LENGTH, cols: LENGTH, rowLabels: NAMES, colLabels: NAMES,
+      links: [], colormap: $('colormap').value, title: `Self-attention weights of the playground (head ${shown})`,
     });
     drawScores(scores, offset);
     // the heads' outputs side by side again: [length][heads * d]
@@ -125,17 +135,33 @@ function update(attn) {
     drawOutput(merged, LENGTH, DIM);
     error.hidden = true;
   } catch (e) {
+    // nothing stale stays: the weights, scores and output of other settings go
+    heatmap.clear();
+    for (const id of ['scores', 'output']) $(id).replaceChildren();
     error.textContent = e.message;  // text, never markup
-    error.hidden = false;
+    error.hidden = Boolean(e.beside);  // a refused number is said next to its control
   }
 }
 
-// attn: a loaded module (the page's main-thread instance; these matrices are tiny).
-export function startPlayground(attn) {
+// attn: a loaded module (the page's main-thread instance; these matrices are tiny). beforeFirst():
+// called once the token table exists, before the first update (the URL hash is read then).
+export function startPlayground(attn, beforeFirst = () => {}) {
   buildTokenTable();
-  for (const id of ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head']) {
-    $(id).addEventListener('input', () => update(attn));
-  }
-  $('tokens').addEventListener('input', () => update(attn));
-  update(attn);
+  beforeFirst();
+  const heatmap = new Heatmap($('playground-heatmap'), { label: 'attention weights of the playground: queries as rows, keys as columns' });
+  for (const id of [...PLAYGROUND_CONTROLS, 'colormap']) $(id).addEventListener('input', () => update(attn, heatmap));
+  $('tokens').addEventListener('input', () => update(attn, heatmap));
+  update(attn, heatmap);
 }
+
+export const PLAYGROUND_CONTROLS = ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head'];
+
+// The token table as one value for the URL hash: twenty numbers, comma-separated.
+export const tokenField = {
+  get: () => TOKENS.flatMap((token, i) => token.map((_, d) => $(`token-${i}-${d}`).value)).join(','),
+  set: (text) => {
+    const values = text.split(',');
+    TOKENS.forEach((token, i) => token.forEach((_, d) => { $(`token-${i}-${d}`).value = values[i * DIM + d] ?? ''; }));
+  },
+  get element() { return $('tokens'); },
+};
