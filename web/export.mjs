@@ -5,7 +5,7 @@
 // SVG_CELLS of them, one embedded image above. Also the matrix as JSON (the format the explorer
 // reads) and the links as text.
 import { colourMap, rgb } from './colormap.mjs';
-import { CanvasSurface, FONT_SIZE, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './views.mjs';
+import { CanvasSurface, FONT_SIZE, GAP_FROM, OUTLINE_FROM, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './views.mjs';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SVG_CELLS = 10000;
@@ -52,7 +52,7 @@ export class SvgSurface {
   }
 
   mark(x, y, cell, colour, kind, inset) {
-    if (cell < 6) this.add('rect', { x, y, width: Math.max(cell, 2), height: Math.max(cell, 2), fill: colour, class: kind });
+    if (cell < OUTLINE_FROM) this.add('rect', { x, y, width: Math.max(cell, 2), height: Math.max(cell, 2), fill: colour, class: kind });
     else this.outline(x + inset, y + inset, cell - 1 - 2 * inset, cell - 1 - 2 * inset, colour, 2, kind);
   }
 
@@ -80,7 +80,7 @@ export class SvgSurface {
       const map = colourMap(figure.colormap);
       for (let t = t0; t < t1; t++) {
         for (let s = s0; s < s1; s++) {
-          this.add('rect', { x: x + (s - s0) * cell, y: y + (t - t0) * cell, width: cell - (cell >= 6 ? 1 : 0), height: cell - (cell >= 6 ? 1 : 0), fill: rgb(map(figure.weights[t * figure.cols + s])), class: 'cell' });
+          this.add('rect', { x: x + (s - s0) * cell, y: y + (t - t0) * cell, width: cell - (cell >= GAP_FROM ? 1 : 0), height: cell - (cell >= GAP_FROM ? 1 : 0), fill: rgb(map(figure.weights[t * figure.cols + s])), class: 'cell' });
         }
       }
       return;

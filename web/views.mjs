@@ -9,6 +9,8 @@ import { colourInto, colourMap, colourTable, rgb, textColourFor } from './colorm
 import { shortLabel } from './text.mjs';
 
 export const FONT_SIZE = 11;
+export const GAP_FROM = 10;      // cells this large (pixels) show a one-pixel gap between them
+export const OUTLINE_FROM = 6;   // ... and a link as an outline; smaller ones fill the cell
 const DEFAULT_CELL = (cols) => Math.max(14, Math.min(44, Math.floor(640 / Math.max(cols, 1))));
 const MIN_CELL = 0.05, MAX_CELL = 64;
 
@@ -144,7 +146,7 @@ export class CanvasSurface {
 
   // A link on a cell: an outline inset from its edge; a filled square where cells are too small.
   mark(x, y, cell, colour, _kind, inset) {
-    if (cell < 6) this.fill(x, y, Math.max(cell, 2), Math.max(cell, 2), colour);
+    if (cell < OUTLINE_FROM) this.fill(x, y, Math.max(cell, 2), Math.max(cell, 2), colour);
     else this.outline(x + inset, y + inset, cell - 1 - 2 * inset, cell - 1 - 2 * inset, colour, 2);
   }
 
@@ -192,12 +194,12 @@ export class CanvasSurface {
     this.context.restore();
   }
 
-  // The cells in view, scaled from the bitmap, with a one-pixel gap between cells large enough to show one.
+  // The cells in view, scaled from the bitmap, with a gap between cells large enough for one.
   cells(figure, { x, y, cell, s0, s1, t0, t1 }, theme) {
     if (s1 <= s0 || t1 <= t0 || !this.bitmap) return;
     this.context.imageSmoothingEnabled = cell < 1;
     this.context.drawImage(this.bitmap, s0, t0, s1 - s0, t1 - t0, x, y, (s1 - s0) * cell, (t1 - t0) * cell);
-    if (cell < 6) return;
+    if (cell < GAP_FROM) return;
     const width = (s1 - s0) * cell, height = (t1 - t0) * cell;
     for (let s = s0; s < s1; s++) this.fill(x + (s - s0 + 1) * cell - 1, y, 1, height, theme.bg);
     for (let t = t0; t < t1; t++) this.fill(x, y + (t - t0 + 1) * cell - 1, width, 1, theme.bg);
@@ -282,9 +284,15 @@ class CanvasFigure {
 
   afterPaint() {}
 
+  // Where the scrolling part of the figure starts (a heatmap's labels stay put left of and above it).
+  gutters() {
+    return { left: 0, top: 0 };
+  }
+
   // Shadows on the sides that have more to scroll to: the cue that a figure continues.
   paintEdges(context, theme, view) {
     const host = this.host;
+    const { left, top } = this.gutters();
     const more = {
       left: host.scrollLeft > 0, right: host.scrollLeft + host.clientWidth < host.scrollWidth - 1,
       top: host.scrollTop > 0, bottom: host.scrollTop + host.clientHeight < host.scrollHeight - 1,
@@ -294,15 +302,15 @@ class CanvasFigure {
     for (const [side, on] of Object.entries(more)) {
       if (!on) continue;
       const horizontal = side === 'left' || side === 'right';
-      const from = side === 'right' ? view.width : side === 'bottom' ? view.height : 0;
-      const to = side === 'right' || side === 'bottom' ? from - shade : shade;
+      const from = { left, top, right: view.width, bottom: view.height }[side];
+      const to = side === 'right' || side === 'bottom' ? from - shade : from + shade;
       const gradient = horizontal ? context.createLinearGradient(from, 0, to, 0) : context.createLinearGradient(0, from, 0, to);
       gradient.addColorStop(0, theme.muted);
       gradient.addColorStop(1, 'transparent');
       context.globalAlpha = 0.5;
       context.fillStyle = gradient;
-      if (horizontal) context.fillRect(Math.min(from, to), 0, shade, view.height);
-      else context.fillRect(0, Math.min(from, to), view.width, shade);
+      if (horizontal) context.fillRect(Math.min(from, to), top, shade, view.height - top);
+      else context.fillRect(left, Math.min(from, to), view.width - left, shade);
       context.globalAlpha = 1;
     }
   }
@@ -512,6 +520,10 @@ export class Heatmap extends CanvasFigure {
   afterZoom(tell = true) {
     this.paintNow();
     if (tell) this.host.dispatchEvent(new Event('change', { bubbles: true }));  // the URL hash keeps the zoom
+  }
+
+  gutters() {
+    return this.layout ? { left: this.layout.left, top: this.layout.top } : super.gutters();
   }
 
   paint(surface, theme, view) {
