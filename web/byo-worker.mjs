@@ -13,11 +13,9 @@ import loadAttn from './dist/attn.mjs';
 import { checkNumber } from './controls.mjs';
 import { hideSpecial, mergeSubwords, selectMatrix } from './matrices.mjs';
 import { goldOutOfRange, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from './parsers.mjs';
-import { ownBuffers } from './worker-client.mjs';
+import { answerRequests } from './worker-client.mjs';
 
 let attn = null;
-let moduleLoaded;
-const moduleIn = new Promise((resolve) => { moduleLoaded = resolve; });
 let tensor = null;  // the last good one: {shape, data, source?, target?, name}
 let gold = null;    // the last good gold line: {line, name}
 
@@ -85,22 +83,9 @@ async function showView({ settings }) {
   return { view: tensor ? view(tensor, gold, settings) : null };
 }
 
-const HANDLERS = { file: readFile, view: showView };
+async function init({ simd }) {
+  attn = await loadAttn({ simd, warmUp: false });
+  self.postMessage({ type: 'module', alignment: attn.alignment });
+}
 
-self.onmessage = async ({ data }) => {
-  if (data.type === 'init') {
-    loadAttn({ simd: data.simd, warmUp: false }).then((loaded) => {
-      attn = loaded;
-      moduleLoaded();
-      self.postMessage({ type: 'module', alignment: attn.alignment });
-    }, (error) => self.postMessage({ type: 'failed', message: error.message }));
-    return;
-  }
-  try {
-    await moduleIn;
-    const result = await HANDLERS[data.type](data);
-    self.postMessage({ type: 'result', id: data.id, result }, ownBuffers(result.view?.weights));
-  } catch (error) {
-    self.postMessage({ type: 'error', id: data.id, message: error.message, field: error.field });
-  }
-};
+answerRequests({ init, handlers: { file: readFile, view: showView }, transfer: (result) => [result.view?.weights] });

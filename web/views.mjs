@@ -235,6 +235,20 @@ export const heatmapOf = (element) => figures.get(element);
 
 const dark = matchMedia('(prefers-color-scheme: dark)');
 
+// Sizes a canvas to width x height CSS pixels at the screen's density; its context draws in CSS pixels.
+function fitCanvas(canvas, width, height) {
+  const ratio = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  const context = canvas.getContext('2d');
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  return context;
+}
+
 class CanvasFigure {
   constructor(host) {
     this.host = host;
@@ -266,15 +280,7 @@ class CanvasFigure {
     if (!this.size) return;
     const host = this.host;
     const width = Math.min(this.size.width, host.clientWidth), height = Math.min(this.size.height, host.clientHeight || this.size.height);
-    const ratio = window.devicePixelRatio || 1;
-    if (this.canvas.width !== Math.round(width * ratio) || this.canvas.height !== Math.round(height * ratio)) {
-      this.canvas.width = Math.round(width * ratio);
-      this.canvas.height = Math.round(height * ratio);
-      this.canvas.style.width = `${width}px`;
-      this.canvas.style.height = `${height}px`;
-    }
-    const context = this.canvas.getContext('2d');
-    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const context = fitCanvas(this.canvas, width, height);
     const theme = themeOf(host);
     const view = { x: host.scrollLeft, y: host.scrollTop, width, height };
     this.paint(new CanvasSurface(context, theme, this.bitmap), theme, view);
@@ -533,15 +539,9 @@ export class Heatmap extends CanvasFigure {
 
   paintLegend() {
     const theme = themeOf(this.host);
-    const ratio = window.devicePixelRatio || 1;
     const gold = (this.figure.gold ?? []).length > 0;
     const width = gold ? 290 : 220;
-    this.legend.width = width * ratio;
-    this.legend.height = 30 * ratio;
-    this.legend.style.width = `${width}px`;
-    this.legend.style.height = '30px';
-    const context = this.legend.getContext('2d');
-    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const context = fitCanvas(this.legend, width, 30);
     context.clearRect(0, 0, width, 30);
     const links = this.figure.links.length > 0;
     paintLegend(new CanvasSurface(context, theme), theme, { colormap: this.figure.colormap, links, gold, width: 120 });
@@ -560,17 +560,11 @@ export class Heatmap extends CanvasFigure {
     const { rows, cols } = this.figure;
     const scale = 110 / Math.max(rows, cols);
     const width = Math.max(8, Math.round(cols * scale)), height = Math.max(8, Math.round(rows * scale));
-    const ratio = window.devicePixelRatio || 1;
-    this.overview.width = width * ratio;
-    this.overview.height = height * ratio;
-    this.overview.style.width = `${width}px`;
-    this.overview.style.height = `${height}px`;
+    const context = fitCanvas(this.overview, width, height);
     if (!this.overviewImage) {  // the matrix scaled down once, not at every scroll
       this.overviewImage = new OffscreenCanvas(width, height);
       this.overviewImage.getContext('2d').drawImage(this.bitmap, 0, 0, width, height);
     }
-    const context = this.overview.getContext('2d');
-    context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.drawImage(this.overviewImage, 0, 0, width, height);
     const { cell, left, top } = this.layout;
     const fx = width / (cols * cell), fy = height / (rows * cell);

@@ -3,6 +3,7 @@
 // worker's own messages ('module', 'ready', 'progress', 'failed') as events. cancel() ends the
 // worker mid-computation and starts a fresh one: the only way to stop WebAssembly that is running.
 // Replies: {type: 'result', result} | {type: 'error', message} | {type: 'cancelled'}.
+// answerRequests() is the same protocol's worker side.
 export class WorkerClient extends EventTarget {
   constructor(url, init) {
     super();
@@ -90,4 +91,30 @@ export function latestOnly(send) {
 }
 
 // The buffers of typed arrays that own all of theirs: handed over (transferred), not copied.
-export const ownBuffers = (...arrays) => arrays.filter((a) => a && a.buffer.byteLength === a.byteLength).map((a) => a.buffer);
+const ownBuffers = (arrays) => arrays.filter((a) => a && a.buffer.byteLength === a.byteLength).map((a) => a.buffer);
+
+/**
+ * In a worker: init(message) runs for {type: 'init'} and posts {type: 'failed', message} if it
+ * throws; every request {type, id, ...} waits for it and is answered with handlers[type](request)
+ * as {type: 'result', id, result} (handing over the arrays that transfer(result) lists) or
+ * {type: 'error', id, message, field}.
+ */
+export function answerRequests({ init, handlers, transfer = () => [] }) {
+  let started = Promise.resolve();
+  self.onmessage = async ({ data }) => {
+    if (data.type === 'init') {
+      started = init(data);
+      started.catch((error) => self.postMessage({ type: 'failed', message: error.message }));
+      return;
+    }
+    try {
+      await started;
+      const handler = handlers[data.type];
+      if (!handler) throw new Error(`unknown request '${data.type}'`);
+      const result = await handler(data);
+      self.postMessage({ type: 'result', id: data.id, result }, ownBuffers(transfer(result)));
+    } catch (error) {
+      self.postMessage({ type: 'error', id: data.id, message: error.message, field: error.field });
+    }
+  };
+}

@@ -11,7 +11,7 @@
 // them, and this worker decides from them what a method waits for and loads.
 import loadAttn from './dist/attn.mjs';
 import { methodRule, statisticalKindOf } from './methods.mjs';
-import { ownBuffers } from './worker-client.mjs';
+import { answerRequests } from './worker-client.mjs';
 
 const MODELS = {
   forward: { file: 'en-es-additive.safetensors', what: 'the en-es model' },
@@ -23,8 +23,6 @@ const MODELS = {
 const STATISTICAL_FILES = ['ibm2-en-es.safetensors', 'hmm-en-es.safetensors'];
 
 let attn = null;
-let moduleLoaded;  // resolves once attn is in: requests may arrive before
-const moduleIn = new Promise((resolve) => { moduleLoaded = resolve; });
 let shipped = new Set();
 const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
 
@@ -80,12 +78,12 @@ function statisticalAligners() {
   return loading.statistical;
 }
 
-async function init(simd) {
+// The module, then (without waiting for it) the en-es model: requests may come once the module is in.
+async function init({ simd }) {
   attn = await loadAttn({ simd });
   const index = await fetch(new URL('./dist/models/index.json', import.meta.url));
   if (!index.ok) throw new Error(`the model index: HTTP ${index.status}`);
   shipped = new Set((await index.json()).models);
-  moduleLoaded();
   self.postMessage({
     type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, alignment: attn.alignment,
     shipped: {
@@ -94,7 +92,8 @@ async function init(simd) {
     },
   });
   if (!shipped.has(MODELS.forward.file)) throw new Error(`the build ships no ${MODELS.forward.file}`);
-  return { type: 'ready', models: { forward: (await model('forward')).info } };
+  model('forward').then((forward) => self.postMessage({ type: 'ready', models: { forward: forward.info } }),
+    (error) => self.postMessage({ type: 'failed', message: error.message }));
 }
 
 // What a method needs comes from the library's rules; the settings the page does not offer
@@ -121,21 +120,4 @@ async function translate({ text, beam }) {
   return (await model('forward')).translate(text, { beam });
 }
 
-const HANDLERS = { align, translate };
-
-
-self.onmessage = async ({ data }) => {
-  if (data.type === 'init') {
-    init(data.simd).then((ready) => self.postMessage(ready), (error) => self.postMessage({ type: 'failed', message: error.message }));
-    return;
-  }
-  try {
-    const handler = HANDLERS[data.type];
-    if (!handler) throw new Error(`unknown request '${data.type}'`);
-    await moduleIn;
-    const result = await handler(data);
-    self.postMessage({ type: 'result', id: data.id, result }, ownBuffers(result.weights));
-  } catch (error) {
-    self.postMessage({ type: 'error', id: data.id, message: error.message });
-  }
-};
+answerRequests({ init, handlers: { align, translate }, transfer: (result) => [result.weights] });
