@@ -7,7 +7,7 @@
 //   byo-512     a 512x512 .npy chosen to its heatmap shown, then each control change to the redraw
 //   byo-2048    the same at 2048x2048
 //   align-400   a 400-word pair typed to its heatmap (and from the worker's answer, where the page
-//               says when it came), then a change of colours
+//               says when it came), then a change of colours (align-N for another length)
 // It reads only the page's contract (#source, #target, #colormap, #byo-file, #byo-*, data-rows /
 // data-cols on #heatmap and #byo-heatmap, body[data-ready]), so it measures older pages too:
 //   node tools/bench_page.mjs [--web DIR] [--only load,byo-512] [--timeout SECONDS]
@@ -189,7 +189,7 @@ try {
   }
   if (only.includes('10mbit')) print({ case: 'load', network: '10 Mbit/s, 20 ms latency', ...(await load(browser, url, true)) });
   for (const size of [512, 2048]) if (only.includes(`byo-${size}`)) await byo(browser, url, size);
-  if (only.includes('align-400')) await align(browser, url, 400);
+  for (const name of only.filter((n) => /^align-\d+$/.test(n))) await align(browser, url, Number(name.slice(6)));
 } finally {
   await browser.close();
   server.close();
