@@ -10,7 +10,9 @@
 //               says when it came), then a change of colours (align-N for another length)
 // It reads only the page's contract (#source, #target, #colormap, #byo-file, #byo-*, data-rows /
 // data-cols on #heatmap and #byo-heatmap, body[data-ready]), so it measures older pages too:
-//   node tools/bench_page.mjs [--web DIR] [--only load,byo-512] [--timeout SECONDS]
+// Each case runs --runs times on a fresh page (default 3): the median time, and the median and
+// the largest of the longest tasks (a shared machine stretches a task now and then).
+//   node tools/bench_page.mjs [--web DIR] [--only load,byo-512] [--runs N] [--timeout SECONDS]
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ const option = (name, fallback) => (process.argv.includes(name) ? process.argv[p
 const web = option('--web', new URL('../web/', import.meta.url).pathname);
 const only = option('--only', 'load,10mbit,byo-512,byo-2048,align-400').split(',');
 const timeout = Number(option('--timeout', '240')) * 1000;
+const runs = Number(option('--runs', '3'));
 
 // Recorded from the page's first script on: the long tasks, and when a file input last changed.
 function instrument() {
@@ -68,6 +71,21 @@ const change = (page, figure, control, value) => page.evaluate(([id, input, next
 
 const round = (x) => (x === null ? null : Math.round(x));
 const print = (figures) => console.log(JSON.stringify(figures));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// Runs measure() `runs` times; each gives [{case, step, ms, longestTaskMs, ...}]: one line per step.
+async function repeat(measure) {
+  const all = [];
+  for (let r = 0; r < runs; r++) all.push(await measure());
+  all[0].forEach((first, i) => {
+    const steps = all.map((run) => run[i]);
+    const ms = steps.map((step) => step.ms), tasks = steps.map((step) => step.longestTaskMs ?? 0);
+    print({
+      ...first, ms: ms.includes(null) ? null : median(ms), longestTaskMs: median(tasks) || null, longestTaskMaxMs: Math.max(...tasks) || null,
+      ...(first.answerToHeatmapMs !== undefined ? { answerToHeatmapMs: median(steps.map((step) => step.answerToHeatmapMs)) } : {}), runs,
+    });
+  });
+}
 
 async function freshPage(browser, { throttle = false } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -138,13 +156,14 @@ async function byo(browser, url, size) {
   await page.setInputFiles('#byo-file', path);
   const end = await drawn;
   const start = await page.evaluate(() => window.__changedAt);
-  print({ case: `byo-${size}`, step: 'file chosen to heatmap shown', ms: round(end === null ? null : end - start), longestTaskMs: await longestTask(page, start, end ?? start + timeout) });
+  const steps = [{ case: `byo-${size}`, step: 'file chosen to heatmap shown', ms: round(end === null ? null : end - start), longestTaskMs: await longestTask(page, start, end ?? start + timeout) }];
   for (const [control, value] of [['byo-aggregate', 'max'], ['byo-method', 'itermax'], ['byo-merge', 'false']]) {
     const [from, to] = await change(page, 'byo-heatmap', control, value);
-    print({ case: `byo-${size}`, step: `${control} = ${value} to redrawn`, ms: round(to === null ? null : to - from), longestTaskMs: await longestTask(page, from, to ?? from + timeout) });
+    steps.push({ case: `byo-${size}`, step: `${control} = ${value} to redrawn`, ms: round(to === null ? null : to - from), longestTaskMs: await longestTask(page, from, to ?? from + timeout) });
   }
   await context.close();
   await rm(folder, { recursive: true });
+  return steps;
 }
 
 async function align(browser, url, words) {
@@ -165,13 +184,14 @@ async function align(browser, url, words) {
   }, sentence(english));
   const end = await drawn;
   const answered = await page.evaluate(() => Number(document.getElementById('heatmap').dataset.answeredAt) || null);
-  print({
+  const typed = {
     case: `align-${words}`, step: 'typed to heatmap shown', ms: round(end === null ? null : end - start),
     answerToHeatmapMs: answered && end ? round(end - answered) : null, longestTaskMs: await longestTask(page, start, end ?? start + timeout),
-  });
+  };
   const [from, to] = await change(page, 'heatmap', 'colormap', 'gray');
-  print({ case: `align-${words}`, step: 'colours changed to redrawn', ms: round(to === null ? null : to - from), longestTaskMs: await longestTask(page, from, to ?? from + timeout) });
+  const coloured = { case: `align-${words}`, step: 'colours changed to redrawn', ms: round(to === null ? null : to - from), longestTaskMs: await longestTask(page, from, to ?? from + timeout) };
   await context.close();
+  return [typed, coloured];
 }
 
 const server = await serve(web, 0);
@@ -182,14 +202,18 @@ const browser = await chromium.launch({
 try {
   const url = `http://127.0.0.1:${server.address().port}/`;
   if (only.includes('load')) {
-    const runs = [];
-    for (let r = 0; r < 3; r++) runs.push(await load(browser, url, false));
-    const median = (key) => [...runs.map((run) => run[key])].sort((a, b) => a - b)[1];
-    print({ case: 'load', network: 'localhost', heatmapMs: median('heatmapMs'), playgroundMs: median('playgroundMs'), readyMs: median('readyMs'), longestTaskMs: median('longestTaskMs'), runs: 3, kilobytesAfterReady: runs[0].kilobytesAfterReady, fetched: runs[0].fetched });
+    const loads = [];
+    for (let r = 0; r < runs; r++) loads.push(await load(browser, url, false));
+    const middle = (key) => median(loads.map((run) => run[key] ?? 0)) || null;
+    print({
+      case: 'load', network: 'localhost', heatmapMs: middle('heatmapMs'), playgroundMs: middle('playgroundMs'), readyMs: middle('readyMs'),
+      longestTaskMs: middle('longestTaskMs'), longestTaskMaxMs: Math.max(...loads.map((run) => run.longestTaskMs ?? 0)) || null,
+      runs, kilobytesAfterReady: loads[0].kilobytesAfterReady, fetched: loads[0].fetched,
+    });
   }
   if (only.includes('10mbit')) print({ case: 'load', network: '10 Mbit/s, 20 ms latency', ...(await load(browser, url, true)) });
-  for (const size of [512, 2048]) if (only.includes(`byo-${size}`)) await byo(browser, url, size);
-  for (const name of only.filter((n) => /^align-\d+$/.test(n))) await align(browser, url, Number(name.slice(6)));
+  for (const size of [512, 2048]) if (only.includes(`byo-${size}`)) await repeat(() => byo(browser, url, size));
+  for (const name of only.filter((n) => /^align-\d+$/.test(n))) await repeat(() => align(browser, url, Number(name.slice(6))));
 } finally {
   await browser.close();
   server.close();
