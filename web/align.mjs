@@ -111,6 +111,8 @@ export class AlignView {
   async update() {
     const settings = this.settings();
     if (!settings) {
+      this.run.drop();
+      this.busy.stop();
       this.clear();
       return;
     }

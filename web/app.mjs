@@ -1,11 +1,11 @@
 // The explorer page's start-up. Two workers: the model worker (worker.mjs) loads the module and
-// then the en-es model, the only model the first view needs; the bring-your-own worker
-// (byo-worker.mjs) needs the module alone. The playground runs on this thread with its own small
-// instance. Each view starts as soon as what it needs is in, so the playground and bring-your-own
-// work before any model has arrived. Every control is registered with the URL hash (state.mjs)
+// then the en-es model, the only model the first view needs; the module worker (module-worker.mjs)
+// needs the module alone and serves bring-your-own and the playground. This thread instantiates no
+// WebAssembly. Each view starts as soon as what it needs is in, so the playground and
+// bring-your-own work before any model has arrived. Every control is registered with the URL hash (state.mjs)
 // before its view first reads it. body[data-ready="true"] once the first alignment and
 // translation are drawn.
-import loadAttn, { simdSupported } from './dist/attn.mjs';
+import { simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
 import { ByoView } from './byo.mjs';
 import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
@@ -45,7 +45,8 @@ async function startAlignment(client, state) {
   await Promise.all([align.update(), translate.translate()]);
 }
 
-async function startByo(client, state) {
+// Bring-your-own and the playground: both need the module worker alone.
+async function startModuleViews(client, state) {
   const { alignment } = await client.module;
   const view = new ByoView(client);
   view.start(alignment);
@@ -53,11 +54,7 @@ async function startByo(client, state) {
     ['merge', 'byo-merge'], ['bm', 'byo-method']]);
   state.field('bz', zoomField(view.heatmap));
   document.body.dataset.byoReady = 'true';
-}
-
-async function startPlaygroundHere(simd, state) {
-  const attn = await loadAttn({ simd, warmUp: false });
-  startPlayground(attn, () => {
+  await startPlayground(client, () => {
     controls(state, PLAYGROUND_CONTROLS.map((id) => [id, id]));
     state.field('tokens', tokenField);
   });
@@ -71,8 +68,8 @@ async function main() {
   const state = new HashState({ share: $('share') });
   state.control('c', $('colormap'));  // shared by every view: registered before any draws
   const models = new WorkerClient(new URL('./worker.mjs', import.meta.url), { type: 'init', simd });
-  const byo = new WorkerClient(new URL('./byo-worker.mjs', import.meta.url), { type: 'init', simd });
-  await Promise.all([startAlignment(models, state), startByo(byo, state), startPlaygroundHere(simd, state)]);
+  const matrices = new WorkerClient(new URL('./module-worker.mjs', import.meta.url), { type: 'init', simd });
+  await Promise.all([startAlignment(models, state), startModuleViews(matrices, state)]);
   document.body.dataset.ready = 'true';
 }
 

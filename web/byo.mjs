@@ -3,7 +3,7 @@
 // ({ source: [...], target: [...], weights: [[...]] }, weights 2-D to 4-D), viewed with head and
 // layer selection or aggregation, special tokens hidden with renormalization, subwords merged into
 // words, links extracted, and a dropped gold Pharaoh file scored (AER, precision, recall). The
-// work happens in byo-worker.mjs; this module is the view. A refused file is reported next to the
+// work happens in module-worker.mjs; this module is the view. A refused file is reported next to the
 // file input, and the last good matrix stays on screen.
 import { BusyIndicator, showProblem } from './controls.mjs';
 import { exportPng, exportSvg } from './export.mjs';
@@ -17,7 +17,7 @@ const isMatrix = (file) => /\.(npy|json)$/i.test(file.name);
 
 export class ByoView {
   constructor(client) {
-    this.client = client;  // the bring-your-own worker's WorkerClient
+    this.client = client;  // the module worker's WorkerClient (module-worker.mjs)
     this.heatmap = new Heatmap($('byo-heatmap'), { label: 'the dropped attention matrix' });
     this.busy = new BusyIndicator($('byo-busy'), { onCancel: () => this.cancel() });
     this.run = latestOnly((request) => this.client.request(request));

@@ -56,6 +56,8 @@ export class TranslateView {
   async translate() {
     const beam = readNumber($('beam'));
     if (beam === null) {
+      this.run.drop();
+      this.busy.stop();
       this.clear();
       return;
     }

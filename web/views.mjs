@@ -111,10 +111,10 @@ export function paintLegend(surface, theme, { colormap, links = true, gold = fal
     surface.text(String(value), value * width, 26, { fill: theme.fg, anchor });
   }
   let at = width + 16;
-  const marks = [...(links ? [['link', theme.link, 2]] : []), ...(gold ? [['gold link', theme.gold, 0]] : [])];
-  for (const [what, colour, inset] of marks) {
+  const marks = [...(links ? [['link', theme.link, 2, 'legend-link']] : []), ...(gold ? [['gold link', theme.gold, 0, 'legend-gold']] : [])];
+  for (const [what, colour, inset, kind] of marks) {
     surface.fill(at, 0, 14, 14, rgb(map(0.5)));
-    surface.mark(at, 0, 14, colour, what, inset);
+    surface.mark(at, 0, 14, colour, kind, inset);
     surface.text(what, at + 19, 11, { fill: theme.fg, anchor: 'start' });
     at += 28 + what.length * 6;
   }
@@ -366,7 +366,6 @@ export class Heatmap extends CanvasFigure {
       b.setAttribute('aria-label', title);
       b.addEventListener('click', action);
       zoom.append(b);
-      return b;
     };
     button('−', 'zoom out', () => this.zoomBy(1 / 1.5));
     button('+', 'zoom in', () => this.zoomBy(1.5));
@@ -414,7 +413,7 @@ export class Heatmap extends CanvasFigure {
       this.zoomBy(event.deltaY < 0 ? 1.25 : 0.8, event);
     }, { passive: false });
     const jump = (event) => {
-      if (!this.figure || !(event.buttons & 1) && event.type === 'pointermove') return;
+      if (!this.figure || (event.type === 'pointermove' && !(event.buttons & 1))) return;  // a move only while pressed
       const box = this.overview.getBoundingClientRect();
       const fx = (event.clientX - box.left) / box.width, fy = (event.clientY - box.top) / box.height;
       const { cell, left, top } = this.layout;

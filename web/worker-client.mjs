@@ -1,4 +1,4 @@
-// The page's line to a compute thread (worker.mjs: the models; byo-worker.mjs: dropped matrices):
+// The page's line to a compute thread (worker.mjs: the models; module-worker.mjs: dropped matrices and the playground):
 // starts it with an 'init' message, pairs every request with its reply by id, and hands on the
 // worker's own messages ('module', 'ready', 'progress', 'failed') as events. cancel() ends the
 // worker mid-computation and starts a fresh one: the only way to stop WebAssembly that is running.
@@ -65,29 +65,38 @@ export class WorkerClient extends EventTarget {
 
 /**
  * latestOnly(send) -> run(settings): at most one send() at a time; settings that arrive meanwhile
- * wait, and newer settings replace waiting ones, whose run() resolves {type: 'superseded'}.
+ * wait, and newer settings replace waiting ones. A run() whose answer is no longer the latest
+ * word (newer settings came, or run.drop() was called because the view refused its settings)
+ * resolves {type: 'superseded'}, so a late answer never lands on a view that has moved on.
  */
 export function latestOnly(send) {
-  let running = false, waiting = null;
+  let running = false, waiting = null, latest = 0;
   const pump = async () => {
     if (running || !waiting) return;
-    const { settings, resolve } = waiting;
+    const { settings, resolve, asked } = waiting;
     waiting = null;
     running = true;
+    let reply;
     try {
-      resolve(await send(settings));
+      reply = await send(settings);
     } catch (error) {
-      resolve({ type: 'error', message: error.message });
-    } finally {
-      running = false;
-      pump();
+      reply = { type: 'error', message: error.message };
     }
+    running = false;
+    resolve(asked === latest ? reply : { type: 'superseded' });
+    pump();
   };
-  return (settings) => new Promise((resolve) => {
-    if (waiting) waiting.resolve({ type: 'superseded' });
-    waiting = { settings, resolve };
+  const run = (settings) => new Promise((resolve) => {
+    waiting?.resolve({ type: 'superseded' });
+    waiting = { settings, resolve, asked: ++latest };
     pump();
   });
+  run.drop = () => {
+    latest++;
+    waiting?.resolve({ type: 'superseded' });
+    waiting = null;
+  };
+  return run;
 }
 
 // The buffers of typed arrays that own all of theirs: handed over (transferred), not copied.

@@ -55,6 +55,13 @@ export async function openPage(path = '', { withoutSimd = false, width = 1200, h
   return { page, problems };
 }
 
+// Runs an action that redraws heatmap `id`, and waits for the redraw.
+export async function redrawn(page, id, action) {
+  const before = await page.getAttribute(`#${id}`, 'data-drawn-at');
+  await action();
+  await page.waitForFunction(([figure, drawn]) => document.getElementById(figure).dataset.drawnAt !== drawn, [id, before]);
+}
+
 // Resolves after the page has painted a frame (canvas repaints wait for one).
 export const nextFrame = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 

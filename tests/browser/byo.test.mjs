@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { npy } from '../js/npy.mjs';
-import { SCREENSHOTS, cellPixel, cssColour, figureOf, near, openPage, rgbOf, useBrowser } from './browser.mjs';
+import { SCREENSHOTS, cellPixel, cssColour, figureOf, near, openPage, redrawn, rgbOf, useBrowser } from './browser.mjs';
 
 useBrowser();
 
@@ -18,14 +18,13 @@ const shows = (page, rows, cols) => page.waitForFunction(([r, c]) => {
   const heatmap = document.getElementById('byo-heatmap');
   return heatmap.dataset.rows === String(r) && heatmap.dataset.cols === String(c);
 }, [rows, cols], { timeout: 15000 });
-const fileProblem = (page) => page.waitForFunction(() => !document.getElementById('byo-file-error').hidden).then(() => page.textContent('#byo-file-error'));
+// The problem said beside the file input about the file called `name`.
+const fileProblem = (page, name) => page.waitForFunction((file) => {
+  const box = document.getElementById('byo-file-error');
+  return !box.hidden && box.textContent.startsWith(`${file}:`);
+}, name).then(() => page.textContent('#byo-file-error'));
 const settled = (page) => page.waitForFunction(() => document.getElementById('byo-view').dataset.state !== 'busy');
-// Runs an action that redraws the heatmap, and waits for the redraw.
-async function redrawn(page, action) {
-  const before = await page.getAttribute('#byo-heatmap', 'data-drawn-at');
-  await action();
-  await page.waitForFunction((drawn) => document.getElementById('byo-heatmap').dataset.drawnAt !== drawn, before);
-}
+
 
 const SUBWORDS = {
   source: ['<s>', '▁The', '▁ca', 't', '</s>'],
@@ -40,7 +39,7 @@ describe('bring your own attention', () => {
     await choose(page, file('attention.npy', npy([2, 2, 3, 4], values)));
     await shows(page, 3, 4);
     const shown = async () => (await figureOf(page, 'byo-heatmap')).weights;
-    await redrawn(page, () => page.fill('#byo-layer', '1'));
+    await redrawn(page, 'byo-heatmap', () => page.fill('#byo-layer', '1'));
     let cells = await shown();
     values.slice(24, 36).forEach((v, i) => assert.ok(Math.abs(cells[i] - v) < 1e-6, `layer 1 head 0 cell ${i}`));
     await page.fill('#byo-layer', '5');
@@ -52,8 +51,8 @@ describe('bring your own attention', () => {
     await page.fill('#byo-head', '');
     await page.waitForFunction(() => /head needs a number from 0 to 1/.test(document.getElementById('byo-head-error').textContent));
     assert.equal(await page.getAttribute('#byo-heatmap', 'data-rows'), '3', 'the last good matrix stays');
-    await redrawn(page, () => page.fill('#byo-head', '0'));
-    await redrawn(page, () => page.selectOption('#byo-aggregate', 'mean'));
+    await redrawn(page, 'byo-heatmap', () => page.fill('#byo-head', '0'));
+    await redrawn(page, 'byo-heatmap', () => page.selectOption('#byo-aggregate', 'mean'));
     assert.equal(await page.isVisible('#byo-head-error'), false);
     cells = await shown();
     for (let i = 0; i < 12; i++) {
@@ -103,7 +102,7 @@ describe('bring your own attention', () => {
     ];
     for (const [bad, message] of refusals) {
       await choose(page, bad);
-      const text = await fileProblem(page);
+      const text = await fileProblem(page, bad.name);
       assert.match(text, message);
       assert.match(text, /still showing good\.json/);
       assert.equal(await page.getAttribute('#byo-file-error', 'role'), 'alert');

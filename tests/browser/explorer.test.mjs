@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { viridis } from '../../web/colormap.mjs';
 import { npy } from '../js/npy.mjs';
-import { SCREENSHOTS, cellPixel, figureOf, near, openPage, useBrowser } from './browser.mjs';
+import { SCREENSHOTS, cellPixel, figureOf, near, openPage, redrawn, useBrowser } from './browser.mjs';
 
 const ROW1 = [0.2976, 0.1095, 0.1805, 0.1805, 0.2318];
 const ROW5 = [0.2374, 0.144, 0.2374, 0.144, 0.2374];
@@ -14,6 +14,8 @@ const ROW5 = [0.2374, 0.144, 0.2374, 0.144, 0.2374];
 useBrowser();
 
 const weights = async (page) => (await figureOf(page, 'playground-heatmap'))?.weights ?? null;
+// Runs an action on the playground and waits for its heatmap to be redrawn.
+const playing = (page, action) => redrawn(page, 'playground-heatmap', action);
 
 async function checkTutorialWeights(page) {
   const all = await weights(page);
@@ -39,21 +41,21 @@ describe('explorer page', () => {
 
   test('changing the score, the mask and a token updates the heatmap; a refused number clears it', async () => {
     const { page, problems } = await openPage();
-    await page.selectOption('#score', 'dot');
+    await playing(page, () => page.selectOption('#score', 'dot'));
     let all = await weights(page);
     // dot scores of token 1: 2, 0, 1, 1, 1.5
     const exp = [2, 0, 1, 1, 1.5].map(Math.exp);
     const sum = exp.reduce((a, b) => a + b);
     for (let j = 0; j < 5; j++) assert.ok(Math.abs(all[j] - exp[j] / sum) < 1e-4);
-    await page.check('#causal');
+    await playing(page, () => page.check('#causal'));
     all = await weights(page);
     assert.equal(all[1], 0);
     assert.ok(Math.abs(all[0] - 1) < 1e-6);
-    await page.fill('#token-0-0', '3');
+    await playing(page, () => page.fill('#token-0-0', '3'));
     all = await weights(page);
     assert.ok(Math.abs(all[0] - 1) < 1e-6);  // causal row 1 still sees only itself
     assert.notEqual(all[5], 0);
-    await page.fill('#temperature', '0');  // below the input's min: clamped, and said so beside it
+    await playing(page, () => page.fill('#temperature', '0'));  // below the input's min: clamped, and said so beside it
     assert.match(await page.textContent('#temperature-error'), /temperature 0 is below 0\.05: using 0\.05/);
     assert.equal(await page.getAttribute('#temperature-error', 'role'), 'alert');
     assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '5');
@@ -61,7 +63,7 @@ describe('explorer page', () => {
     assert.match(await page.textContent('#temperature-error'), /temperature needs a number from 0\.05 to 20/);
     assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '0');
     assert.equal(await page.$$eval('#output td', (cells) => cells.length), 0);
-    await page.fill('#temperature', '1');
+    await playing(page, () => page.fill('#temperature', '1'));
     assert.equal(await page.isVisible('#temperature-error'), false);
     assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '5');
     assert.deepEqual(problems, []);
@@ -151,23 +153,22 @@ describe('playground mechanisms', () => {
     // raw scores of the tutorial: q1.k1 / 2 = 1, q1.k5 / 2 = 0.75
     const firstRow = await page.$$eval('#scores tr:first-child td', (cells) => cells.map((c) => Number(c.textContent)));
     assert.deepEqual(firstRow, [1, 0, 0.5, 0.5, 0.75]);
-    await page.selectOption('#local', 'monotonic');
-    await page.fill('#half-width', '1');
+    await playing(page, () => page.selectOption('#local', 'monotonic'));
     let all = await weights(page);
     for (let t = 0; t < 5; t++) {
       for (let s = 0; s < 5; s++) if (Math.abs(s - t) > 1) assert.equal(all[t * 5 + s], 0, `outside the window ${t},${s}`);
     }
-    await page.selectOption('#local', 'none');
-    await page.selectOption('#heads', '2');
-    await page.fill('#show-head', '1');
+    await playing(page, () => page.selectOption('#local', 'none'));
+    await playing(page, () => page.selectOption('#heads', '2'));
+    await playing(page, () => page.fill('#show-head', '1'));
     all = await weights(page);
     // head 2 sees the last two components: x1 = [1, 0], x2 = [0, 1], x3 = [0, 0], x4 = [1, 1], x5 = [.5, 0]
     const scores = [1, 0, 0, 1, 0.5].map((s) => s / Math.SQRT2);
     const total = scores.reduce((a, s) => a + Math.exp(s), 0);
     scores.forEach((s, j) => assert.ok(Math.abs(all[j] - Math.exp(s) / total) < 1e-4, `head 2 weight ${j}`));
-    await page.selectOption('#heads', '1');
+    await playing(page, () => page.selectOption('#heads', '1'));
     assert.match(await page.textContent('#show-head-error'), /show head 1 is above 0: using 0/);
-    await page.selectOption('#probability', 'sparsemax');
+    await playing(page, () => page.selectOption('#probability', 'sparsemax'));
     all = await weights(page);
     assert.ok(all.some((w) => w === 0), 'sparsemax gives exact zeros');
     assert.deepEqual(problems, []);

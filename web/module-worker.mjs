@@ -1,10 +1,12 @@
-// The bring-your-own thread: dropped files are read, parsed, reshaped and their links extracted
-// here, so a 60 MB matrix never stops the page. It keeps the last good tensor and gold line: a
-// file that is refused leaves them as they were. It needs only the module (no model), so it works
-// from the first second. Messages:
+// The thread for work that needs the module but no model, so that it works from the first second
+// and the page's own thread never instantiates WebAssembly: bring-your-own files are read,
+// parsed, reshaped and their links extracted here (a 60 MB matrix never stops the page), and the
+// playground's attention is computed here. It keeps the last good tensor and gold line: a file
+// that is refused leaves them as they were. Messages:
 //   {type: 'init', simd}                    -> {type: 'module', alignment}
 //   {type: 'file', id, file, settings}      -> {type: 'result', id, result: {loaded, view}} | {type: 'error', id, message}
 //   {type: 'view', id, settings}            -> {type: 'result', id, result: {view}} | {type: 'error', id, message}
+//   {type: 'attention', id, options}        -> {type: 'result', id, result: attn.attention(options)} | same
 // settings: {layer, head (text, as typed), aggregate, special, merge, method}. The view: the shown
 // matrix {weights, rows, cols, rowLabels, colLabels, links, pharaoh}, the tensor's layers and
 // heads, the layer and head shown with what was changed about them (clamped or rounded), and the
@@ -88,4 +90,5 @@ async function init({ simd }) {
   self.postMessage({ type: 'module', alignment: attn.alignment });
 }
 
-answerRequests({ init, handlers: { file: readFile, view: showView }, transfer: (result) => [result.view?.weights] });
+const handlers = { file: readFile, view: showView, attention: ({ options }) => attn.attention(options) };
+answerRequests({ init, handlers, transfer: (result) => [result.view?.weights, result.weights, result.output, result.scores] });
