@@ -3,11 +3,10 @@
 // a line view with the chosen method's links, the Pharaoh text, and linked highlighting. While a
 // request runs (or waits for a model to download) a busy indicator shows, with Cancel; an error
 // shows next to its control and clears the figures, links and exports it no longer matches.
-import { BusyIndicator, readNumber, showProblem } from './controls.mjs';
+import { Requests, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
 import { listMethods } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
-import { latestOnly } from './worker-client.mjs';
 
 const $ = (id) => document.getElementById(id);
 const EXPORTS = ['export-svg', 'export-png', 'export-json', 'export-links', 'copy'];
@@ -33,8 +32,8 @@ export class AlignView {
     });
     this.general = new Heatmap($('heatmap-general'), { label: 'attention heatmap of the general-attention model' });
     this.lines = new LineView($('lines'), { onSpot: (spot) => this.heatmap.setSpot(spot) });
-    this.busy = new BusyIndicator($('align-busy'), { onCancel: () => client.cancel() });
-    this.run = latestOnly((settings) => this.send(settings));
+    this.requests = new Requests($('align-busy'), (settings) => this.send(settings), { onCancel: () => client.cancel() });
+    this.busy = this.requests.busy;  // also shows a model's download while a request waits for it
     this.waiting = false;
   }
 
@@ -111,18 +110,15 @@ export class AlignView {
   async update() {
     const settings = this.settings();
     if (!settings) {
-      this.run.drop();
-      this.busy.stop();
+      this.requests.refuse();
       this.clear();
       return;
     }
     this.waiting = true;
-    this.busy.start('Aligning');
     $('align-view').dataset.state = 'busy';
-    const reply = await this.run(settings);
-    if (reply.type === 'superseded') return;
+    const reply = await this.requests.ask('Aligning', settings);
+    if (!reply) return;
     this.waiting = false;
-    this.busy.stop();
     for (const id of ['source', 'target', 'method', 'compare']) showProblem($(id), '');
     if (reply.type !== 'result') {
       const message = reply.type === 'cancelled' ? 'Cancelled. Edit the sentences or choose a method to align again.' : reply.message;

@@ -5,11 +5,10 @@
 // words, links extracted, and a dropped gold Pharaoh file scored (AER, precision, recall). The
 // work happens in module-worker.mjs; this module is the view. A refused file is reported next to the
 // file input, and the last good matrix stays on screen.
-import { BusyIndicator, showProblem } from './controls.mjs';
+import { Requests, showProblem } from './controls.mjs';
 import { exportPng, exportSvg } from './export.mjs';
 import { listMethods, readsOneMatrix } from './methods.mjs';
 import { Heatmap } from './views.mjs';
-import { latestOnly } from './worker-client.mjs';
 
 const $ = (id) => document.getElementById(id);
 const CONTROLS = ['byo-layer', 'byo-head', 'byo-aggregate', 'byo-special', 'byo-merge', 'byo-method'];
@@ -19,8 +18,8 @@ export class ByoView {
   constructor(client) {
     this.client = client;  // the module worker's WorkerClient (module-worker.mjs)
     this.heatmap = new Heatmap($('byo-heatmap'), { label: 'the dropped attention matrix' });
-    this.busy = new BusyIndicator($('byo-busy'), { onCancel: () => this.cancel() });
-    this.run = latestOnly((request) => this.client.request(request));
+    this.requests = new Requests($('byo-busy'), (request) => client.request(request), { onCancel: () => this.cancel() });
+    this.busy = this.requests.busy;  // also shows files being read, one after the other
     this.files = { matrix: null, gold: null };  // the last good ones, to give a restarted worker
   }
 
@@ -84,11 +83,9 @@ export class ByoView {
   // A control changed: the worker reshapes the matrix it holds.
   async update() {
     if (!this.files.matrix) return;
-    this.busy.start('Redrawing');
     $('byo-view').dataset.state = 'busy';
-    const reply = await this.run({ type: 'view', settings: this.settings() });
-    if (reply.type === 'superseded') return;
-    this.busy.stop();
+    const reply = await this.requests.ask('Redrawing', { type: 'view', settings: this.settings() });
+    if (!reply) return;
     $('byo-view').dataset.state = reply.type === 'result' ? 'ok' : 'error';
     if (reply.type === 'result') {
       for (const id of CONTROLS) showProblem($(id), '');

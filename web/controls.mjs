@@ -1,8 +1,10 @@
 // What every view does with its controls: numbers checked against the input's own min, max and
 // step (clamped or rounded with a message, or refused when there is no number: never silently),
-// problems shown next to their control (role="alert"), and a busy indicator for work that takes
-// longer than BUSY_AFTER_MS, with its elapsed time, progress where known, and a Cancel button.
-// checkNumber is pure (the bring-your-own worker and tests/js/ use it too); the rest needs a page.
+// problems shown next to their control (role="alert"), and requests to a worker with a busy
+// indicator for work that takes longer than BUSY_AFTER_MS (elapsed time, progress where known, a
+// Cancel button). checkNumber is pure (the module worker and tests/js/ use it too); the rest needs
+// a page.
+import { latestOnly } from './worker-client.mjs';
 
 export const BUSY_AFTER_MS = 150;
 
@@ -132,5 +134,31 @@ export class BusyIndicator {
     this.box.hidden = true;
     this.bar.hidden = true;
     if (this.section) delete this.section.dataset.busy;
+  }
+}
+
+/**
+ * A view's requests to a worker: send(settings) runs for the latest settings only (latestOnly),
+ * with a busy indicator in `container` while one is out. ask(label, settings) resolves with the
+ * reply, or null when newer settings or refuse() made it moot (the indicator then stays for the
+ * newer ones); refuse() forgets what is out, for settings the view would not send.
+ */
+export class Requests {
+  constructor(container, send, { onCancel } = {}) {
+    this.busy = new BusyIndicator(container, { onCancel });
+    this.run = latestOnly(send);
+  }
+
+  async ask(label, settings) {
+    this.busy.start(label);
+    const reply = await this.run(settings);
+    if (reply.type === 'superseded') return null;
+    this.busy.stop();
+    return reply;
+  }
+
+  refuse() {
+    this.run.drop();
+    this.busy.stop();
   }
 }

@@ -2,9 +2,8 @@
 // showing the attention rows of the words produced so far (later rows stay empty). A busy
 // indicator with Cancel shows while it works; an error (an empty sentence, a beam out of range)
 // shows next to its control and clears the translation it no longer matches.
-import { BusyIndicator, readNumber, showProblem } from './controls.mjs';
+import { Requests, readNumber, showProblem } from './controls.mjs';
 import { Heatmap } from './views.mjs';
-import { latestOnly } from './worker-client.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,8 +13,7 @@ export class TranslateView {
     this.result = null;
     this.wantedStep = '';
     this.heatmap = new Heatmap($('translate-heatmap'), { label: 'attention of the translation so far' });
-    this.busy = new BusyIndicator($('translate-busy'), { onCancel: () => client.cancel() });
-    this.run = latestOnly((request) => this.client.request(request));
+    this.requests = new Requests($('translate-busy'), (request) => client.request(request), { onCancel: () => client.cancel() });
   }
 
   start() {
@@ -56,16 +54,13 @@ export class TranslateView {
   async translate() {
     const beam = readNumber($('beam'));
     if (beam === null) {
-      this.run.drop();
-      this.busy.stop();
+      this.requests.refuse();
       this.clear();
       return;
     }
     $('translate-view').dataset.state = 'busy';
-    this.busy.start('Translating');
-    const reply = await this.run({ type: 'translate', text: $('translate-source').value, beam });
-    if (reply.type === 'superseded') return;
-    this.busy.stop();
+    const reply = await this.requests.ask('Translating', { type: 'translate', text: $('translate-source').value, beam });
+    if (!reply) return;
     if (reply.type !== 'result') {
       showProblem($('translate-source'), reply.type === 'cancelled' ? 'Cancelled.' : reply.message);
       this.clear();
