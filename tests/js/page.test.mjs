@@ -1,12 +1,14 @@
 // The page's pure modules under Node: labels by user-perceived characters (web/text.mjs), number
 // checks that agree with an input's min, max and step (web/controls.mjs), the URL hash's encoding
-// (web/state.mjs) and the colour tables the heatmaps paint from (web/colormap.mjs).
+// (web/state.mjs), the colour tables the heatmaps paint from (web/colormap.mjs), and how requests
+// supersede each other (web/worker-client.mjs).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { colourInto, colourTable, grayscale, viridis } from '../../web/colormap.mjs';
 import { checkNumber } from '../../web/controls.mjs';
 import { decodeState, encodeState } from '../../web/state.mjs';
 import { graphemes, shortLabel, visibleLabel } from '../../web/text.mjs';
+import { latestOnly } from '../../web/worker-client.mjs';
 
 describe('labels', () => {
   it('split text into user-perceived characters: emoji sequences and accents stay whole', () => {
@@ -89,5 +91,43 @@ describe('colour tables', () => {
     assert.deepEqual([...bytes.subarray(4, 8)], [...grayscale(1), 255]);
     assert.deepEqual([...bytes.subarray(8, 12)], [...grayscale(0), 255], 'NaN takes the first step');
     assert.deepEqual([...bytes.subarray(12, 16)], [...grayscale(1), 255], 'above 1 takes the last');
+  });
+});
+
+describe('latestOnly', () => {
+  // send() answers when told to, so that the test decides what arrives while what runs.
+  function slowSender() {
+    const sent = [], pending = [];
+    const send = (settings) => new Promise((resolve) => { sent.push(settings); pending.push(() => resolve({ type: 'result', result: settings })); });
+    return { send, sent, answer: async () => { pending.shift()(); await new Promise((r) => setImmediate(r)); } };
+  }
+
+  it('sends one request at a time, only the latest of those that waited, and supersedes older answers', async () => {
+    const { send, sent, answer } = slowSender();
+    const run = latestOnly(send);
+    const first = run('a'), second = run('b'), third = run('c');
+    assert.deepEqual(await second, { type: 'superseded' }, 'replaced while waiting: never sent');
+    await answer();
+    assert.deepEqual(await first, { type: 'superseded' }, 'answered after newer settings came');
+    await answer();
+    assert.deepEqual(await third, { type: 'result', result: 'c' });
+    assert.deepEqual(sent, ['a', 'c']);
+  });
+
+  it('drop() makes what is out moot, for settings the view refused', async () => {
+    const { send, answer } = slowSender();
+    const run = latestOnly(send);
+    const asked = run('a');
+    run.drop();
+    await answer();
+    assert.deepEqual(await asked, { type: 'superseded' });
+    const next = run('b');
+    await answer();
+    assert.deepEqual(await next, { type: 'result', result: 'b' });
+  });
+
+  it('turns a send() that throws into an error reply', async () => {
+    const run = latestOnly(async () => { throw new Error('no worker'); });
+    assert.deepEqual(await run('a'), { type: 'error', message: 'no worker' });
   });
 });
