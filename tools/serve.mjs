@@ -1,5 +1,7 @@
 // A static file server for the explorer: the site root is a folder (web/), nothing else is
-// reachable, and the MIME types are the ones browsers insist on for ES modules and wasm.
+// reachable, and the MIME types are the ones browsers insist on for ES modules and wasm. Like a
+// static host it sends Content-Length (the page shows download progress from it) and an ETag, so
+// the page's three contexts that load the module fetch its bytes once and revalidate after.
 //   node tools/serve.mjs web 8080        (port 0 picks a free one; prints the URL)
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
@@ -27,13 +29,25 @@ export function serve(rootDirectory, port = 0, host = '127.0.0.1') {
       const url = new URL(request.url, 'http://localhost');
       let path = normalize(join(root, decodeURIComponent(url.pathname)));
       if (path !== root && !path.startsWith(root + sep)) throw Object.assign(new Error('outside the site'), { code: 'ENOENT' });
-      if ((await stat(path)).isDirectory()) path = join(path, 'index.html');
-      const body = await readFile(path);
-      response.writeHead(200, {
+      let file = await stat(path);
+      if (file.isDirectory()) {
+        path = join(path, 'index.html');
+        file = await stat(path);
+      }
+      const etag = `"${file.size.toString(16)}-${Math.floor(file.mtimeMs).toString(16)}"`;
+      const headers = {
         'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream',
         'Cache-Control': 'no-cache',
         'X-Content-Type-Options': 'nosniff',
-      });
+        ETag: etag,
+      };
+      if (request.headers['if-none-match'] === etag) {
+        response.writeHead(304, headers);
+        response.end();
+        return;
+      }
+      const body = await readFile(path);
+      response.writeHead(200, { ...headers, 'Content-Length': body.length });
       response.end(request.method === 'HEAD' ? undefined : body);
     } catch (error) {
       const missing = error.code === 'ENOENT' || error.code === 'ENOTDIR' || error instanceof URIError;

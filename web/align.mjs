@@ -1,139 +1,172 @@
-// The alignment view: two sentences in, attention out. Requests go to the worker (debounced,
-// only the latest pending one is sent), results are drawn as a heatmap and a line view with
-// the chosen method's links, the Pharaoh text, and hover/keyboard highlighting.
+// The alignment view: two sentences in, attention out. Requests go to the model worker (only the
+// latest settings are sent once the one running is answered), results are drawn as a heatmap and
+// a line view with the chosen method's links, the Pharaoh text, and linked highlighting. While a
+// request runs (or waits for a model to download) a busy indicator shows, with Cancel; an error
+// shows next to its control and clears the figures, links and exports it no longer matches.
+import { Requests, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
 import { listMethods } from './methods.mjs';
-import { drawHeatmap, drawLines, highlight } from './views.mjs';
+import { Heatmap, LineView } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
+const EXPORTS = ['export-svg', 'export-png', 'export-json', 'export-links', 'copy'];
+const megabytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
 
 // An alignment result as the drawers take it: rows are target words, columns source words.
-const matrixOf = (r) => ({
+const figureOf = (r, colormap, title) => ({
   weights: r.weights, rows: r.targetWords.length, cols: r.sourceWords.length,
-  rowLabels: r.targetWords, colLabels: r.sourceWords, links: r.links,
+  rowLabels: r.targetWords, colLabels: r.sourceWords, links: r.links, colormap, title,
 });
 
+// The control an error from the worker is about: a sentence it names, else the method.
+const controlFor = (message) => (/^source\b/i.test(message) ? 'source' : /^target\b/i.test(message) ? 'target' : 'method');
+
 export class AlignView {
-  constructor(client, rules) {
-    this.client = client;  // a WorkerClient (worker-client.mjs)
-    this.rules = rules;    // the library's alignment rules (attn.alignment), from the worker's 'ready'
-    this.pending = null;
-    this.busy = false;
+  constructor(client, { alignment, shipped }) {
+    this.client = client;    // the model worker's WorkerClient (worker-client.mjs)
+    this.rules = alignment;  // the library's alignment rules (attn.alignment)
+    this.shipped = shipped;  // which optional models the build ships
     this.result = null;
-    this.timer = 0;
+    this.heatmap = new Heatmap($('heatmap'), {
+      label: 'attention heatmap: Spanish words as rows, English words as columns', onSpot: (spot) => this.lines.setSpot(spot),
+    });
+    this.general = new Heatmap($('heatmap-general'), { label: 'attention heatmap of the general-attention model' });
+    this.lines = new LineView($('lines'), { onSpot: (spot) => this.heatmap.setSpot(spot) });
+    this.requests = new Requests($('align-busy'), (settings) => this.send(settings), { onCancel: () => client.cancel() });
+    this.busy = this.requests.busy;  // also shows a model's download while a request waits for it
+    this.waiting = false;
   }
 
-  // The optional models are in (or not): the comparison needs the general-attention model.
-  extrasLoaded({ models, error }) {
-    if (!models.general) {
-      $('compare').checked = false;
-      $('compare').disabled = true;
-      $('compare').parentElement.title = error ? `the optional models failed to load: ${error}`
-        : 'the general-attention model is not shipped with this build';
-    }
-    if (error) $('align-status').textContent = `Some models failed to load: ${error}`;
-  }
-
-  settings() {
-    return {
-      source: $('source').value, target: $('target').value, method: $('method').value,
-      shift: $('shift').checked, threshold: Number($('threshold').value),
-    };
-  }
-
-  // The view's state lives in the URL hash, so a link reproduces it.
-  restoreFromHash() {
-    const state = new URLSearchParams(location.hash.slice(1));
-    if (state.has('s')) $('source').value = state.get('s');
-    if (state.has('t')) $('target').value = state.get('t');
-    if (state.has('m') && [...$('method').options].some((o) => o.value === state.get('m'))) $('method').value = state.get('m');
-    if (state.has('shift')) $('shift').checked = state.get('shift') === '1';
-    if (state.has('c') && ['viridis', 'gray'].includes(state.get('c'))) $('colormap').value = state.get('c');
-  }
-
-  saveToHash() {
-    const s = this.settings();
-    const state = new URLSearchParams({ s: s.source, t: s.target, m: s.method, shift: s.shift ? '1' : '0', c: $('colormap').value });
-    history.replaceState(null, '', `#${state}`);
-    $('share').href = location.href;
-  }
-
+  // Lists the library's methods (those this build cannot run are disabled, saying why), sets the
+  // default threshold and listens to the controls.
   start() {
     listMethods($('method'), this.rules.methods, this.rules.defaults);
+    const missing = (rule) => (rule.needsReverse && !this.shipped.reverse ? 'the es-en model'
+      : rule.needsStatistical && !this.shipped.statistical ? 'the statistical aligners' : '');
+    for (const option of $('method').options) {
+      const lacking = missing(this.rules.methods.find((rule) => rule.name === option.value));
+      if (lacking) {
+        option.disabled = true;
+        option.textContent += ` — needs ${lacking}, not shipped with this build`;
+      }
+    }
+    if (!this.shipped.general) {
+      $('compare').disabled = true;
+      $('compare').parentElement.title = 'the general-attention model is not shipped with this build';
+    }
     $('threshold').value = String(this.rules.defaults.threshold);
-    this.restoreFromHash();
-    $('export-svg').addEventListener('click', () => exportSvg($('heatmap')));
-    $('export-png').addEventListener('click', () => exportPng($('heatmap')));
-    $('export-json').addEventListener('click', () => this.result && exportJson(this.result));
+    $('export-svg').addEventListener('click', () => exportSvg(this.heatmap));
+    $('export-png').addEventListener('click', () => exportPng(this.heatmap));
+    $('export-json').addEventListener('click', () => this.heatmap.figure && exportJson(this.heatmap.figure));
     $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh));
-    const schedule = () => {
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.update(), 15);  // short: the worker coalesces what arrives while busy
-    };
-    for (const id of ['source', 'target']) $(id).addEventListener('input', schedule);
-    for (const id of ['method', 'shift', 'threshold', 'compare']) $(id).addEventListener('input', () => this.update());
-    $('colormap').addEventListener('input', () => { this.saveToHash(); this.draw(); });
     $('copy').addEventListener('click', () => navigator.clipboard?.writeText($('pharaoh').textContent).then(
       () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
       () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
-    for (const id of ['heatmap', 'lines']) {
-      const svg = $(id);
-      svg.addEventListener('pointerover', (event) => this.focusWord(event.target));
-      svg.addEventListener('focusin', (event) => this.focusWord(event.target));
-      svg.addEventListener('pointerleave', () => this.focusWord(null));
-      svg.addEventListener('focusout', () => this.focusWord(null));
+    let timer = 0;
+    const soon = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.update(), 15);  // typing: one request per pause, however short
+    };
+    for (const id of ['source', 'target']) $(id).addEventListener('input', soon);
+    for (const id of ['method', 'shift', 'threshold', 'compare']) $(id).addEventListener('input', () => this.update());
+    $('colormap').addEventListener('input', () => this.draw());
+    this.client.addEventListener('progress', ({ detail }) => this.downloading(detail));
+    this.client.addEventListener('restart', () => this.busy.stop());
+    this.setExports(false);
+  }
+
+  // A model download while a request waits for it: its progress in the busy indicator.
+  downloading({ what, loaded, total }) {
+    if (!this.waiting) return;
+    if (total && loaded >= total) {
+      this.busy.start('Aligning');
+      this.busy.progress(0, 0);
+    } else {
+      this.busy.start(`Loading ${what}${total ? ` (${megabytes(total)})` : ''}`);
+      this.busy.progress(loaded, total);
     }
-    return this.update();
   }
 
-  // Hovering or focusing a word (or a cell) highlights its row/column in both views.
-  focusWord(node) {
-    const target = node && node.closest ? node.closest('[data-row], [data-col]') : null;
-    const spot = target ? { row: target.dataset.row === undefined ? -1 : Number(target.dataset.row), col: target.dataset.col === undefined ? -1 : Number(target.dataset.col) } : {};
-    if (target && target.classList.contains('cell')) spot.col = -1;  // a cell highlights its target row
-    for (const id of ['heatmap', 'lines']) highlight($(id), spot);
+  // The settings, or null when one is refused (its message is then next to it).
+  settings() {
+    const threshold = readNumber($('threshold'));
+    if (threshold === null) return null;
+    return {
+      source: $('source').value, target: $('target').value, method: $('method').value, shift: $('shift').checked, threshold,
+      compare: $('compare').checked && !$('compare').disabled,
+    };
   }
 
+  // Both requests of one update: the chosen method, and the general model's argmax to compare.
+  async send({ compare, ...settings }) {
+    const [main, general] = await Promise.all([
+      this.client.request({ type: 'align', ...settings }),
+      compare ? this.client.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
+    ]);
+    return { ...main, general };
+  }
+
+  /** Aligns with the current settings; resolves once the answer is drawn (or refused). */
   async update() {
-    this.pending = this.settings();
-    this.saveToHash();
-    if (this.busy) return this.done;
-    this.busy = true;
-    this.done = (async () => {
-      while (this.pending) {
-        const settings = this.pending;
-        this.pending = null;
-        const compare = $('compare').checked && !$('compare').disabled;
-        const [reply, general] = await Promise.all([
-          this.client.request({ type: 'align', ...settings }),
-          compare ? this.client.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
-        ]);
-        this.general = general && general.type === 'result' ? general.result : null;
-        if (reply.type === 'error') {
-          $('align-status').textContent = reply.message;
-          $('align-view').dataset.state = 'error';
-        } else {
-          this.result = reply.result;
-          $('align-status').textContent = `${this.result.targetWords.length} × ${this.result.sourceWords.length} words, aligned in ${this.result.milliseconds.toFixed(1)} ms`;
-          $('align-view').dataset.state = 'ok';
-          this.draw();
-        }
-      }
-      this.busy = false;
-    })();
-    return this.done;
+    const settings = this.settings();
+    if (!settings) {
+      this.requests.refuse();
+      this.clear();
+      return;
+    }
+    this.waiting = true;
+    $('align-view').dataset.state = 'busy';
+    const reply = await this.requests.ask('Aligning', settings);
+    if (!reply) return;
+    this.waiting = false;
+    for (const id of ['source', 'target', 'method', 'compare']) showProblem($(id), '');
+    if (reply.type !== 'result') {
+      const message = reply.type === 'cancelled' ? 'Cancelled. Edit the sentences or choose a method to align again.' : reply.message;
+      showProblem($(reply.type === 'cancelled' ? 'source' : controlFor(message)), message);
+      this.clear();
+      return;
+    }
+    this.result = reply.result;
+    this.generalResult = reply.general?.type === 'result' ? reply.general.result : null;
+    if (reply.general && reply.general.type !== 'result') showProblem($('compare'), reply.general.message ?? 'cancelled');
+    $('heatmap').dataset.answeredAt = String(performance.now());
+    const r = this.result;
+    $('align-status').textContent = `${r.targetWords.length} × ${r.sourceWords.length} words, aligned in ${r.milliseconds.toFixed(1)} ms`;
+    $('align-view').dataset.state = 'ok';
+    await this.draw();
   }
 
-  draw() {
+  // Nothing shown: no figure, no links, no exports that would describe an older pair.
+  clear() {
+    this.result = null;
+    this.generalResult = null;
+    this.heatmap.clear();
+    this.general.clear();
+    this.lines.clear();
+    $('compare-figure').hidden = true;
+    $('pharaoh').textContent = '';
+    $('align-status').textContent = '';
+    $('align-view').dataset.state = 'error';
+    this.setExports(false);
+  }
+
+  setExports(on) {
+    for (const id of EXPORTS) $(id).disabled = !on;
+  }
+
+  async draw() {
     const r = this.result;
     if (!r) return;
-    const common = matrixOf(r);
-    drawHeatmap($('heatmap'), { ...common, colormap: $('colormap').value });
-    drawLines($('lines'), { ...common, topK: common.cols > 40 ? 2 : 3 });
+    const colormap = $('colormap').value;
+    const method = $('method').value;
+    const figure = figureOf(r, colormap, `Attention of the en-es model, Spanish rows and English columns, ${method} links`);
     $('pharaoh').textContent = r.pharaoh;
-    $('compare-figure').hidden = !this.general;
-    if (this.general) drawHeatmap($('heatmap-general'), { ...matrixOf(this.general), colormap: $('colormap').value });
-    $('heatmap').dataset.links = String(r.links.length);
-    $('heatmap').dataset.drawnAt = String(performance.now());  // for tools/bench_page.mjs
+    this.setExports(true);
+    this.lines.draw({ ...figure, topK: figure.cols > 40 ? 2 : 3 });
+    $('compare-figure').hidden = !this.generalResult;
+    const drawn = [this.heatmap.draw(figure)];
+    if (this.generalResult) drawn.push(this.general.draw(figureOf(this.generalResult, colormap, 'Attention of the general-attention model, argmax links')));
+    else this.general.clear();
+    await Promise.all(drawn);
   }
 }

@@ -1,26 +1,30 @@
-// "Bring your own": attention matrices from any model, dropped as .npy (2-D [target][source],
-// 3-D [heads][target][source], 4-D [layers][heads][target][source]) or JSON
+// "Bring your own": attention matrices from any model, dropped or chosen as .npy (2-D
+// [target][source], 3-D [heads][target][source], 4-D [layers][heads][target][source]) or JSON
 // ({ source: [...], target: [...], weights: [[...]] }, weights 2-D to 4-D), viewed with head and
 // layer selection or aggregation, special tokens hidden with renormalization, subwords merged into
 // words, links extracted, and a dropped gold Pharaoh file scored (AER, precision, recall). The
-// files are read by parsers.mjs, the matrices reshaped by matrices.mjs; this module is the view.
-import { hideSpecial, mergeSubwords, selectMatrix } from './matrices.mjs';
+// work happens in module-worker.mjs; this module is the view. A refused file is reported next to the
+// file input, and the last good matrix stays on screen.
+import { Requests, showProblem } from './controls.mjs';
+import { exportPng, exportSvg } from './export.mjs';
 import { listMethods, readsOneMatrix } from './methods.mjs';
-import { parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from './parsers.mjs';
-import { drawHeatmap } from './views.mjs';
+import { Heatmap } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
+const CONTROLS = ['byo-layer', 'byo-head', 'byo-aggregate', 'byo-special', 'byo-merge', 'byo-method'];
+const isMatrix = (file) => /\.(npy|json)$/i.test(file.name);
 
 export class ByoView {
-  constructor(attn) {
-    this.attn = attn;  // the page's module instance: extraction and AER
-    this.tensor = null;
-    this.gold = null;
+  constructor(client) {
+    this.client = client;  // the module worker's WorkerClient (module-worker.mjs)
+    this.heatmap = new Heatmap($('byo-heatmap'), { label: 'the dropped attention matrix' });
+    this.requests = new Requests($('byo-busy'), (request) => client.request(request), { onCancel: () => this.cancel() });
+    this.busy = this.requests.busy;  // also shows files being read, one after the other
+    this.files = { matrix: null, gold: null };  // the last good ones, to give a restarted worker
   }
 
-  start() {
+  start({ methods, defaults }) {
     // The methods that extract links from one matrix, as the library lists them.
-    const { methods, defaults } = this.attn.alignment;
     listMethods($('byo-method'), methods.filter(readsOneMatrix), defaults);
     const drop = $('drop');
     drop.addEventListener('dragover', (event) => { event.preventDefault(); drop.classList.add('dragging'); });
@@ -28,59 +32,106 @@ export class ByoView {
     drop.addEventListener('drop', (event) => {
       event.preventDefault();
       drop.classList.remove('dragging');
-      for (const file of event.dataTransfer.files) this.load(file);
+      this.load([...event.dataTransfer.files]);
     });
-    $('byo-file').addEventListener('change', (event) => { for (const file of event.target.files) this.load(file); });
-    for (const id of ['byo-layer', 'byo-head', 'byo-aggregate', 'byo-special', 'byo-merge', 'byo-method']) $(id).addEventListener('input', () => this.draw());
+    // the drop zone is also the button that opens the file chooser
+    drop.addEventListener('click', () => $('byo-file').click());
+    drop.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      $('byo-file').click();
+    });
+    $('byo-export-svg').addEventListener('click', () => exportSvg(this.heatmap, 'attention-byo.svg'));
+    $('byo-export-png').addEventListener('click', () => exportPng(this.heatmap, 'attention-byo.png'));
+    $('byo-file').addEventListener('change', (event) => this.load([...event.target.files]));
+    for (const id of CONTROLS) $(id).addEventListener('input', () => this.update());
+    $('colormap').addEventListener('input', () => this.redraw());
   }
 
-  async load(file) {
-    try {
-      if (file.size > 64 * 1024 * 1024) throw new Error(`${file.name} is larger than 64 MiB`);
-      if (/\.npy$/i.test(file.name)) {
-        this.tensor = parseNpy(await file.arrayBuffer());
-      } else if (/\.json$/i.test(file.name)) {
-        this.tensor = parseAttentionJson(await file.text());
-      } else {  // a gold alignment: one Pharaoh line (the first non-empty line is used)
-        const line = parseGoldLine(await file.text());
-        this.attn.alignmentError([line], [line]);  // the module's Pharaoh parser validates the links
-        this.gold = line;
-      }
-      $('byo-status').textContent = `loaded ${file.name}`;
-      $('byo-view').dataset.state = 'ok';
-      this.draw();
-    } catch (error) {
-      $('byo-status').textContent = `${file.name}: ${error.message}`;
-      $('byo-view').dataset.state = 'error';
-    }
+  settings() {
+    const text = (id) => ($(id).validity.badInput ? 'not a number' : $(id).value);
+    return {
+      layer: text('byo-layer'), head: text('byo-head'), aggregate: $('byo-aggregate').value,
+      special: $('byo-special').checked, merge: $('byo-merge').checked, method: $('byo-method').value,
+    };
   }
 
-  draw() {
-    if (!this.tensor) return;
-    const { shape } = this.tensor;
-    const leading = shape.slice(0, -2);
-    $('byo-layer').max = String(leading.length === 2 ? leading[0] - 1 : 0);
-    $('byo-head').max = String(leading.length >= 1 ? leading.at(-1) - 1 : 0);
-    let matrix = selectMatrix(this.tensor, {
-      layer: Math.min(Number($('byo-layer').value), Number($('byo-layer').max)),
-      head: Math.min(Number($('byo-head').value), Number($('byo-head').max)),
-      aggregate: $('byo-aggregate').value,
-    });
-    const given = (words, n) => (words && words.length === n ? words : Array.from({ length: n }, (_, i) => String(i)));
-    let rowLabels = given(this.tensor.target, matrix.rows), colLabels = given(this.tensor.source, matrix.cols);
-    if ($('byo-special').checked) ({ matrix, rowLabels, colLabels } = hideSpecial(matrix, rowLabels, colLabels));
-    if ($('byo-merge').checked) ({ matrix, rowLabels, colLabels } = mergeSubwords(matrix, rowLabels, colLabels));
-    const links = this.attn.extractLinks({ weights: matrix.weights, rows: matrix.rows, cols: matrix.cols, method: $('byo-method').value });
-    drawHeatmap($('byo-heatmap'), { weights: matrix.weights, rows: matrix.rows, cols: matrix.cols, rowLabels, colLabels, links: links.links });
-    $('byo-pharaoh').textContent = links.pharaoh;
-    if (this.gold !== null) {
-      for (const [s, t] of pharaohPairs(this.gold)) {
-        const cell = $('byo-heatmap').querySelector(`rect.cell[data-row="${t}"][data-col="${s}"]`);
-        if (cell) cell.classList.add('gold');
+  /** Reads files in order (matrices before gold alignments), reporting on each. */
+  async load(files) {
+    const ordered = [...files.filter(isMatrix), ...files.filter((file) => !isMatrix(file))];
+    const done = [], refused = [];
+    $('byo-view').dataset.state = 'busy';
+    for (const file of ordered) {
+      this.busy.start(`Reading ${file.name}`);
+      const reply = await this.client.request({ type: 'file', file, settings: this.settings() });
+      this.busy.stop();
+      if (reply.type !== 'result') {
+        refused.push(`${file.name}: ${reply.type === 'cancelled' ? 'cancelled' : reply.message}`);
+        continue;
       }
-      const score = this.attn.alignmentError([links.pharaoh], [this.gold]);
-      $('byo-score').textContent = `AER ${score.aer.toFixed(3)} · precision ${score.precision.toFixed(3)} · recall ${score.recall.toFixed(3)}`;
-      $('byo-score').dataset.aer = String(score.aer);
+      const { loaded, view } = reply.result;
+      this.files[loaded.kind] = file;
+      done.push(loaded.kind === 'matrix' ? `${file.name}: ${loaded.shape.join(' × ')}` : `${file.name}: ${loaded.links} gold links`);
+      if (view) await this.show(view);
     }
+    if (done.length) $('byo-status').textContent = `Loaded ${done.join('; ')}`;
+    const still = this.files.matrix && refused.length ? ` (still showing ${this.files.matrix.name})` : '';
+    showProblem($('byo-file'), refused.length ? `${refused.join('; ')}${still}` : '');
+    $('byo-view').dataset.state = refused.length ? 'error' : 'ok';
+  }
+
+  // A control changed: the worker reshapes the matrix it holds.
+  async update() {
+    if (!this.files.matrix) return;
+    $('byo-view').dataset.state = 'busy';
+    const reply = await this.requests.ask('Redrawing', { type: 'view', settings: this.settings() });
+    if (!reply) return;
+    $('byo-view').dataset.state = reply.type === 'result' ? 'ok' : 'error';
+    if (reply.type === 'result') {
+      for (const id of CONTROLS) showProblem($(id), '');
+      if (reply.result.view) await this.show(reply.result.view);
+      return;
+    }
+    // refused (no such layer, nothing left to show): said next to the control; the last good matrix stays
+    showProblem($(reply.field ? `byo-${reply.field}` : 'byo-method'), reply.type === 'cancelled' ? 'cancelled' : reply.message);
+  }
+
+  // Stops the worker; a fresh one is given the last good files again.
+  async cancel() {
+    this.client.cancel();
+    const { matrix, gold } = this.files;
+    for (const file of [matrix, gold].filter(Boolean)) await this.client.request({ type: 'file', file, settings: this.settings() });
+  }
+
+  async show(view) {
+    for (const [what, count] of [['layer', view.layers], ['head', view.heads]]) {
+      const input = $(`byo-${what}`);
+      input.max = String(count - 1);
+      showProblem(input, view[what].message);
+      if (view[what].message) input.value = String(view[what].value);
+    }
+    this.view = view;
+    $('byo-pharaoh').textContent = view.pharaoh;
+    for (const id of ['byo-export-svg', 'byo-export-png']) $(id).disabled = false;
+    const score = $('byo-score');
+    if (view.score) {
+      score.textContent = `AER ${view.score.aer.toFixed(3)} · precision ${view.score.precision.toFixed(3)} · recall ${view.score.recall.toFixed(3)}`;
+      score.dataset.aer = String(view.score.aer);
+    } else {
+      score.textContent = '';
+      delete score.dataset.aer;
+    }
+    showProblem(score, view.goldProblem ? `${view.goldProblem}: not scored` : '');
+    await this.redraw();
+  }
+
+  redraw() {
+    const view = this.view;
+    if (!view) return null;
+    const name = this.files.matrix?.name ?? 'the dropped matrix';
+    return this.heatmap.draw({
+      weights: view.weights, rows: view.rows, cols: view.cols, rowLabels: view.rowLabels, colLabels: view.colLabels,
+      links: view.links, gold: view.gold, colormap: $('colormap').value, title: `${name}, ${$('byo-method').value} links`,
+    });
   }
 }

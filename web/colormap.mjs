@@ -26,3 +26,26 @@ export function grayscale(t) {
   const v = Math.round(255 * (1 - Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0))));
   return [v, v, v];
 }
+
+const MAPS = { viridis, gray: grayscale };
+
+// The colour function called `name` ('viridis' or 'gray'; anything else is viridis).
+export const colourMap = (name) => MAPS[name] ?? viridis;
+
+// 256 steps of a map as RGBA pixels (Uint32 in the platform's byte order, for an ImageData view).
+export function colourTable(name) {
+  const map = colourMap(name);
+  const bytes = new Uint8ClampedArray(256 * 4);
+  for (let i = 0; i < 256; i++) {
+    bytes.set([...map(i / 255), 255], i * 4);
+  }
+  return new Uint32Array(bytes.buffer);
+}
+
+// weights[from..to) -> pixels[from..to) (Uint32 RGBA) through a colourTable; NaN and <= 0 take the first step.
+export function colourInto(pixels, weights, table, from = 0, to = weights.length) {
+  for (let i = from; i < to; i++) {
+    const x = weights[i];
+    pixels[i] = table[x > 0 ? (x >= 1 ? 255 : (x * 255 + 0.5) | 0) : 0];
+  }
+}

@@ -1,5 +1,16 @@
-// Exports of the current alignment: the heatmap as standalone SVG (styles inlined) and PNG
-// (rendered at 2x), the matrix as JSON (the format the explorer also reads), the links.
+// Exports of a heatmap as the page shows it (views.mjs's painter, so they cannot drift apart): a
+// standalone SVG and a PNG, each with a title and the colour legend, in the page's colour scheme
+// (its background with it, so dark-mode labels never land on white). The SVG names its font
+// (DejaVu Sans, then common fallbacks) rather than embedding one; cells are rectangles up to
+// SVG_CELLS of them, one embedded image above. Also the matrix as JSON (the format the explorer
+// reads) and the links as text.
+import { colourMap, rgb } from './colormap.mjs';
+import { CanvasSurface, FONT_SIZE, GAP_FROM, OUTLINE_FROM, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './views.mjs';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const SVG_CELLS = 10000;
+const FONT_FAMILY = '"DejaVu Sans", Verdana, Arial, sans-serif';
+const MARGIN = 12, TITLE = 30, LEGEND_GAP = 14;
 
 function download(name, blob) {
   const url = URL.createObjectURL(blob);
@@ -10,86 +21,154 @@ function download(name, blob) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-// A copy of the SVG that renders the same outside the page: the computed styles become
-// presentation attributes (not style="", which the page's Content-Security-Policy forbids).
-export function standaloneSvg(svg) {
-  const copy = svg.cloneNode(true);
-  copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-  const originals = svg.querySelectorAll('*');
-  const keep = ['fill', 'stroke', 'stroke-width', 'stroke-opacity', 'opacity', 'font-size', 'font-family', 'font-weight'];
-  copy.querySelectorAll('*').forEach((node, i) => {
-    const style = getComputedStyle(originals[i]);
-    for (const property of keep) node.setAttribute(property, style.getPropertyValue(property));
-  });
-  copy.insertBefore(Object.assign(document.createElementNS('http://www.w3.org/2000/svg', 'rect'), {}), copy.firstChild);
-  const background = copy.firstChild;
-  background.setAttribute('width', '100%');
-  background.setAttribute('height', '100%');
-  background.setAttribute('fill', '#ffffff');
-  return new XMLSerializer().serializeToString(copy);
+function svgElement(name, attributes = {}, text) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
 }
 
-// The labels' font as a data URL, fetched once: exported files then carry their font with them.
-let fontDataUrl = null;
-async function embeddedFont() {
-  if (fontDataUrl === null) {
-    const response = await fetch(new URL('./dist/fonts/DejaVuSans.ttf', import.meta.url));
-    if (!response.ok) return '';
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    let binary = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    fontDataUrl = `data:font/ttf;base64,${btoa(binary)}`;
+// The painter's surface for SVG: elements instead of pixels.
+export class SvgSurface {
+  constructor(root, cellsUrl) {
+    this.stack = [root];
+    this.cellsUrl = cellsUrl;  // the cells as one PNG, for figures over SVG_CELLS
   }
-  return fontDataUrl;
-}
 
-// The standalone SVG with an @font-face rule holding the font itself.
-async function svgWithFont(svg) {
-  const font = await embeddedFont();
-  const text = standaloneSvg(svg);
-  if (!font) return text;
-  const style = `<defs><style>@font-face{font-family:"attnscope-sans";src:url(${font}) format("truetype");}</style></defs>`;
-  return text.replace(/^(<svg[^>]*>)/, `$1${style}`);
-}
+  add(name, attributes, text) {
+    this.stack.at(-1).append(svgElement(name, attributes, text));
+  }
 
-export async function exportSvg(svg, name = 'attention.svg') {
-  download(name, new Blob([await svgWithFont(svg)], { type: 'image/svg+xml' }));
-}
+  fill(x, y, width, height, colour) {
+    this.add('rect', { x, y, width, height, fill: colour });
+  }
 
-export async function svgToPngBlob(svg, scale = 2) {
-  const text = await svgWithFont(svg);
-  const width = Number(svg.getAttribute('width')), height = Number(svg.getAttribute('height'));
-  const image = new Image();
-  const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
-  try {
-    await new Promise((resolve, reject) => {
-      image.onload = resolve;
-      image.onerror = () => reject(new Error('the browser could not render the SVG'));
-      image.src = url;
+  veil() {}  // exports show no highlight
+
+  outline(x, y, width, height, colour, lineWidth, kind) {
+    this.add('rect', {
+      x: x + lineWidth / 2, y: y + lineWidth / 2, width: width - lineWidth, height: height - lineWidth, fill: 'none', stroke: colour, 'stroke-width': lineWidth, ...(kind ? { class: kind } : {}),
     });
-    const canvas = Object.assign(document.createElement('canvas'), { width: width * scale, height: height * scale });
-    const context = canvas.getContext('2d');
-    context.scale(scale, scale);
-    context.drawImage(image, 0, 0, width, height);
-    return await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
-  } finally {
-    URL.revokeObjectURL(url);
+  }
+
+  mark(x, y, cell, colour, kind, inset) {
+    if (cell < OUTLINE_FROM) this.add('rect', { x, y, width: Math.max(cell, 2), height: Math.max(cell, 2), fill: colour, class: kind });
+    else this.outline(x + inset, y + inset, cell - 1 - 2 * inset, cell - 1 - 2 * inset, colour, 2, kind);
+  }
+
+  text(text, x, y, { fill, anchor = 'start', rotate = 0, bold = false, size = FONT_SIZE, className }) {
+    this.add('text', {
+      x, y, fill, 'text-anchor': anchor, ...(rotate ? { transform: `rotate(${rotate} ${x} ${y})` } : {}),
+      ...(bold ? { 'font-weight': 700 } : {}), ...(size !== FONT_SIZE ? { 'font-size': size } : {}), ...(className ? { class: className } : {}),
+    }, text);
+  }
+
+  group(dx, dy, paint) {
+    const group = svgElement('g', { transform: `translate(${dx} ${dy})` });
+    this.stack.at(-1).append(group);
+    this.stack.push(group);
+    paint();
+    this.stack.pop();
+  }
+
+  clip(_x, _y, _width, _height, paint) {
+    paint();  // an export shows the whole figure: nothing to clip
+  }
+
+  cells(figure, { x, y, cell, s0, s1, t0, t1 }) {
+    if (!this.cellsUrl) {
+      const map = colourMap(figure.colormap);
+      for (let t = t0; t < t1; t++) {
+        for (let s = s0; s < s1; s++) {
+          this.add('rect', { x: x + (s - s0) * cell, y: y + (t - t0) * cell, width: cell - (cell >= GAP_FROM ? 1 : 0), height: cell - (cell >= GAP_FROM ? 1 : 0), fill: rgb(map(figure.weights[t * figure.cols + s])), class: 'cell' });
+        }
+      }
+      return;
+    }
+    this.add('image', {
+      href: this.cellsUrl, x, y, width: (s1 - s0) * cell, height: (t1 - t0) * cell, preserveAspectRatio: 'none', 'image-rendering': 'optimizeSpeed',
+    });
   }
 }
 
-export async function exportPng(svg, name = 'attention.png') {
-  download(name, await svgToPngBlob(svg));
+// The exported figure's geometry: a title, the heatmap at a readable size (cells of at least one
+// pixel for large matrices), the legend below.
+function documentOf(heatmap) {
+  const figure = heatmap.figure;
+  const theme = themeOf(heatmap.host);
+  const readable = Math.max(14, Math.min(44, Math.floor(640 / figure.cols)));
+  const cell = Math.max(1, Math.min(readable, Math.floor(2400 / Math.max(figure.rows, figure.cols))));
+  const layout = layoutFigure(figure, cell, measurer(theme));
+  const title = figure.title ?? heatmap.label;
+  const width = Math.ceil(Math.max(layout.width, 320, measurer(theme)(title) * 1.3) + 2 * MARGIN);
+  const height = Math.ceil(TITLE + layout.height + LEGEND_GAP + 30 + MARGIN);
+  return { figure, theme, layout, title, width, height };
+}
+
+function paintDocument(surface, { figure, theme, layout, title, width, height }) {
+  surface.fill(0, 0, width, height, theme.bg);
+  surface.text(title, MARGIN, 21, { fill: theme.fg, bold: true, size: 14, className: 'title' });
+  surface.group(MARGIN, TITLE, () => paintHeatmap(surface, figure, layout, theme, { x: 0, y: 0, width: layout.width, height: layout.height }));
+  surface.group(MARGIN, TITLE + layout.height + LEGEND_GAP, () => {
+    paintLegend(surface, theme, { colormap: figure.colormap, links: figure.links.length > 0, gold: (figure.gold ?? []).length > 0, width: 120 });
+  });
+}
+
+const blobOf = (canvas) => new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the browser could not encode the PNG'))), 'image/png'));
+
+const dataUrlOf = (blob) => new Promise((resolve, reject) => {
+  const reader = new FileReader();
+  reader.onload = () => resolve(reader.result);
+  reader.onerror = () => reject(reader.error);
+  reader.readAsDataURL(blob);
+});
+
+/** The heatmap as standalone SVG text. */
+export async function svgText(heatmap) {
+  const document_ = documentOf(heatmap);
+  const { figure, width, height, title, theme } = document_;
+  let cellsUrl = null;
+  if (figure.rows * figure.cols > SVG_CELLS) {
+    const canvas = Object.assign(document.createElement('canvas'), { width: figure.cols, height: figure.rows });
+    canvas.getContext('2d').drawImage(heatmap.bitmap, 0, 0);  // the cells as the page shows them
+    cellsUrl = await dataUrlOf(await blobOf(canvas));
+  }
+  const root = svgElement('svg', {
+    xmlns: SVG, width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': FONT_FAMILY, 'font-size': FONT_SIZE, role: 'img',
+  });
+  root.append(svgElement('title', {}, title));
+  root.dataset.background = theme.bg;
+  paintDocument(new SvgSurface(root, cellsUrl), document_);
+  return new XMLSerializer().serializeToString(root);
+}
+
+/** The heatmap as a PNG blob, at twice the size where that stays under about 36 million pixels. */
+export async function pngBlob(heatmap) {
+  const document_ = documentOf(heatmap);
+  const scale = Math.min(2, Math.sqrt(36e6 / (document_.width * document_.height)));
+  const canvas = Object.assign(document.createElement('canvas'), { width: Math.round(document_.width * scale), height: Math.round(document_.height * scale) });
+  const context = canvas.getContext('2d');
+  context.scale(scale, scale);
+  paintDocument(new CanvasSurface(context, document_.theme, heatmap.bitmap), document_);
+  return blobOf(canvas);
+}
+
+export async function exportSvg(heatmap, name = 'attention.svg') {
+  download(name, new Blob([await svgText(heatmap)], { type: 'image/svg+xml' }));
+}
+
+export async function exportPng(heatmap, name = 'attention.png') {
+  download(name, await pngBlob(heatmap));
 }
 
 // { source: [...], target: [...], weights: [[...] per target word] }: what "bring your own" reads.
-export function matrixJson(result) {
-  const cols = result.sourceWords.length;
-  const weights = result.targetWords.map((_, t) => Array.from(result.weights.slice(t * cols, (t + 1) * cols), (x) => +x.toFixed(6)));
-  return JSON.stringify({ source: result.sourceWords, target: result.targetWords, weights }, null, 1);
+export function matrixJson({ weights, rows, cols, rowLabels, colLabels }) {
+  const nested = Array.from({ length: rows }, (_, t) => Array.from(weights.subarray(t * cols, (t + 1) * cols), (x) => +x.toFixed(6)));
+  return JSON.stringify({ source: colLabels, target: rowLabels, weights: nested }, null, 1);
 }
 
-export function exportJson(result, name = 'attention.json') {
-  download(name, new Blob([matrixJson(result)], { type: 'application/json' }));
+export function exportJson(figure, name = 'attention.json') {
+  download(name, new Blob([matrixJson(figure)], { type: 'application/json' }));
 }
 
 export function exportLinks(pharaoh, name = 'links.txt') {

@@ -46,9 +46,10 @@ export function hideSpecial(matrix, rowLabels, colLabels) {
 // (WordPiece), a trailing "@@" continues into the next (subword-nmt). Returns word of each token.
 export function wordsOf(tokens) {
   const words = [], index = [];
+  const sentencePiece = tokens.some((t) => t.startsWith('▁'));
   let open = false;  // the previous token ended with @@
   for (const token of tokens) {
-    const continues = token.startsWith('##') || open || (words.length > 0 && !token.startsWith('▁') && tokens.some((t) => t.startsWith('▁')));
+    const continues = token.startsWith('##') || open || (words.length > 0 && !token.startsWith('▁') && sentencePiece);
     const text = token.replace(/^##/, '').replace(/@@$/, '').replace(/^▁/, '');
     if (continues && words.length) words[words.length - 1] += text;
     else words.push(text);

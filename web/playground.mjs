@@ -1,6 +1,8 @@
-// The playground: self-attention over the tutorials' five tokens, recomputed whenever an input
-// changes, with the weights drawn as a heatmap and the output as numbers.
-import { drawHeatmap } from './views.mjs';
+// The playground: self-attention over the tutorials' five tokens, recomputed (in the module
+// worker) whenever an input changes, with the weights drawn as a heatmap and the output as numbers.
+import { readNumber } from './controls.mjs';
+import { Heatmap } from './views.mjs';
+import { latestOnly } from './worker-client.mjs';
 
 const TOKENS = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0.5, 0.5, 0]];
 const LENGTH = TOKENS.length;
@@ -50,7 +52,8 @@ function buildTokenTable() {
     token.forEach((value, d) => {
       const input = document.createElement('input');
       input.type = 'number';
-      input.step = '0.1';
+      input.step = 'any';
+      input.dataset.name = `token ${i + 1}, component ${d + 1}`;
       input.value = String(value);
       input.id = `token-${i}-${d}`;
       input.setAttribute('aria-label', `token ${i + 1}, component ${d + 1}`);
@@ -63,8 +66,8 @@ function readTokens() {
   const values = new Float32Array(LENGTH * DIM);
   for (let i = 0; i < LENGTH; i++) {
     for (let d = 0; d < DIM; d++) {
-      const value = Number($(`token-${i}-${d}`).value);
-      if (!Number.isFinite(value)) throw new Error(`token ${i + 1}, component ${d + 1} is not a number`);
+      const value = readNumber($(`token-${i}-${d}`));
+      if (value === null) throw Object.assign(new Error(`token ${i + 1}, component ${d + 1} needs a number`), { beside: true });
       values[i * DIM + d] = value;
     }
   }
@@ -88,54 +91,106 @@ function drawTable(id, label, values, offset, rows, cols, digits) {
 const drawScores = (scores, offset) => drawTable('scores', 'q', scores, offset, LENGTH, LENGTH, 3);
 const drawOutput = (output, rows, cols) => drawTable('output', 'y', output, 0, rows, cols, 4);
 
-function update(attn) {
-  const error = $('error');
-  try {
-    const heads = Number($('heads').value), d = DIM / heads;
-    const shown = Math.min(Number($('show-head').value), heads - 1);
-    $('show-head').max = String(heads - 1);
-    const tokens = splitHeads(readTokens(), heads);
-    const score = $('score').value, local = $('local').value;
-    const p = parameters(d);
-    const { output, weights, scores } = attn.attention({
-      query: tokens, key: tokens, value: tokens,
-      heads, queryLength: LENGTH, keyLength: LENGTH, dim: d,
-      score,
-      ...(score === 'general' ? { general: p.general } : {}),
-      ...(score === 'additive' ? { additive: p.additive } : {}),
-      probability: $('probability').value,
-      temperature: Number($('temperature').value),
-      causal: $('causal').checked,
-      validLength: Number($('valid-length').value),
-      ...(local === 'none' ? {} : { local: { mode: local, halfWidth: Number($('half-width').value), ...(local === 'predictive' ? p.local : {}) } }),
-      returnScores: true,
-    });
-    const offset = shown * LENGTH * LENGTH;
-    drawHeatmap($('playground-heatmap'), {
-      weights: weights.subarray(offset, offset + LENGTH * LENGTH), rows: LENGTH, cols: LENGTH, rowLabels: NAMES, colLabels: NAMES,
-    });
-    drawScores(scores, offset);
-    // the heads' outputs side by side again: [length][heads * d]
-    const merged = new Float32Array(LENGTH * DIM);
-    for (let h = 0; h < heads; h++) {
-      for (let i = 0; i < LENGTH; i++) {
-        for (let k = 0; k < d; k++) merged[i * DIM + h * d + k] = output[(h * LENGTH + i) * d + k];
-      }
-    }
-    drawOutput(merged, LENGTH, DIM);
-    error.hidden = true;
-  } catch (e) {
-    error.textContent = e.message;  // text, never markup
-    error.hidden = false;
-  }
+// A number control's value, or an error that stops the update (its message is already beside it).
+function number(id) {
+  const value = readNumber($(id));
+  if (value === null) throw Object.assign(new Error(`${$(id).dataset.name} needs a number`), { beside: true });
+  return value;
 }
 
-// attn: a loaded module (the page's main-thread instance; these matrices are tiny).
-export function startPlayground(attn) {
-  buildTokenTable();
-  for (const id of ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head']) {
-    $(id).addEventListener('input', () => update(attn));
-  }
-  $('tokens').addEventListener('input', () => update(attn));
-  update(attn);
+// The attention() call the controls describe now, with what drawing its answer needs; a number
+// that is refused throws (its message is beside its control).
+function request() {
+  const heads = Number($('heads').value), d = DIM / heads;
+  $('show-head').max = String(heads - 1);
+  const shown = number('show-head');
+  const tokens = splitHeads(readTokens(), heads);
+  const score = $('score').value, local = $('local').value;
+  const p = parameters(d);
+  const options = {
+    query: tokens, key: tokens, value: tokens,
+    heads, queryLength: LENGTH, keyLength: LENGTH, dim: d,
+    score,
+    ...(score === 'general' ? { general: p.general } : {}),
+    ...(score === 'additive' ? { additive: p.additive } : {}),
+    probability: $('probability').value,
+    temperature: number('temperature'),
+    causal: $('causal').checked,
+    validLength: number('valid-length'),
+    ...(local === 'none' ? {} : { local: { mode: local, halfWidth: number('half-width'), ...(local === 'predictive' ? p.local : {}) } }),
+    returnScores: true,
+  };
+  return { options, heads, d, shown };
 }
+
+function draw({ output, weights, scores }, { heads, d, shown }, heatmap) {
+  const offset = shown * LENGTH * LENGTH;
+  drawScores(scores, offset);
+  // the heads' outputs side by side again: [length][heads * d]
+  const merged = new Float32Array(LENGTH * DIM);
+  for (let h = 0; h < heads; h++) {
+    for (let i = 0; i < LENGTH; i++) {
+      for (let k = 0; k < d; k++) merged[i * DIM + h * d + k] = output[(h * LENGTH + i) * d + k];
+    }
+  }
+  drawOutput(merged, LENGTH, DIM);
+  return heatmap.draw({
+    weights: weights.slice(offset, offset + LENGTH * LENGTH), rows: LENGTH, cols: LENGTH, rowLabels: NAMES, colLabels: NAMES,
+    links: [], colormap: $('colormap').value, title: `Self-attention weights of the playground (head ${shown})`,
+  });
+}
+
+// A problem: said in the playground's alert (or beside its control), and nothing stale stays.
+function refuse(problem, heatmap) {
+  heatmap.clear();
+  for (const id of ['scores', 'output']) $(id).replaceChildren();
+  $('error').textContent = problem.message;  // text, never markup
+  $('error').hidden = Boolean(problem.beside);
+}
+
+async function update(run, heatmap) {
+  let asked;
+  try {
+    asked = request();
+  } catch (problem) {
+    run.drop();  // an answer still on its way is for settings that are gone
+    refuse(problem, heatmap);
+    return;
+  }
+  const reply = await run(asked.options);
+  if (reply.type === 'superseded') return;
+  if (reply.type !== 'result') {
+    refuse(new Error(reply.message ?? 'cancelled'), heatmap);
+    return;
+  }
+  $('error').hidden = true;
+  await draw(reply.result, asked, heatmap);
+}
+
+/**
+ * client: the module worker's WorkerClient, which computes the attention (tiny, but WebAssembly
+ * instantiated on this thread would hold it for a long moment at start). beforeFirst(): called
+ * once the token table exists, before the first update (the URL hash is read then). Resolves
+ * once the first weights are drawn.
+ */
+export function startPlayground(client, beforeFirst = () => {}) {
+  buildTokenTable();
+  beforeFirst();
+  const heatmap = new Heatmap($('playground-heatmap'), { label: 'attention weights of the playground: queries as rows, keys as columns' });
+  const run = latestOnly((options) => client.request({ type: 'attention', options }));
+  for (const id of [...PLAYGROUND_CONTROLS, 'colormap']) $(id).addEventListener('input', () => update(run, heatmap));
+  $('tokens').addEventListener('input', () => update(run, heatmap));
+  return update(run, heatmap);
+}
+
+export const PLAYGROUND_CONTROLS = ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head'];
+
+// The token table as one value for the URL hash: twenty numbers, comma-separated.
+export const tokenField = {
+  get: () => TOKENS.flatMap((token, i) => token.map((_, d) => $(`token-${i}-${d}`).value)).join(','),
+  set: (text) => {
+    const values = text.split(',');
+    TOKENS.forEach((token, i) => token.forEach((_, d) => { $(`token-${i}-${d}`).value = values[i * DIM + d] ?? ''; }));
+  },
+  get element() { return $('tokens'); },
+};

@@ -1,13 +1,19 @@
 // The translation view: the model translates in the worker; a slider steps through the output,
-// showing the attention rows of the words produced so far (later rows stay empty).
-import { drawHeatmap } from './views.mjs';
+// showing the attention rows of the words produced so far (later rows stay empty). A busy
+// indicator with Cancel shows while it works; an error (an empty sentence, a beam out of range)
+// shows next to its control and clears the translation it no longer matches.
+import { Requests, readNumber, showProblem } from './controls.mjs';
+import { Heatmap } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 
 export class TranslateView {
   constructor(client) {
-    this.client = client;  // a WorkerClient (worker-client.mjs)
+    this.client = client;  // the model worker's WorkerClient (worker-client.mjs)
     this.result = null;
+    this.wantedStep = '';
+    this.heatmap = new Heatmap($('translate-heatmap'), { label: 'attention of the translation so far' });
+    this.requests = new Requests($('translate-busy'), (request) => client.request(request), { onCancel: () => client.cancel() });
   }
 
   start() {
@@ -16,43 +22,80 @@ export class TranslateView {
     $('step').addEventListener('input', () => this.draw());
     $('step-back').addEventListener('click', () => this.move(-1));
     $('step-forward').addEventListener('click', () => this.move(1));
-    return this.translate();  // the prefilled sentence, so the view is never empty
+    $('colormap').addEventListener('input', () => this.draw());
   }
 
   move(delta) {
     const step = $('step');
     step.value = String(Math.min(Number(step.max), Math.max(0, Number(step.value) + delta)));
     this.draw();
+    step.dispatchEvent(new Event('change', { bubbles: true }));  // the URL hash keeps the step
   }
 
+  // The step as the URL hash keeps it: '' for the whole translation.
+  get step() {
+    const slider = $('step');
+    return slider.value === slider.max ? '' : slider.value;
+  }
+
+  set step(text) {
+    this.wantedStep = text;
+    if (this.result) this.showStep();
+  }
+
+  showStep() {
+    const slider = $('step'), wanted = Number(this.wantedStep);
+    slider.value = this.wantedStep && Number.isInteger(wanted) ? String(Math.max(0, Math.min(wanted, Number(slider.max)))) : slider.max;
+    this.wantedStep = '';
+    return this.draw();
+  }
+
+  /** Translates the sentence and shows the step asked for (the whole translation unless one was). */
   async translate() {
-    $('translate-view').dataset.state = 'busy';
-    const beam = Number($('beam').value);
-    const reply = await this.client.request({ type: 'translate', text: $('translate-source').value, beam });
-    if (reply.type === 'error') {
-      $('translation').textContent = reply.message;
-      $('translate-view').dataset.state = 'error';
+    const beam = readNumber($('beam'));
+    if (beam === null) {
+      this.requests.refuse();
+      this.clear();
       return;
     }
+    $('translate-view').dataset.state = 'busy';
+    const reply = await this.requests.ask('Translating', { type: 'translate', text: $('translate-source').value, beam });
+    if (!reply) return;
+    if (reply.type !== 'result') {
+      showProblem($('translate-source'), reply.type === 'cancelled' ? 'Cancelled.' : reply.message);
+      this.clear();
+      return;
+    }
+    showProblem($('translate-source'), '');
     this.result = reply.result;
     $('translate-view').dataset.state = 'ok';
     $('translation').textContent = this.result.text;
-    const step = $('step');
-    step.max = String(this.result.targetWords.length);
-    step.value = step.max;
-    this.draw();
+    $('step').max = String(this.result.targetWords.length);
+    await this.showStep();
+  }
+
+  clear() {
+    this.result = null;
+    this.heatmap.clear();
+    $('translation').textContent = '';
+    $('step-label').textContent = '';
+    $('step').max = '0';
+    $('translate-view').dataset.state = 'error';
   }
 
   draw() {
     const r = this.result;
-    if (!r) return;
+    if (!r) return null;
     const shown = Number($('step').value);
     const rows = r.targetWords.length, cols = r.sourceWords.length;
     const weights = new Float32Array(r.weights);
     weights.fill(0, shown * cols);  // words not produced yet have no attention to show
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
-    drawHeatmap($('translate-heatmap'), { weights, rows, cols, rowLabels: labels, colLabels: r.sourceWords });
     $('translate-heatmap').dataset.step = String(shown);
     $('step-label').textContent = shown ? `${shown} of ${rows}: “${r.targetWords[shown - 1]}”` : `0 of ${rows}`;
+    return this.heatmap.draw({
+      weights, rows, cols, rowLabels: labels, colLabels: r.sourceWords, links: [], colormap: $('colormap').value,
+      title: `Translation of “${$('translate-source').value}” after ${shown} of ${rows} words`,
+    });
   }
 }

@@ -1,117 +1,123 @@
-// The explorer's compute thread: the WebAssembly module and the translation models live here, so
-// typing on the page never waits for a forced decoding. Messages:
-//   {type: 'init', simd}                      -> {type: 'ready', simd, instructionSet, alignment, models: {forward}}
-//                                                then {type: 'extras', models: {reverse, general}, statistical}
-//                                                (the optional models load after the page is ready)
+// The explorer's model thread: the WebAssembly module and the translation models live here, so
+// typing on the page never waits for a forced decoding. Only what the first view needs is fetched
+// at start (the module, then the en-es model); the other models and the statistical aligners are
+// fetched when a request first needs them. Downloads report their progress. Messages:
+//   {type: 'init', simd}                      -> {type: 'module', simd, instructionSet, alignment, shipped}
+//                                                then {type: 'ready', models: {forward}} (or 'failed')
 //   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //   {type: 'translate', id, text, beam}       -> same
+//   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
 // `alignment` is the library's alignment rules (attn.alignment): the page lists its methods from
 // them, and this worker decides from them what a method waits for and loads.
 import loadAttn from './dist/attn.mjs';
-import { methodRule, readsOneMatrix, statisticalKindOf } from './methods.mjs';
+import { methodRule, statisticalKindOf } from './methods.mjs';
+import { answerRequests } from './worker-client.mjs';
 
 const MODELS = {
-  forward: 'en-es-additive.safetensors',
-  reverse: 'es-en-additive.safetensors',
-  general: 'en-es-general.safetensors',
+  forward: { file: 'en-es-additive.safetensors', what: 'the en-es model' },
+  reverse: { file: 'es-en-additive.safetensors', what: 'the es-en model' },
+  general: { file: 'en-es-general.safetensors', what: 'the general-attention model' },
 };
 // IBM Model 2 and the HMM aligner, for comparison and for the methods that mix one with attention;
 // each is filed under the kind its file declares.
 const STATISTICAL_FILES = ['ibm2-en-es.safetensors', 'hmm-en-es.safetensors'];
-const statistical = {};
 
 let attn = null;
-const models = {};
+let shipped = new Set();
+const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
 
-async function fetchBytes(file) {
+// A file's bytes, with progress messages at most every 100 ms.
+async function fetchBytes(file, what) {
   const response = await fetch(new URL(`./dist/models/${file}`, import.meta.url));
   if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-const fetchModel = async (file) => attn.loadModel(await fetchBytes(file));
-
-// The reverse and general models and the statistical aligners: loaded after 'ready', so the page
-// is usable once the forward model is in; requests that need them wait for them.
-let extras = Promise.resolve();
-
-async function loadExtras(shipped) {
-  const names = ['reverse', 'general'].filter((name) => shipped.has(MODELS[name]));
-  const loaded = await Promise.all(names.map((name) => fetchModel(MODELS[name])));
-  names.forEach((name, i) => { models[name] = loaded[i]; });
-  for (const file of STATISTICAL_FILES.filter((name) => shipped.has(name))) {
-    const aligner = await attn.loadStatisticalAligner(await fetchBytes(file));
-    statistical[aligner.kind] = aligner;
+  const total = Number(response.headers.get('Content-Length')) || 0;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0, told = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    if (performance.now() - told > 100) {
+      told = performance.now();
+      self.postMessage({ type: 'progress', file, what, loaded, total });
+    }
   }
-  return {
-    type: 'extras',
-    models: Object.fromEntries(Object.entries(models).map(([name, model]) => [name, model.info])),
-    statistical: attn.alignment.statisticalKinds.every((kind) => statistical[kind]),
-  };
+  self.postMessage({ type: 'progress', file, what, loaded, total: total || loaded });
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
 }
 
-async function init(simd) {
+// The model called `name` (forward, reverse, general), fetched once.
+function model(name) {
+  const { file, what } = MODELS[name];
+  if (!shipped.has(file)) return Promise.reject(new Error(`${what} is not shipped with this build`));
+  loading[name] ??= fetchBytes(file, what).then((bytes) => attn.loadModel(bytes), (error) => {
+    delete loading[name];  // a failed download is tried again by the next request that needs it
+    throw error;
+  });
+  return loading[name];
+}
+
+// Every shipped statistical aligner, by the kind its file declares.
+function statisticalAligners() {
+  loading.statistical ??= (async () => {
+    const byKind = {};
+    for (const file of STATISTICAL_FILES.filter((name) => shipped.has(name))) {
+      const aligner = await attn.loadStatisticalAligner(await fetchBytes(file, 'the statistical aligners'));
+      byKind[aligner.kind] = aligner;
+    }
+    return byKind;
+  })();
+  return loading.statistical;
+}
+
+// The module, then (without waiting for it) the en-es model: requests may come once the module is in.
+async function init({ simd }) {
   attn = await loadAttn({ simd });
   const index = await fetch(new URL('./dist/models/index.json', import.meta.url));
   if (!index.ok) throw new Error(`the model index: HTTP ${index.status}`);
-  const shipped = new Set((await index.json()).models);
-  if (!shipped.has(MODELS.forward)) throw new Error(`the build ships no ${MODELS.forward}`);
-  models.forward = await fetchModel(MODELS.forward);
-  // The extras are optional: the page works without them and says so.
-  extras = loadExtras(shipped).then(
-    (status) => self.postMessage(status),
-    (error) => self.postMessage({ type: 'extras', models: {}, statistical: false, error: error.message }));
-  return {
-    type: 'ready', simd: attn.simd, instructionSet: attn.instructionSet, alignment: attn.alignment,
-    models: { forward: models.forward.info },
-  };
+  shipped = new Set((await index.json()).models);
+  self.postMessage({
+    type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, alignment: attn.alignment,
+    shipped: {
+      reverse: shipped.has(MODELS.reverse.file), general: shipped.has(MODELS.general.file),
+      statistical: STATISTICAL_FILES.every((file) => shipped.has(file)),
+    },
+  });
+  if (!shipped.has(MODELS.forward.file)) throw new Error(`the build ships no ${MODELS.forward.file}`);
+  model('forward').then((forward) => self.postMessage({ type: 'ready', models: { forward: forward.info } }),
+    (error) => self.postMessage({ type: 'failed', message: error.message }));
 }
 
 // What a method needs comes from the library's rules; the settings the page does not offer
 // (the hybrid's weight, mix, symmetrization and threshold) are left to the library's defaults.
-async function align({ source, target, method, shift, threshold, model = 'forward' }) {
+async function align({ source, target, method, shift, threshold, model: name = 'forward' }) {
   const rules = attn.alignment;
   const rule = methodRule(rules, method);
-  // Only the forward model is in before 'ready': anything else waits for the extras.
-  if (model !== 'forward' || !readsOneMatrix(rule)) await extras;
-  const chosen = rule.needsModel ? attentionModel(model, rule) : null;
-  const aligner = rule.needsStatistical ? statisticalAligner(rules, rule) : null;
+  const chosen = rule.needsModel ? await model(name) : null;
+  const reverse = rule.needsReverse ? await model('reverse') : null;
+  let aligner = null;
+  if (rule.needsStatistical) {
+    const kind = statisticalKindOf(rules, rule);
+    aligner = (await statisticalAligners())[kind];
+    if (!aligner) throw new Error(`${rule.name} needs the ${kind} aligner, which is not available in this build`);
+  }
   const started = performance.now();
   const result = chosen
-    ? chosen.align(source, target, {
-      method, shift, threshold, ...(rule.needsReverse ? { reverse: models.reverse } : {}), ...(aligner ? { statistical: aligner } : {}),
-    })
+    ? chosen.align(source, target, { method, shift, threshold, ...(reverse ? { reverse } : {}), ...(aligner ? { statistical: aligner } : {}) })
     : aligner.align(source, target);
   return { ...result, milliseconds: performance.now() - started };
 }
 
-// The attention model a method reads, once the ones it needs are in.
-function attentionModel(name, rule) {
-  if (!models[name]) throw new Error(`the ${name} model is not available`);
-  if (rule.needsReverse && !models.reverse) throw new Error(`${rule.name} needs the es-en model, which is not available`);
-  return models[name];
+async function translate({ text, beam }) {
+  return (await model('forward')).translate(text, { beam });
 }
 
-function statisticalAligner(rules, rule) {
-  const kind = statisticalKindOf(rules, rule);
-  if (!statistical[kind]) throw new Error(`${rule.name} needs the ${kind} aligner, which is not available in this build`);
-  return statistical[kind];
-}
-
-function translate({ text, beam }) {
-  return models.forward.translate(text, { beam });
-}
-
-self.onmessage = async ({ data }) => {
-  try {
-    if (data.type === 'init') {
-      self.postMessage(await init(data.simd));
-      return;
-    }
-    const result = data.type === 'align' ? await align(data) : data.type === 'translate' ? translate(data) : null;
-    if (!result) throw new Error(`unknown request '${data.type}'`);
-    self.postMessage({ type: 'result', id: data.id, result });
-  } catch (error) {
-    self.postMessage({ type: data.type === 'init' ? 'failed' : 'error', id: data.id, message: error.message });
-  }
-};
+answerRequests({ init, handlers: { align, translate }, transfer: (result) => [result.weights] });

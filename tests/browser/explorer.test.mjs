@@ -1,28 +1,30 @@
 // Drives the real page in Debian's Chromium through playwright-core: it must load without console
-// errors, draw the tutorial's weights with the right colours, react to inputs, and fall back to
-// the scalar build where SIMD is missing. Screenshots go to build/screenshots/.
+// errors, draw the tutorial's weights with the right colours, react to inputs, fall back to the
+// scalar build where SIMD is missing, fetch only what the first view needs, work before any model
+// arrives, and fit a phone. Screenshots go to build/screenshots/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rgb, viridis } from '../../web/colormap.mjs';
-import { SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
+import { viridis } from '../../web/colormap.mjs';
+import { npy } from '../js/npy.mjs';
+import { SCREENSHOTS, cellPixel, figureOf, near, openPage, redrawn, useBrowser } from './browser.mjs';
 
 const ROW1 = [0.2976, 0.1095, 0.1805, 0.1805, 0.2318];
 const ROW5 = [0.2374, 0.144, 0.2374, 0.144, 0.2374];
 
 useBrowser();
 
-async function cells(page) {
-  return page.$$eval('#playground-heatmap rect.cell', (rects) => rects.map((r) => ({
-    row: Number(r.dataset.row), col: Number(r.dataset.col), value: Number(r.dataset.value), fill: r.getAttribute('fill'),
-  })));
-}
+const weights = async (page) => (await figureOf(page, 'playground-heatmap'))?.weights ?? null;
+// Runs an action on the playground and waits for its heatmap to be redrawn.
+const playing = (page, action) => redrawn(page, 'playground-heatmap', action);
 
-function checkTutorialWeights(all) {
+async function checkTutorialWeights(page) {
+  const all = await weights(page);
   assert.equal(all.length, 25);
-  for (const cell of all) {
-    assert.equal(cell.fill, rgb(viridis(cell.value)), `colour of cell ${cell.row},${cell.col}`);
-    if (cell.row === 0) assert.ok(Math.abs(cell.value - ROW1[cell.col]) < 1e-4, `row 1 col ${cell.col}: ${cell.value}`);
-    if (cell.row === 4) assert.ok(Math.abs(cell.value - ROW5[cell.col]) < 1e-4, `row 5 col ${cell.col}: ${cell.value}`);
+  all.slice(0, 5).forEach((w, s) => assert.ok(Math.abs(w - ROW1[s]) < 1e-4, `row 1 col ${s}: ${w}`));
+  all.slice(20).forEach((w, s) => assert.ok(Math.abs(w - ROW5[s]) < 1e-4, `row 5 col ${s}: ${w}`));
+  for (const [t, s] of [[0, 0], [0, 1], [4, 3], [2, 2]]) {
+    const shown = await cellPixel(page, 'playground-heatmap', t, s);
+    assert.ok(near(shown, viridis(all[t * 5 + s])), `colour of cell ${t},${s}: ${shown} vs ${viridis(all[t * 5 + s])}`);
   }
 }
 
@@ -31,33 +33,39 @@ describe('explorer page', () => {
     const { page, problems } = await openPage();
     assert.equal(await page.getAttribute('body', 'data-simd'), 'true');
     assert.match(await page.textContent('#build'), /SIMD128/);
-    checkTutorialWeights(await cells(page));
+    await checkTutorialWeights(page);
     await page.screenshot({ path: new URL('explorer.png', SCREENSHOTS).pathname, fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();
   });
 
-  test('changing the score, the mask and a token updates the heatmap', async () => {
+  test('changing the score, the mask and a token updates the heatmap; a refused number clears it', async () => {
     const { page, problems } = await openPage();
-    await page.selectOption('#score', 'dot');
-    let all = await cells(page);
+    await playing(page, () => page.selectOption('#score', 'dot'));
+    let all = await weights(page);
     // dot scores of token 1: 2, 0, 1, 1, 1.5
     const exp = [2, 0, 1, 1, 1.5].map(Math.exp);
     const sum = exp.reduce((a, b) => a + b);
-    for (let j = 0; j < 5; j++) assert.ok(Math.abs(all[j].value - exp[j] / sum) < 1e-4);
-    await page.check('#causal');
-    all = await cells(page);
-    assert.equal(all[1].value, 0);
-    assert.ok(Math.abs(all[0].value - 1) < 1e-6);
-    await page.fill('#token-0-0', '3');
-    all = await cells(page);
-    assert.ok(Math.abs(all[0].value - 1) < 1e-6);  // causal row 1 still sees only itself
-    assert.notEqual(all[5].value, 0);
-    await page.fill('#temperature', '0');  // the module rejects it: a message on the page, no crash
-    assert.match(await page.textContent('#error'), /temperature must be a positive finite number/);
-    assert.equal(await page.isVisible('#error'), true);
-    await page.fill('#temperature', '1');
-    assert.equal(await page.isVisible('#error'), false);
+    for (let j = 0; j < 5; j++) assert.ok(Math.abs(all[j] - exp[j] / sum) < 1e-4);
+    await playing(page, () => page.check('#causal'));
+    all = await weights(page);
+    assert.equal(all[1], 0);
+    assert.ok(Math.abs(all[0] - 1) < 1e-6);
+    await playing(page, () => page.fill('#token-0-0', '3'));
+    all = await weights(page);
+    assert.ok(Math.abs(all[0] - 1) < 1e-6);  // causal row 1 still sees only itself
+    assert.notEqual(all[5], 0);
+    await playing(page, () => page.fill('#temperature', '0'));  // below the input's min: clamped, and said so beside it
+    assert.match(await page.textContent('#temperature-error'), /temperature 0 is below 0\.05: using 0\.05/);
+    assert.equal(await page.getAttribute('#temperature-error', 'role'), 'alert');
+    assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '5');
+    await page.fill('#temperature', '');   // no number: refused, and nothing stale stays
+    assert.match(await page.textContent('#temperature-error'), /temperature needs a number from 0\.05 to 20/);
+    assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '0');
+    assert.equal(await page.$$eval('#output td', (cells) => cells.length), 0);
+    await playing(page, () => page.fill('#temperature', '1'));
+    assert.equal(await page.isVisible('#temperature-error'), false);
+    assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '5');
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -66,7 +74,7 @@ describe('explorer page', () => {
     const { page, problems } = await openPage('?simd=0');
     assert.equal(await page.getAttribute('body', 'data-simd'), 'false');
     assert.match(await page.textContent('#build'), /scalar/);
-    checkTutorialWeights(await cells(page));
+    await checkTutorialWeights(page);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -74,47 +82,95 @@ describe('explorer page', () => {
   test('an engine without WebAssembly SIMD falls back to the scalar build', async () => {
     const { page, problems } = await openPage('', { withoutSimd: true });
     assert.equal(await page.getAttribute('body', 'data-simd'), 'false');
-    checkTutorialWeights(await cells(page));
+    await checkTutorialWeights(page);
     assert.deepEqual(problems, []);
     await page.close();
   });
 
-  test('fits a 360 px wide screen', async () => {
-    const { page, problems } = await openPage('', { width: 360 });
+  test('fits a 360 px screen: controls grouped, checkboxes beside their text, figures scroll with a visible cue', async () => {
+    const { page, problems } = await openPage('', { width: 360, height: 740 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+    const misplaced = await page.$$eval('label.check', (labels) => labels.filter((label) => {
+      const box = label.querySelector('input').getBoundingClientRect(), text = label.querySelector('span').getBoundingClientRect();
+      return box.top > text.top + 12 || box.right > text.left + 1;  // not on the text's first line, or not before it
+    }).map((label) => label.textContent.trim()));
+    assert.deepEqual(misplaced, []);
+    const wider = await page.$$eval('fieldset, .figure-frame, .heatmap', (all) => all.filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).length);
+    assert.equal(wider, 0, 'a group or a figure sticks out of the screen');
+    // the 8 x 10 heatmap is wider than the screen: it scrolls, with a shadow and a hint saying so
+    assert.match(await page.getAttribute('#heatmap', 'data-overflow'), /right/);
+    assert.equal(await page.isVisible('#heatmap-readout'), true);
+    assert.equal(await page.isVisible('#align-view .scroll-hint'), true);
     await page.screenshot({ path: new URL('explorer-360.png', SCREENSHOTS).pathname, fullPage: true });
+    await page.screenshot({ path: new URL('explorer-360-top.png', SCREENSHOTS).pathname });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('fetches only the en-es model at start (and no font); others when a method needs them, with progress', async () => {
+    const fetched = [];
+    const { page, problems } = await openPage('', {
+      routes: [['**/*', (route) => { fetched.push(new URL(route.request().url()).pathname); return route.continue(); }]],
+    });
+    await page.waitForTimeout(300);
+    const heavy = () => fetched.filter((path) => /\.(safetensors|ttf|woff2?)$/.test(path)).map((path) => path.split('/').pop());
+    assert.deepEqual(heavy(), ['en-es-additive.safetensors']);
+    await page.selectOption('#method', 'hmm');
+    await page.waitForFunction(() => document.getElementById('align-view').dataset.state === 'ok', null, { timeout: 20000 });
+    assert.deepEqual(heavy().sort(), ['en-es-additive.safetensors', 'hmm-en-es.safetensors', 'ibm2-en-es.safetensors']);
+    assert.ok(!heavy().includes('es-en-additive.safetensors'));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the playground and bring-your-own work while the model is still downloading, which shows progress', async () => {
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    const { page, problems } = await openPage('', {
+      ready: false, routes: [['**/en-es-additive.safetensors', async (route) => { await held; await route.continue(); }]],
+    });
+    await page.waitForSelector('body[data-playground-ready="true"]');
+    assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '5');
+    await page.waitForSelector('body[data-byo-ready="true"]');
+    await page.setInputFiles('#byo-file', { name: 'a.npy', mimeType: 'application/octet-stream', buffer: npy([2, 3], [0.2, 0.3, 0.5, 0.6, 0.3, 0.1]) });
+    await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '2');
+    await page.waitForSelector('#align-view .busy:not([hidden])');
+    assert.match(await page.textContent('#align-view .busy'), /Aligning|Loading the en-es model/);
+    assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '0');
+    release();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '8');
+    assert.equal(await page.isVisible('#align-view .busy'), false);
     assert.deepEqual(problems, []);
     await page.close();
   });
 });
 
 describe('playground mechanisms', () => {
-  const values = (page, id = '#playground-heatmap') => page.$$eval(`${id} rect.cell`, (r) => r.map((x) => Number(x.dataset.value)));
-
   test('a local window, two heads, sparsemax and the scores table all reach the page', async () => {
     const { page, problems } = await openPage();
     // raw scores of the tutorial: q1.k1 / 2 = 1, q1.k5 / 2 = 0.75
     const firstRow = await page.$$eval('#scores tr:first-child td', (cells) => cells.map((c) => Number(c.textContent)));
     assert.deepEqual(firstRow, [1, 0, 0.5, 0.5, 0.75]);
-    await page.selectOption('#local', 'monotonic');
-    await page.fill('#half-width', '1');
-    let weights = await values(page);
+    await playing(page, () => page.selectOption('#local', 'monotonic'));
+    let all = await weights(page);
     for (let t = 0; t < 5; t++) {
-      for (let s = 0; s < 5; s++) if (Math.abs(s - t) > 1) assert.equal(weights[t * 5 + s], 0, `outside the window ${t},${s}`);
+      for (let s = 0; s < 5; s++) if (Math.abs(s - t) > 1) assert.equal(all[t * 5 + s], 0, `outside the window ${t},${s}`);
     }
-    await page.selectOption('#local', 'none');
-    await page.selectOption('#heads', '2');
-    await page.fill('#show-head', '1');
-    weights = await values(page);
+    await playing(page, () => page.selectOption('#local', 'none'));
+    await playing(page, () => page.selectOption('#heads', '2'));
+    await playing(page, () => page.fill('#show-head', '1'));
+    all = await weights(page);
     // head 2 sees the last two components: x1 = [1, 0], x2 = [0, 1], x3 = [0, 0], x4 = [1, 1], x5 = [.5, 0]
     const scores = [1, 0, 0, 1, 0.5].map((s) => s / Math.SQRT2);
     const total = scores.reduce((a, s) => a + Math.exp(s), 0);
-    scores.forEach((s, j) => assert.ok(Math.abs(weights[j] - Math.exp(s) / total) < 1e-4, `head 2 weight ${j}`));
-    await page.selectOption('#heads', '1');
-    await page.selectOption('#probability', 'sparsemax');
-    weights = await values(page);
-    assert.ok(weights.some((w) => w === 0), 'sparsemax gives exact zeros');
+    scores.forEach((s, j) => assert.ok(Math.abs(all[j] - Math.exp(s) / total) < 1e-4, `head 2 weight ${j}`));
+    await playing(page, () => page.selectOption('#heads', '1'));
+    assert.match(await page.textContent('#show-head-error'), /show head 1 is above 0: using 0/);
+    await playing(page, () => page.selectOption('#probability', 'sparsemax'));
+    all = await weights(page);
+    assert.ok(all.some((w) => w === 0), 'sparsemax gives exact zeros');
     assert.deepEqual(problems, []);
     await page.close();
   });

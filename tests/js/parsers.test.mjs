@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hideSpecial, mergeSubwords, selectMatrix, wordsOf } from '../../web/matrices.mjs';
-import { parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from '../../web/parsers.mjs';
+import { goldOutOfRange, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from '../../web/parsers.mjs';
 import { npy } from './npy.mjs';
 
 const near = (actual, expected, label) => {
@@ -24,7 +24,7 @@ describe('parseNpy', () => {
   });
 
   it('reads float64 and uint8 arrays, and version 2 headers, as float32', () => {
-    assert.deepEqual(Array.from(parseNpy(npy([3], [0.1, 0.2, 0.7], { descr: '<f8' })).data), [0.1, 0.2, 0.7].map(Math.fround));
+    assert.deepEqual(Array.from(parseNpy(npy([1, 3], [0.1, 0.2, 0.7], { descr: '<f8' })).data), [0.1, 0.2, 0.7].map(Math.fround));
     assert.deepEqual(Array.from(parseNpy(npy([2, 2], [0, 1, 255, 7], { descr: '|u1' })).data), [0, 1, 255, 7]);
     const four = parseNpy(npy([1, 2, 1, 2], [1, 2, 3, 4], { version: 2 }));
     assert.deepEqual(four.shape, [1, 2, 1, 2]);
@@ -42,6 +42,13 @@ describe('parseNpy', () => {
     assert.throws(() => parseNpy(edit("(2, 2)", "(2, 0)")), /bad \.npy shape/);
     assert.throws(() => parseNpy(edit("'shape'", "'shapf'")), /unreadable \.npy header/);
   });
+
+  it('refuses what cannot be drawn: fewer than 2 or more than 4 dimensions, NaN or infinite values', () => {
+    assert.throws(() => parseNpy(npy([4], [1, 2, 3, 4])), /the \.npy array has 1 dimension \(shape \[4\]\); expected 2 \(\[target\]\[source\]\) to 4/);
+    assert.throws(() => parseNpy(npy([1, 1, 1, 2, 2], [1, 2, 3, 4])), /has 5 dimensions \(shape \[1,1,1,2,2\]\)/);
+    assert.throws(() => parseNpy(npy([2, 2], [0.5, 0.5, NaN, 0.5])), /holds NaN at \[1, 0\]; every weight must be a finite number/);
+    assert.throws(() => parseNpy(npy([1, 2, 2], [0.5, 0.5, 0.5, Infinity], { descr: '<f8' })), /holds Infinity at \[0, 1, 1\]/);
+  });
 });
 
 describe('parseAttentionJson', () => {
@@ -58,9 +65,22 @@ describe('parseAttentionJson', () => {
   it('refuses invalid JSON, missing or ragged weights, non-numbers and words that are not strings', () => {
     assert.throws(() => parseAttentionJson('{"weights": '), /not valid JSON/);
     assert.throws(() => parseAttentionJson('{"w": [[1]]}'), /needs a "weights" array/);
-    assert.throws(() => parseAttentionJson('{"weights": [[1, 2], [3]]}'), /rectangular array of finite numbers/);
-    assert.throws(() => parseAttentionJson('{"weights": [[1, "2"]]}'), /rectangular array of finite numbers/);
+    assert.throws(() => parseAttentionJson('{"weights": [[1, 2], [3]]}'), /"weights" is not rectangular: weights\[1\] has 1 entries where 2 numbers were expected/);
+    assert.throws(() => parseAttentionJson('{"weights": [[1, "2"]]}'), /weights\[0\]\[1\] is "2"; every weight must be a finite number/);
     assert.throws(() => parseAttentionJson('{"weights": [[1]], "source": ["a", 2]}'), /"source" must be an array of strings/);
+  });
+
+  it('refuses a ragged array even when its number of values would fill a rectangle', () => {
+    // 2 + 1 + 3 = 6 values, which a 3 x 2 matrix would hold: not reshaped
+    assert.throws(() => parseAttentionJson('{"weights": [[1, 2], [3], [4, 5, 6]]}'), /weights\[1\] has 1 entries where 2 numbers were expected/);
+    assert.throws(() => parseAttentionJson('{"weights": [[[1], [2]], [[3], 4]]}'), /weights\[1\]\[1\] has a number where 1 numbers were expected/);
+    assert.throws(() => parseAttentionJson('{"weights": [0.5, 0.5]}'), /"weights" has 1 dimension/);
+    assert.throws(() => parseAttentionJson('{"weights": [[]]}'), /"weights" is empty/);
+  });
+
+  it('refuses words that do not match the matrix', () => {
+    assert.throws(() => parseAttentionJson('{"weights": [[0.5, 0.5]], "source": ["a"]}'), /"source" has 1 words but "weights" has 2 columns/);
+    assert.throws(() => parseAttentionJson('{"weights": [[0.5, 0.5]], "target": ["x", "y"]}'), /"target" has 2 words but "weights" has 1 rows/);
   });
 });
 
@@ -70,6 +90,11 @@ describe('gold alignments', () => {
     assert.equal(parseGoldLine(''), '');
     assert.deepEqual(pharaohPairs('0-0 1?2  4-3'), [[0, 0], [1, 2], [4, 3]]);
     assert.deepEqual(pharaohPairs(''), []);
+  });
+
+  it('names the first gold link outside the matrix shown', () => {
+    assert.equal(goldOutOfRange([[0, 0], [1, 2]], 3, 2), '');
+    assert.equal(goldOutOfRange([[0, 0], [2, 1], [5, 5]], 3, 2), 'gold link 2-1 is outside the matrix shown (source words 0-1, target words 0-2)');
   });
 });
 

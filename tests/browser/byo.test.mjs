@@ -1,0 +1,161 @@
+// Bring your own attention in Debian's Chromium: dropped matrices (.npy, JSON) are shown with
+// their layer and head, special tokens and subwords handled, gold links scored and marked; every
+// file or value the view cannot use is refused with a message next to its control that names the
+// problem, and the last good matrix stays; large matrices arrive with zoom and an overview.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { npy } from '../js/npy.mjs';
+import { SCREENSHOTS, cellPixel, cssColour, figureOf, near, openPage, redrawn, rgbOf, useBrowser } from './browser.mjs';
+
+useBrowser();
+
+const file = (name, content) => ({
+  name, mimeType: /\.npy$/.test(name) ? 'application/octet-stream' : 'text/plain',
+  buffer: Buffer.isBuffer(content) ? content : Buffer.from(typeof content === 'string' ? content : JSON.stringify(content)),
+});
+const choose = (page, ...files) => page.setInputFiles('#byo-file', files);
+const shows = (page, rows, cols) => page.waitForFunction(([r, c]) => {
+  const heatmap = document.getElementById('byo-heatmap');
+  return heatmap.dataset.rows === String(r) && heatmap.dataset.cols === String(c);
+}, [rows, cols], { timeout: 15000 });
+// The problem said beside the file input about the file called `name`.
+const fileProblem = (page, name) => page.waitForFunction((file) => {
+  const box = document.getElementById('byo-file-error');
+  return !box.hidden && box.textContent.startsWith(`${file}:`);
+}, name).then(() => page.textContent('#byo-file-error'));
+const settled = (page) => page.waitForFunction(() => document.getElementById('byo-view').dataset.state !== 'busy');
+
+
+const SUBWORDS = {
+  source: ['<s>', '▁The', '▁ca', 't', '</s>'],
+  target: ['▁El', '▁gato', '</s>'],
+  weights: [[0.1, 0.6, 0.1, 0.1, 0.1], [0.1, 0.1, 0.3, 0.4, 0.1], [0.2, 0.2, 0.2, 0.2, 0.2]],
+};
+
+describe('bring your own attention', () => {
+  test('a 4-D .npy shows the chosen layer and head, and the mean over heads; layer and head stay in range, saying so', async () => {
+    const { page, problems } = await openPage();
+    const values = Array.from({ length: 48 }, (_, i) => (i % 7) / 10);
+    await choose(page, file('attention.npy', npy([2, 2, 3, 4], values)));
+    await shows(page, 3, 4);
+    const shown = async () => (await figureOf(page, 'byo-heatmap')).weights;
+    await redrawn(page, 'byo-heatmap', () => page.fill('#byo-layer', '1'));
+    let cells = await shown();
+    values.slice(24, 36).forEach((v, i) => assert.ok(Math.abs(cells[i] - v) < 1e-6, `layer 1 head 0 cell ${i}`));
+    await page.fill('#byo-layer', '5');
+    await page.waitForFunction(() => !document.getElementById('byo-layer-error').hidden);
+    assert.match(await page.textContent('#byo-layer-error'), /layer 5 is above 1: using 1/);
+    await page.fill('#byo-head', '-1');
+    await page.waitForFunction(() => /head -1 is below 0: using 0/.test(document.getElementById('byo-head-error').textContent));
+    assert.equal(await page.getAttribute('#byo-head-error', 'role'), 'alert');
+    await page.fill('#byo-head', '');
+    await page.waitForFunction(() => /head needs a number from 0 to 1/.test(document.getElementById('byo-head-error').textContent));
+    assert.equal(await page.getAttribute('#byo-heatmap', 'data-rows'), '3', 'the last good matrix stays');
+    await redrawn(page, 'byo-heatmap', () => page.fill('#byo-head', '0'));
+    await redrawn(page, 'byo-heatmap', () => page.selectOption('#byo-aggregate', 'mean'));
+    assert.equal(await page.isVisible('#byo-head-error'), false);
+    cells = await shown();
+    for (let i = 0; i < 12; i++) {
+      const mean = [0, 1, 2, 3].reduce((a, k) => a + values[k * 12 + i], 0) / 4;
+      assert.ok(Math.abs(cells[i] - mean) < 1e-6, `mean cell ${i}`);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('JSON with special tokens and subwords, and a gold file scored live and marked', async () => {
+    const { page, problems } = await openPage();
+    await choose(page, file('attention.json', SUBWORDS));
+    await shows(page, 2, 2);
+    let figure = await figureOf(page, 'byo-heatmap');
+    assert.deepEqual(figure.colLabels, ['The', 'cat']);
+    assert.equal(await page.textContent('#byo-pharaoh'), '0-0 1-1');
+    // renormalized without specials: row "gato" = (0.1, 0.3 + 0.4) / 0.8
+    assert.ok(Math.abs(figure.weights[2] - 0.1 / 0.8) < 1e-6 && Math.abs(figure.weights[3] - 0.7 / 0.8) < 1e-6);
+    await choose(page, file('gold.txt', '0-0 1-0\n'));
+    await page.waitForFunction(() => document.getElementById('byo-score').textContent.length > 0);
+    // A = {0-0, 1-1}, S = {0-0, 1-0}: AER = 1 - 2*1/4 = 0.5, precision 0.5, recall 0.5
+    assert.match(await page.textContent('#byo-score'), /AER 0\.500 · precision 0\.500 · recall 0\.500/);
+    figure = await figureOf(page, 'byo-heatmap');
+    assert.deepEqual(figure.gold, [[0, 0], [1, 0]]);
+    const gold = rgbOf(await cssColour(page, '--gold'));
+    assert.ok(near(await cellPixel(page, 'byo-heatmap', 0, 1, { dx: 1, dy: figure.cell / 2 }), gold, 6), 'a gold link is outlined in gold');
+    await page.uncheck('#byo-merge');
+    await shows(page, 2, 3);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('files it cannot use are refused, naming the problem, and the last good matrix stays', async () => {
+    const { page, problems } = await openPage();
+    await choose(page, file('good.json', SUBWORDS));
+    await shows(page, 2, 2);
+    const refusals = [
+      [file('broken.npy', 'not numpy'), /broken\.npy: not a \.npy file/],
+      [file('five.npy', npy([1, 1, 1, 2, 2], [0.1, 0.2, 0.3, 0.4])), /five\.npy: the \.npy array has 5 dimensions \(shape \[1,1,1,2,2\]\); expected 2/],
+      [file('one.json', { weights: [0.5, 0.5] }), /one\.json: "weights" has 1 dimension/],
+      [file('ragged.json', { weights: [[1, 2], [3], [4, 5, 6]] }), /ragged\.json: "weights" is not rectangular: weights\[1\] has 1 entries where 2 numbers were expected/],
+      [file('nan.npy', npy([2, 2], [0.5, NaN, 0.5, 0.5])), /nan\.npy: the \.npy array holds NaN at \[0, 1\]/],
+      [file('words.json', { source: ['a', 'b', 'c'], weights: [[0.5, 0.5]] }), /"source" has 3 words but "weights" has 2 columns/],
+      [file('far.gold', '0-0 7-1\n'), /far\.gold: gold link 7-1 is outside the matrix shown \(source words 0-1, target words 0-1\)/],
+      [file('bad.gold', '0-0 x\n'), /bad\.gold: /],
+    ];
+    for (const [bad, message] of refusals) {
+      await choose(page, bad);
+      const text = await fileProblem(page, bad.name);
+      assert.match(text, message);
+      assert.match(text, /still showing good\.json/);
+      assert.equal(await page.getAttribute('#byo-file-error', 'role'), 'alert');
+      assert.equal(await page.getAttribute('#byo-heatmap', 'data-rows'), '2', `after ${bad.name}`);
+      assert.deepEqual((await figureOf(page, 'byo-heatmap')).colLabels, ['The', 'cat'], `after ${bad.name}`);
+      assert.equal(await page.textContent('#byo-score'), '');
+    }
+    // a later change still works on the last good matrix
+    await page.selectOption('#byo-method', 'itermax');
+    await settled(page);
+    assert.equal(await page.getAttribute('#byo-heatmap', 'data-rows'), '2');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('two files chosen at once are both read and both reported', async () => {
+    const { page, problems } = await openPage();
+    await choose(page, file('gold.txt', '0-0 1-1\n'), file('attention.json', SUBWORDS));
+    await page.waitForFunction(() => /attention\.json.*gold\.txt/.test(document.getElementById('byo-status').textContent));
+    assert.match(await page.textContent('#byo-status'), /attention\.json: 3 × 5; gold\.txt: 2 gold links/);
+    assert.match(await page.textContent('#byo-score'), /AER 0\.000/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the drop zone is one tab stop, and Enter opens the file chooser', async () => {
+    const { page, problems } = await openPage();
+    const opened = page.waitForEvent('filechooser', { timeout: 5000 });  // asked for first: playwright then intercepts the chooser
+    await page.focus('#drop');
+    await page.keyboard.press('Enter');
+    const chooser = await opened;
+    assert.equal(chooser.isMultiple(), true);
+    await chooser.setFiles(file('attention.json', SUBWORDS));
+    await shows(page, 2, 2);
+    assert.equal(await page.getAttribute('#byo-file', 'tabindex'), '-1');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a 512 x 512 matrix appears at once, fitted, with an overview once zoomed in', async () => {
+    const { page, problems } = await openPage();
+    const size = 512;
+    const values = new Float32Array(size * size).map((_, i) => ((i % size) === Math.floor(i / size) ? 0.9 : 0.1 / size));
+    await choose(page, file('big.npy', npy([size, size], values)));
+    await shows(page, size, size);
+    const fitted = Number(await page.getAttribute('#byo-heatmap', 'data-cell'));
+    assert.ok(fitted < 3, `a big matrix starts fitted (cells of ${fitted} px)`);
+    assert.equal(await page.isVisible('#byo-view .overview'), false);
+    for (let i = 0; i < 4; i++) await page.click('#byo-view .zoom button[aria-label="zoom in"]');
+    assert.equal(await page.isVisible('#byo-view .overview'), true);
+    assert.match(await page.getAttribute('#byo-heatmap', 'data-overflow'), /right|bottom/);
+    await page.screenshot({ path: new URL('byo-512.png', SCREENSHOTS).pathname });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,133 @@
+// The page's pure modules under Node: labels by user-perceived characters (web/text.mjs), number
+// checks that agree with an input's min, max and step (web/controls.mjs), the URL hash's encoding
+// (web/state.mjs), the colour tables the heatmaps paint from (web/colormap.mjs), and how requests
+// supersede each other (web/worker-client.mjs).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { colourInto, colourTable, grayscale, viridis } from '../../web/colormap.mjs';
+import { checkNumber } from '../../web/controls.mjs';
+import { decodeState, encodeState } from '../../web/state.mjs';
+import { graphemes, shortLabel, visibleLabel } from '../../web/text.mjs';
+import { latestOnly } from '../../web/worker-client.mjs';
+
+describe('labels', () => {
+  it('split text into user-perceived characters: emoji sequences and accents stay whole', () => {
+    assert.deepEqual(graphemes('👨‍👩‍👧 ❤️ é'), ['👨‍👩‍👧', ' ', '❤️', ' ', 'é']);
+    assert.deepEqual(graphemes('🇪🇸👍🏽'), ['🇪🇸', '👍🏽']);
+  });
+
+  it('shorten long words without cutting a character apart', () => {
+    assert.equal(shortLabel('internationalization'), 'international…');  // 13 characters and the ellipsis
+    assert.equal(shortLabel('👨‍👩‍👧'.repeat(20), 3), '👨‍👩‍👧👨‍👩‍👧…');
+    assert.equal(shortLabel('café'), 'café');
+  });
+
+  it('show a token with nothing visible in it by its code points', () => {
+    assert.equal(visibleLabel('\u200d'), 'U+200D');
+    assert.equal(visibleLabel('\ufe0f'), 'U+FE0F');
+    assert.equal(visibleLabel('\u200d\ufe0f'), 'U+200D U+FE0F');
+    assert.equal(visibleLabel(''), '∅');
+    assert.equal(visibleLabel('❤️'), '❤️');
+    assert.equal(shortLabel('\u200d'), 'U+200D');
+  });
+});
+
+describe('checkNumber', () => {
+  const threshold = { name: 'threshold', min: 0, max: 1, step: '0.01' };
+
+  it('takes a number in range on a step as it is', () => {
+    assert.deepEqual(checkNumber('0.15', threshold), { value: 0.15, message: '' });
+    assert.deepEqual(checkNumber(' 1 ', threshold), { value: 1, message: '' });
+    assert.deepEqual(checkNumber('3', { name: 'beam', min: 1, max: 16, step: '1' }), { value: 3, message: '' });
+  });
+
+  it('clamps a number out of range, saying so', () => {
+    assert.deepEqual(checkNumber('1.5', threshold), { value: 1, message: 'threshold 1.5 is above 1: using 1' });
+    assert.deepEqual(checkNumber('-1', threshold), { value: 0, message: 'threshold -1 is below 0: using 0' });
+    assert.deepEqual(checkNumber('17', { name: 'beam', min: 1, max: 16, step: '1' }), { value: 16, message: 'beam 17 is above 16: using 16' });
+  });
+
+  it('rounds to the step, counted from the minimum', () => {
+    assert.deepEqual(checkNumber('0.123', threshold), { value: 0.12, message: 'threshold 0.123 is not a step of 0.01: using 0.12' });
+    assert.deepEqual(checkNumber('1.6', { name: 'layer', min: 0, max: 3, step: '1' }), { value: 2, message: 'layer 1.6 is not a whole number: using 2' });
+    assert.deepEqual(checkNumber('0.12', { name: 'temperature', min: 0.05, max: 20, step: '0.05' }),
+      { value: 0.1, message: 'temperature 0.12 is not a step of 0.05: using 0.1' });
+    assert.deepEqual(checkNumber('0.123456', { name: 'x', step: 'any' }), { value: 0.123456, message: '' });
+  });
+
+  it('refuses text that is no number', () => {
+    assert.deepEqual(checkNumber('abc', threshold), { value: null, message: 'threshold needs a number from 0 to 1, not “abc”' });
+    assert.deepEqual(checkNumber('', threshold), { value: null, message: 'threshold needs a number from 0 to 1' });
+    assert.deepEqual(checkNumber('Infinity', { name: 'head', min: 0 }), { value: null, message: 'head needs a number 0 or more, not “Infinity”' });
+  });
+});
+
+describe('the URL hash', () => {
+  const defaults = { s: 'The cat .', th: '0.3', shift: '0', c: 'viridis' };
+
+  it('keeps only what differs from the defaults, and gives the defaults back for what it lacks', () => {
+    const values = { s: 'Ñandú & café = 100%', th: '0.15', shift: '0', c: 'gray' };
+    const hash = encodeState(values, defaults);
+    assert.equal(hash, 's=%C3%91and%C3%BA+%26+caf%C3%A9+%3D+100%25&th=0.15&c=gray');
+    assert.deepEqual(decodeState(`#${hash}`, defaults), values);
+    assert.equal(encodeState(defaults, defaults), '');
+    assert.deepEqual(decodeState('', defaults), defaults);
+  });
+
+  it('ignores keys it does not know', () => {
+    assert.deepEqual(decodeState('#th=0.5&bogus=1', defaults), { ...defaults, th: '0.5' });
+  });
+});
+
+describe('colour tables', () => {
+  it('give 256 steps of a map as RGBA pixels, and colour weights through them', () => {
+    const table = new Uint8Array(colourTable('viridis').buffer);
+    assert.deepEqual([...table.subarray(0, 4)], [...viridis(0), 255]);
+    assert.deepEqual([...table.subarray(255 * 4)], [...viridis(1), 255]);
+    const pixels = new Uint32Array(4);
+    colourInto(pixels, Float32Array.from([0, 1, NaN, 2]), colourTable('gray'));
+    const bytes = new Uint8Array(pixels.buffer);
+    assert.deepEqual([...bytes.subarray(0, 4)], [...grayscale(0), 255]);
+    assert.deepEqual([...bytes.subarray(4, 8)], [...grayscale(1), 255]);
+    assert.deepEqual([...bytes.subarray(8, 12)], [...grayscale(0), 255], 'NaN takes the first step');
+    assert.deepEqual([...bytes.subarray(12, 16)], [...grayscale(1), 255], 'above 1 takes the last');
+  });
+});
+
+describe('latestOnly', () => {
+  // send() answers when told to, so that the test decides what arrives while what runs.
+  function slowSender() {
+    const sent = [], pending = [];
+    const send = (settings) => new Promise((resolve) => { sent.push(settings); pending.push(() => resolve({ type: 'result', result: settings })); });
+    return { send, sent, answer: async () => { pending.shift()(); await new Promise((r) => setImmediate(r)); } };
+  }
+
+  it('sends one request at a time, only the latest of those that waited, and supersedes older answers', async () => {
+    const { send, sent, answer } = slowSender();
+    const run = latestOnly(send);
+    const first = run('a'), second = run('b'), third = run('c');
+    assert.deepEqual(await second, { type: 'superseded' }, 'replaced while waiting: never sent');
+    await answer();
+    assert.deepEqual(await first, { type: 'superseded' }, 'answered after newer settings came');
+    await answer();
+    assert.deepEqual(await third, { type: 'result', result: 'c' });
+    assert.deepEqual(sent, ['a', 'c']);
+  });
+
+  it('drop() makes what is out moot, for settings the view refused', async () => {
+    const { send, answer } = slowSender();
+    const run = latestOnly(send);
+    const asked = run('a');
+    run.drop();
+    await answer();
+    assert.deepEqual(await asked, { type: 'superseded' });
+    const next = run('b');
+    await answer();
+    assert.deepEqual(await next, { type: 'result', result: 'b' });
+  });
+
+  it('turns a send() that throws into an error reply', async () => {
+    const run = latestOnly(async () => { throw new Error('no worker'); });
+    assert.deepEqual(await run('a'), { type: 'error', message: 'no worker' });
+  });
+});
