@@ -196,3 +196,19 @@ TEST_CASE("an HMM trained on Cyrillic aligns upper-case and NFD input like its l
                            english) == aligner.posteriors({"йордан", "пише", "книга"}, english));
   CHECK(std::find(expected.begin(), expected.end(), Link{0, 0}) != expected.end());  // йордан - yordan
 }
+
+TEST_CASE("words are split into user-perceived characters: emoji sequences and flags stay whole", "[text][tokenizer]") {
+  const std::string heart = "\xE2\x9D\xA4\xEF\xB8\x8F";  // ❤ + VS16
+  const std::string family = "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7";  // 👨‍👩‍👧
+  const std::string flag = "\xF0\x9F\x87\xAA\xF0\x9F\x87\xB8";  // 🇪🇸
+  CHECK(split_words("I " + heart + " my " + family + " .") ==
+        std::vector<std::string>{"I", heart, "my", family, "."});
+  CHECK(split_words(flag + flag) == std::vector<std::string>{flag, flag});
+  CHECK(split_words("\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD!") ==  // 👍🏽 (a skin-tone modifier) then !
+        std::vector<std::string>{"\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD", "!"});
+  // words are as before: apostrophes inside words, punctuation on its own, marks with their letter
+  CHECK(split_words("don't l'homme, 'quoted'") ==
+        std::vector<std::string>{"don't", "l'homme", ",", "'", "quoted", "'"});
+  CHECK(split_words("the na\xC3\xAFve caf\xC3\xA9-bar") ==
+        std::vector<std::string>{"the", "na\xC3\xAFve", "caf\xC3\xA9", "-", "bar"});
+}

@@ -9,7 +9,11 @@ kept deliberately small:
     word character on both sides is part of the word ("Atlanta's", "don't", "l'homme");
   * *space* is any code point for which Python's `str.isspace()` is true; it separates tokens and
     is dropped;
-  * every other code point is a token of its own ("-", ",", "%", "€", "«").
+  * every other code point is a token of its own ("-", ",", "%", "€", "«");
+  * the units are user-perceived characters: a code point keeps the marks, variation selectors,
+    emoji modifiers and tags after it, a zero-width joiner joins the next code point, and regional
+    indicators pair into flags, so "❤️" and "👨‍👩‍👧" are one token each. The C++ library takes
+    utf8proc's grapheme clusters (UAX #29); this is the same for every text but exotic ones.
 
 No case folding and no Unicode normalization happen here: the data pipeline NFC-normalizes text
 before tokenizing, as the C++ library does at its entry points (src/attn/models/text.hpp).
@@ -27,28 +31,51 @@ def is_word_char(ch):
     return unicodedata.category(ch)[0] in "LMN"
 
 
+def _extends(ch):
+    """True for a code point that belongs to the user-perceived character before it."""
+    cp = ord(ch)
+    return (unicodedata.category(ch)[0] == "M" or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
+            or 0x1F3FB <= cp <= 0x1F3FF or 0xE0020 <= cp <= 0xE007F)
+
+
+def _cluster_end(text, i):
+    """The end of the user-perceived character that starts at text[i]."""
+    n = len(text)
+    if 0x1F1E6 <= ord(text[i]) <= 0x1F1FF and i + 1 < n and 0x1F1E6 <= ord(text[i + 1]) <= 0x1F1FF:
+        return i + 2  # a flag: two regional indicators
+    i += 1
+    while i < n:
+        if _extends(text[i]):
+            i += 1
+        elif text[i] == "\u200d":
+            i += 2 if i + 1 < n else 1  # the joiner and what it joins
+        else:
+            break
+    return min(i, n)
+
+
 def tokenize(text):
     """Split `text` into word and punctuation tokens (see module docstring)."""
     tokens = []
     i, n = 0, len(text)
     while i < n:
+        end = _cluster_end(text, i)
         ch = text[i]
         if ch.isspace():
-            i += 1
+            i = end
         elif is_word_char(ch):
-            start = i
-            i += 1
+            start, i = i, end
             while i < n:
                 if is_word_char(text[i]):
-                    i += 1
-                elif text[i] in APOSTROPHES and i + 1 < n and is_word_char(text[i + 1]):
-                    i += 2  # the apostrophe and the word character after it
+                    i = _cluster_end(text, i)
+                elif text[i] in APOSTROPHES and _cluster_end(text, i) == i + 1 and i + 1 < n and is_word_char(text[i + 1]):
+                    i = _cluster_end(text, i + 1)  # the apostrophe and the character after it
                 else:
                     break
             tokens.append(text[start:i])
         else:
-            tokens.append(ch)
-            i += 1
+            tokens.append(text[i:end])
+            i = end
     return tokens
 
 

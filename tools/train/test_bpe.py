@@ -123,6 +123,15 @@ def test_json_roundtrip_keeps_the_encoding():
     assert again.vocab == bpe.vocab and again.merges == bpe.merges
 
 
+def test_user_perceived_characters_stay_whole_as_in_the_cpp_tokenizer():
+    heart, family, flag = "\u2764\ufe0f", "\U0001F468\u200d\U0001F469\u200d\U0001F467", "\U0001F1EA\U0001F1F8"
+    assert tokenize(f"I {heart} my {family} .") == ["I", heart, "my", family, "."]
+    assert tokenize(flag + flag) == [flag, flag]
+    assert tokenize("\U0001F44D\U0001F3FD!") == ["\U0001F44D\U0001F3FD", "!"]
+    assert tokenize("don't l'homme, 'quoted'") == ["don't", "l'homme", ",", "'", "quoted", "'"]
+    assert tokenize("the na\u00efve caf\u00e9-bar") == ["the", "na\u00efve", "caf\u00e9", "-", "bar"]
+
+
 def test_special_and_byte_ids_are_fixed():
     bpe, _ = tiny_bpe()
     assert bpe.vocab[:3] == ["<pad>", "<s>", "</s>"]

@@ -151,4 +151,17 @@ bool is_space(char32_t c) noexcept {
          property->bidi_class == UTF8PROC_BIDI_CLASS_B || property->bidi_class == UTF8PROC_BIDI_CLASS_S;
 }
 
+std::vector<std::size_t> grapheme_starts(const std::vector<char32_t>& chars) {
+  std::vector<std::size_t> starts;
+  utf8proc_int32_t state = 0;
+  for (std::size_t k = 0; k < chars.size(); ++k) {
+    if (k == 0 || utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(chars[k - 1]),
+                                                   static_cast<utf8proc_int32_t>(chars[k]), &state)) {
+      starts.push_back(k);
+    }
+  }
+  starts.push_back(chars.size());
+  return starts;
+}
+
 }  // namespace attn

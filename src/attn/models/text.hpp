@@ -38,4 +38,9 @@ std::vector<std::string> case_folded(const std::vector<std::string>& words);
 bool is_word_char(char32_t code_point) noexcept;
 bool is_space(char32_t code_point) noexcept;
 
+// Where each user-perceived character (extended grapheme cluster, UAX #29 by utf8proc) of the
+// code points starts, in order; a last entry chars.size() closes the last cluster. An emoji ZWJ
+// sequence, a flag or a letter with its marks is one cluster.
+std::vector<std::size_t> grapheme_starts(const std::vector<char32_t>& chars);
+
 }  // namespace attn

@@ -29,23 +29,29 @@ const std::string word_marker = "\xE2\x96\x81";  // U+2581 ▁
 }  // namespace
 
 std::vector<std::string> split_words(const std::string& text) {
+  // user-perceived characters (grapheme clusters) are the units: a symbol's variation selector or
+  // an emoji's ZWJ sequence stays with it instead of becoming a token of its own
   const std::vector<char32_t> chars = code_points(nfc(text));
+  const std::vector<std::size_t> starts = grapheme_starts(chars);
+  const auto cluster = [&](std::size_t n) {
+    std::string out;
+    for (std::size_t k = starts[n]; k < starts[n + 1]; ++k) append_utf8(out, chars[k]);
+    return out;
+  };
+  const std::size_t clusters = starts.size() - 1;
   std::vector<std::string> words;
   std::string current;
-  for (std::size_t k = 0; k < chars.size(); ++k) {
-    const char32_t c = chars[k];
-    if (is_word_char(c) ||
-        (is_apostrophe(c) && !current.empty() && k + 1 < chars.size() && is_word_char(chars[k + 1]))) {
-      append_utf8(current, c);
+  for (std::size_t n = 0; n < clusters; ++n) {
+    const char32_t first = chars[starts[n]];
+    const bool apostrophe_inside = is_apostrophe(first) && starts[n + 1] - starts[n] == 1 && !current.empty() &&
+                                   n + 1 < clusters && is_word_char(chars[starts[n + 1]]);
+    if (is_word_char(first) || apostrophe_inside) {
+      current += cluster(n);
       continue;
     }
     if (!current.empty()) words.push_back(std::move(current));
     current.clear();
-    if (!is_space(c)) {
-      std::string single;
-      append_utf8(single, c);
-      words.push_back(std::move(single));
-    }
+    if (!is_space(first)) words.push_back(cluster(n));
   }
   if (!current.empty()) words.push_back(std::move(current));
   return words;
