@@ -242,6 +242,17 @@ void project_heads(const float* y, int rows, int d, int heads, const std::vector
 
 }  // namespace
 
+void TransformerModel::self_attend(const Attention& attention, const Norm& norm_weights, float* x, int rows,
+                                   bool causal, float* weights) const {
+  const int d = architecture_.model_dim, h = architecture_.heads;
+  const std::size_t states = static_cast<std::size_t>(rows) * d;
+  std::vector<float> y(states), keys(states), values(states);
+  norm(norm_weights, x, rows, y.data());
+  project_heads(y.data(), rows, d, h, attention.key.weight_t, attention.key.bias, keys.data());
+  project_heads(y.data(), rows, d, h, attention.value.weight_t, attention.value.bias, values.data());
+  attend(attention, y.data(), rows, keys.data(), values.data(), rows, causal, x, weights);
+}
+
 TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& source_ids) const {
   const TransformerArchitecture& a = architecture_;
   if (source_ids.empty()) fail("the source sentence is empty");
@@ -249,19 +260,14 @@ TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& sour
   ids.push_back(Bpe::end_id);
   const int S = static_cast<int>(ids.size()), d = a.model_dim, h = a.heads;
   const std::size_t map = element_count("source pieces", {h, S, S}), states = element_count("source pieces", {S, d});
-  std::vector<float> x(states), y(states), keys(states), values(states);
+  std::vector<float> x(states);
   embed(ids, 0, x.data());
   Encoding encoding;
   encoding.length = S;
   encoding.attention.resize(map * a.encoder_layers);
   for (int l = 0; l < a.encoder_layers; ++l) {
     const EncoderLayer& layer = encoder_[l];
-    norm(layer.self_norm, x.data(), S, y.data());
-    project_heads(y.data(), S, d, h, layer.self_attention.key.weight_t, layer.self_attention.key.bias, keys.data());
-    project_heads(y.data(), S, d, h, layer.self_attention.value.weight_t, layer.self_attention.value.bias,
-                  values.data());
-    attend(layer.self_attention, y.data(), S, keys.data(), values.data(), S, false, x.data(),
-           encoding.attention.data() + l * map);
+    self_attend(layer.self_attention, layer.self_norm, x.data(), S, false, encoding.attention.data() + l * map);
     feed_forward(layer.feed_forward_norm, layer.feed_forward, x.data(), S);
   }
   encoding.memory.resize(states);
@@ -294,7 +300,7 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   const std::size_t states = element_count("target pieces", {T, d}),
                     self_map = element_count("target pieces", {h, T, T});
   const std::size_t cross_map = element_count("target pieces", {h, T, S}), memory = static_cast<std::size_t>(S) * d;
-  std::vector<float> x(states), y(states), keys(states), values(states);
+  std::vector<float> x(states), y(states);
   embed(inputs, 0, x.data());
   Forced forced;
   forced.encoder = encoding.attention;
@@ -302,12 +308,7 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   forced.cross.resize(cross_map * a.decoder_layers);
   for (int l = 0; l < a.decoder_layers; ++l) {
     const DecoderLayer& layer = decoder_[l];
-    norm(layer.self_norm, x.data(), T, y.data());
-    project_heads(y.data(), T, d, h, layer.self_attention.key.weight_t, layer.self_attention.key.bias, keys.data());
-    project_heads(y.data(), T, d, h, layer.self_attention.value.weight_t, layer.self_attention.value.bias,
-                  values.data());
-    attend(layer.self_attention, y.data(), T, keys.data(), values.data(), T, true, x.data(),
-           forced.decoder.data() + l * self_map);
+    self_attend(layer.self_attention, layer.self_norm, x.data(), T, true, forced.decoder.data() + l * self_map);
     norm(layer.cross_norm, x.data(), T, y.data());
     attend(layer.cross_attention, y.data(), T, encoding.cross_keys.data() + l * memory,
            encoding.cross_values.data() + l * memory, S, false, x.data(), forced.cross.data() + l * cross_map);

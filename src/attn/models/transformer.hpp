@@ -127,6 +127,9 @@ class TransformerModel {
   // through attn::attention; adds the output projection to x [rows][d]; weights [h][rows][keys].
   void attend(const Attention& attention, const float* queries, int rows, const float* keys, const float* values,
               int key_length, bool causal, float* x, float* weights) const;
+  // x += SelfAttention(norm(x)) for a whole sequence x [rows][d] (causal for the decoder);
+  // weights [h][rows][rows].
+  void self_attend(const Attention& attention, const Norm& norm, float* x, int rows, bool causal, float* weights) const;
   // logits [rows][V] from decoder states [rows][d], turned into log-probabilities
   void output(const float* x, int rows, float* log_probs) const;
 
