@@ -5,6 +5,7 @@
 
 #include "attn/align/statistical.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/internal/linalg.hpp"
 #include "attn/models/text.hpp"
 
 namespace attn {
@@ -12,14 +13,6 @@ namespace attn {
 namespace {
 
 std::size_t at(int row, int column, int columns) { return static_cast<std::size_t>(row) * columns + column; }
-
-// [rows][columns] -> [columns][rows]
-std::vector<float> transposed(const std::vector<float>& matrix, int rows, int columns) {
-  std::vector<float> result(matrix.size());
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < columns; ++c) result[at(c, r, rows)] = matrix[at(r, c, columns)];
-  return result;
-}
 
 // argmax per row, except rows whose NULL weight beats their best word
 Alignment argmax_without_null(const WordAttention& words, int rows, int columns) {
@@ -122,11 +115,13 @@ void check_models(const AlignmentModels& models, AlignMethod method) {
 // A statistical aligner alone: its mean posteriors are the matrix, NULL what a row leaves of 1.
 PairAlignment statistical_pair(const StatisticalModel& statistical, const std::vector<std::string>& source,
                                const std::vector<std::string>& target, const AlignOptions& options) {
+  StatisticalModel::Aligned aligned =
+      statistical.align_with_posteriors(source, target, options.symmetrization, options.posterior_threshold);
   PairAlignment result;
-  result.links = statistical.align(source, target, options.symmetrization, options.posterior_threshold);
+  result.links = std::move(aligned.links);
   result.forward.source_words = nfc(source);  // as align_words gives them
   result.forward.target_words = nfc(target);
-  result.forward.weights = statistical.posteriors(source, target);
+  result.forward.weights = std::move(aligned.posteriors);
   const int S = static_cast<int>(source.size());
   for (std::size_t t = 0; t < target.size(); ++t) {
     float total = 0.0f;
@@ -161,7 +156,7 @@ PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::s
     result.backward = backward;
     std::swap(result.backward.source_words, result.backward.target_words);
     result.backward.weights =
-        transposed(backward.weights, static_cast<int>(source.size()), static_cast<int>(target.size()));
+        transposed(backward.weights.data(), static_cast<int>(source.size()), static_cast<int>(target.size()));
   }
   result.links = attention_links(result, backward, models, options);
   return result;

@@ -195,13 +195,23 @@ TranslationTable TranslationTable::read(const SafeTensors& file, const std::stri
   return result;
 }
 
+namespace {
+
+// The mean of forward [t][s] and backward [s][t] posteriors, as [t][s].
+std::vector<float> mean_of(std::vector<float> forward, const std::vector<float>& backward, std::size_t source_length,
+                           std::size_t target_length) {
+  for (std::size_t t = 0; t < target_length; ++t)
+    for (std::size_t s = 0; s < source_length; ++s) {
+      forward[t * source_length + s] = 0.5f * (forward[t * source_length + s] + backward[s * target_length + t]);
+    }
+  return forward;
+}
+
+}  // namespace
+
 std::vector<float> StatisticalModel::posteriors(const Sentence& source, const Sentence& target) const {
   std::vector<float> forward = forward_posteriors(source, target);
-  const std::vector<float> backward = backward_posteriors(source, target);  // [s][t]
-  const std::size_t m = target.size(), n = source.size();
-  for (std::size_t t = 0; t < m; ++t)
-    for (std::size_t s = 0; s < n; ++s) forward[t * n + s] = 0.5f * (forward[t * n + s] + backward[s * m + t]);
-  return forward;
+  return mean_of(std::move(forward), backward_posteriors(source, target), source.size(), target.size());
 }
 
 Alignment posterior_links(const std::vector<float>& posteriors, int source_length, int target_length) {
@@ -219,16 +229,29 @@ Alignment posterior_links(const std::vector<float>& posteriors, int source_lengt
 
 Alignment StatisticalModel::align(const Sentence& source, const Sentence& target, Symmetrization symmetrization,
                                   float threshold) const {
-  const int source_length = static_cast<int>(source.size()), target_length = static_cast<int>(target.size());
-  if (symmetrization == Symmetrization::posterior_mean) {
-    if (!(threshold > 0.0f && threshold <= 1.0f)) fail("the posterior threshold must be in (0, 1], got ", threshold);
-    const std::vector<float> mean = posteriors(source, target);
-    return threshold_links(mean.data(), target_length, source_length, threshold);
+  return align_with_posteriors(source, target, symmetrization, threshold).links;
+}
+
+StatisticalModel::Aligned StatisticalModel::align_with_posteriors(const Sentence& source, const Sentence& target,
+                                                                  Symmetrization symmetrization,
+                                                                  float threshold) const {
+  if (symmetrization == Symmetrization::posterior_mean && !(threshold > 0.0f && threshold <= 1.0f)) {
+    fail("the posterior threshold must be in (0, 1], got ", threshold);
   }
-  // forward first: its errors name the sides as given
-  const Alignment forward = posterior_links(forward_posteriors(source, target), source_length, target_length);
-  const Alignment backward = posterior_links(backward_posteriors(source, target), target_length, source_length);
-  return grow_diag_final_and(forward, swapped(backward), source_length, target_length);
+  const int source_length = static_cast<int>(source.size()), target_length = static_cast<int>(target.size());
+  std::vector<float> forward = forward_posteriors(source, target);          // first: its errors name the sides as given
+  const std::vector<float> backward = backward_posteriors(source, target);  // [s][t]
+  Aligned result;
+  if (symmetrization == Symmetrization::grow_diag_final_and) {
+    result.links = grow_diag_final_and(posterior_links(forward, source_length, target_length),
+                                       swapped(posterior_links(backward, target_length, source_length)), source_length,
+                                       target_length);
+  }
+  result.posteriors = mean_of(std::move(forward), backward, source.size(), target.size());
+  if (symmetrization == Symmetrization::posterior_mean) {
+    result.links = threshold_links(result.posteriors.data(), target_length, source_length, threshold);
+  }
+  return result;
 }
 
 std::unique_ptr<StatisticalModel> load_statistical_aligner(const SafeTensors& file) {

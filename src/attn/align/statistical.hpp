@@ -80,6 +80,15 @@ class StatisticalModel {
   Alignment align(const Sentence& source, const Sentence& target,
                   Symmetrization symmetrization = align_defaults.symmetrization,
                   float threshold = align_defaults.posterior_threshold) const;
+  // The links of align() and the mean posteriors P[t][s] of posteriors(), from one run of each
+  // direction (for a caller that shows both).
+  struct Aligned {
+    std::vector<float> posteriors;
+    Alignment links;
+  };
+  Aligned align_with_posteriors(const Sentence& source, const Sentence& target,
+                                Symmetrization symmetrization = align_defaults.symmetrization,
+                                float threshold = align_defaults.posterior_threshold) const;
 };
 
 // Both directions of one model (Direction: Ibm2Model or HmmModel), trained on the same corpus
