@@ -1,10 +1,14 @@
 // Native attention benchmark: softmax(Q K^T / sqrt(d)) V on the peers' shapes, with the SIMD
 // kernels and with their scalar twins, one JSON line per case in the schema of
-// ../shared/bench/peers (impl, shape, ms = median, gflops = (4 L S D + 5 L S) per head / time,
-// maxAbsErr against a float64 reference).
-//   attn_bench [--shapes 1x8x128x128x64,...] [--reps 30] [--memory]
+// ../shared/bench/peers (impl, shape, threads, ms = median, gflops = (4 L S D + 5 L S) per head /
+// time, maxAbsErr against a float64 reference). The cases are timed in rounds that run each of them
+// once, in a rotating order, so a machine-wide slowdown hits all of them alike.
+//   attn_bench [--shapes 1x8x128x128x64,...] [--reps 30] [--threads N] [--no-scalar] [--memory] [--peak]
+// --threads N: the SIMD kernels on N threads as well, in the same rounds as on one.
 // --memory: peak resident memory of one 4096 x 4096 x 64 attention without weights (Linux).
+// --peak: this core's multiply-add peak in the kernels' instruction set (a register-only loop).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,9 +16,10 @@
 #include <string>
 #include <vector>
 
+#include <xsimd/xsimd.hpp>
+
 #include "attn/attn.hpp"
 #include "attn/core/internal/kernels.hpp"
-#include "timing.hpp"
 
 namespace {
 
@@ -67,8 +72,19 @@ std::vector<double> reference(const BenchShape& s, const std::vector<float>& q, 
   return out;
 }
 
-void run(const BenchShape& s, int reps, bool simd) {
-  attn::kernels::set_simd(simd);
+struct Case {
+  bool simd;
+  int threads;
+  std::vector<double> times;
+  double error = 0.0;
+};
+
+void configure(const Case& c) {
+  attn::kernels::set_simd(c.simd);
+  attn::set_threads(c.threads);
+}
+
+void run(const BenchShape& s, int reps, std::vector<Case> cases) {
   attn::Shape shape;
   shape.heads = s.batch * s.heads;
   shape.query_length = s.queries;
@@ -81,15 +97,34 @@ void run(const BenchShape& s, int reps, bool simd) {
   attn::AttentionOptions options;
   attn::AttentionOutputs outputs;
   outputs.output = output.data();
-  const double ms =
-      attn::bench::median_ms(reps, [&] { attn::attention(shape, q.data(), k.data(), v.data(), options, outputs); });
-  const double flops = double(shape.heads) * (4.0 * s.queries * s.keys * s.dim + 5.0 * s.queries * s.keys);
+  const auto call = [&] { attn::attention(shape, q.data(), k.data(), v.data(), options, outputs); };
   const std::vector<double> expected = reference(s, q, k, v);
-  double error = 0.0;
-  for (std::size_t i = 0; i < expected.size(); ++i) error = std::max(error, std::abs(output[i] - expected[i]));
-  std::printf(
-      "{\"impl\":\"attn-native-%s\",\"isa\":\"%s\",\"shape\":\"%s\",\"ms\":%.4f,\"gflops\":%.2f,\"maxAbsErr\":%.3g}\n",
-      simd ? "simd" : "scalar", attn::kernels::instruction_set(), s.name.c_str(), ms, flops / ms / 1e6, error);
+  for (Case& c : cases) {
+    configure(c);
+    call();
+    for (std::size_t i = 0; i < expected.size(); ++i) c.error = std::max(c.error, std::abs(output[i] - expected[i]));
+  }
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t j = 0; j < cases.size(); ++j) {
+      Case& c = cases[(r + j) % cases.size()];
+      configure(c);
+      call();  // after a switch: threads started, caches warm
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      c.times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+  const double flops = double(shape.heads) * (4.0 * s.queries * s.keys * s.dim + 5.0 * s.queries * s.keys);
+  for (Case& c : cases) {
+    std::nth_element(c.times.begin(), c.times.begin() + c.times.size() / 2, c.times.end());
+    const double ms = c.times[c.times.size() / 2];
+    configure(c);
+    std::printf(
+        "{\"impl\":\"attn-native-%s\",\"isa\":\"%s\",\"shape\":\"%s\",\"threads\":%d,\"ms\":%.4f,"
+        "\"gflops\":%.2f,\"maxAbsErr\":%.3g}\n",
+        c.simd ? "simd" : "scalar", attn::kernels::instruction_set(), s.name.c_str(), c.threads, ms, flops / ms / 1e6,
+        c.error);
+  }
   std::fflush(stdout);
 }
 
@@ -128,31 +163,68 @@ void memory_case() {
       before, peak, peak - before, double(length) * length * 4 / (1 << 20));
 }
 
+// The multiply-add peak of one core in the kernels' instruction set: independent chains of
+// fused multiply-adds on registers only (enough of them to cover the latency on every port), so
+// attention's GFLOP/s can be read as a fraction of what the core can do.
+void peak_case() {
+  using F = xsimd::batch<float>;
+  constexpr int chains = 16;
+  const F a(0.999999f), b(1e-7f);
+  F acc[chains];
+  for (int c = 0; c < chains; ++c) acc[c] = F(0.5f + 0.01f * c);
+  const long iterations = 20'000'000;
+  std::vector<double> times;
+  for (int round = 0; round < 5; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < iterations; ++i) {
+      for (int c = 0; c < chains; ++c) acc[c] = xsimd::fma(acc[c], a, b);
+    }
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  F sum(0.0f);
+  for (const F& x : acc) sum += x;
+  std::sort(times.begin(), times.end());
+  const double flops = 2.0 * F::size * chains * double(iterations);
+  std::printf("{\"impl\":\"fma-peak-native\",\"isa\":\"%s\",\"threads\":1,\"gflops\":%.1f,\"check\":%.3f}\n",
+              xsimd::default_arch::name(), flops / times[times.size() / 2] / 1e9, double(xsimd::hadd(sum)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string shapes = "1x8x128x128x64,1x1x512x512x64,1x4x32x32x64,1x1x16x16x64";
-  int reps = 30;
-  for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--shapes") && a + 1 < argc)
-      shapes = argv[++a];
-    else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc)
-      reps = std::max(1, std::atoi(argv[++a]));
-    else if (!std::strcmp(argv[a], "--memory")) {
-      memory_case();
-      return 0;
-    } else {
-      std::fprintf(stderr, "usage: %s [--shapes 1x8x128x128x64,...] [--reps 30]\n", argv[0]);
-      return 2;
-    }
-  }
+  int reps = 30, threads = 1;
+  bool scalar = true;
   try {
+    for (int a = 1; a < argc; ++a) {
+      if (!std::strcmp(argv[a], "--shapes") && a + 1 < argc)
+        shapes = argv[++a];
+      else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc)
+        reps = std::max(1, std::atoi(argv[++a]));
+      else if (!std::strcmp(argv[a], "--threads") && a + 1 < argc)
+        threads = std::atoi(argv[++a]);
+      else if (!std::strcmp(argv[a], "--no-scalar"))
+        scalar = false;
+      else if (!std::strcmp(argv[a], "--memory")) {
+        memory_case();
+        return 0;
+      } else if (!std::strcmp(argv[a], "--peak")) {
+        peak_case();
+        return 0;
+      } else {
+        std::fprintf(stderr,
+                     "usage: %s [--shapes 1x8x128x128x64,...] [--reps 30] [--threads N] [--no-scalar] [--memory] "
+                     "[--peak]\n",
+                     argv[0]);
+        return 2;
+      }
+    }
+    std::vector<Case> cases{{true, 1, {}}};
+    if (threads != 1) cases.push_back({true, threads, {}});
+    if (scalar) cases.push_back({false, 1, {}});
     std::stringstream list(shapes);
     std::string item;
-    while (std::getline(list, item, ',')) {
-      const BenchShape shape = parse_shape(item);
-      for (bool simd : {true, false}) run(shape, reps, simd);
-    }
+    while (std::getline(list, item, ',')) run(parse_shape(item), reps, cases);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attn_bench: %s\n", e.what());
     return 1;

@@ -13,6 +13,7 @@
 #include "attn/core/pooling.hpp"
 #include "attn/core/probability.hpp"
 #include "attn/core/rng.hpp"
+#include "attn/core/threads.hpp"
 
 #include "attn/models/rnn.hpp"
 #include "attn/models/safetensors.hpp"

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "attn/core/error.hpp"
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
 #include "attn/core/rng.hpp"
+#include "attn/core/threads.hpp"
 
 namespace attn {
 
@@ -334,17 +336,14 @@ class FusedAttention {
         running_max_(ranges_.size()),
         running_sum_(ranges_.size()) {}
 
-  void head(int h, const float* q, const float* k, const float* v, float* out) {
-    const ScoreProduct product = score_product(shape_, options_, h, q, k, keys_t_.data(), ldk_, projected_.data());
-    for (int first_row = 0; first_row < shape_.query_length; first_row += block_rows) {
-      block(h, product, v, first_row, std::min(block_rows, shape_.query_length - first_row),
-            out + static_cast<std::size_t>(first_row) * value_dim_);
+  // Query rows [first_row, first_row + rows) of head h (whose queries, keys and values start at
+  // q, k, v), written to out_block. The head's side of the scores is prepared when h changes.
+  void block(int h, const float* q, const float* k, const float* v, int first_row, int rows, float* out_block) {
+    if (h != prepared_head_) {
+      product_ = score_product(shape_, options_, h, q, k, keys_t_.data(), ldk_, projected_.data());
+      prepared_head_ = h;
     }
-  }
-
- private:
-  // Query rows [first_row, first_row + rows) of head h against every key tile they can see.
-  void block(int h, const ScoreProduct& product, const float* v, int first_row, int rows, float* out_block) {
+    const ScoreProduct& product = product_;
     std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim_, 0.0f);
     const detail::KeyRange seen = start_block(h, first_row, rows);
     for (int first_key = seen.first; first_key < seen.last; first_key += tile_keys) {
@@ -365,6 +364,7 @@ class FusedAttention {
     }
   }
 
+ private:
   // Each row's keys (masks and causality), m = -inf and l = 0. Returns the keys that any row of
   // the block sees, [first, last), empty when every row is fully masked.
   detail::KeyRange start_block(int h, int first_row, int rows) {
@@ -431,19 +431,9 @@ class FusedAttention {
   std::vector<float> keys_t_, projected_, tile_;
   std::vector<detail::KeyRange> ranges_;
   std::vector<float> running_max_, running_sum_;
+  ScoreProduct product_;
+  int prepared_head_ = -1;
 };
-
-void fused_attention(const Shape& shape, const float* query, const float* key, const float* value,
-                     const AttentionOptions& options, float* output) {
-  FusedAttention fused(shape, options);
-  const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
-  for (int h = 0; h < shape.heads; ++h) {
-    fused.head(h, query + static_cast<std::size_t>(h) * shape.query_length * shape.dim,
-               key + static_cast<std::size_t>(h) * shape.key_length * key_dim,
-               value + static_cast<std::size_t>(h) * shape.key_length * value_dim,
-               output + static_cast<std::size_t>(h) * shape.query_length * value_dim);
-  }
-}
 
 // Every path but the fused one. Scores are made a block of query rows at a time, so without
 // requested weights the scratch stays [block][key_length] rather than the whole score matrix.
@@ -475,11 +465,14 @@ class BlockedAttention {
     if (options.local.mode != Local::none) centres_.resize(query_length);
   }
 
-  void head(int h, const float* q, const float* k, const float* v) {
-    prepare_head(h, q, k);
-    for (int first_row = 0; first_row < shape_.query_length; first_row += block_rows) {
-      block(h, v, first_row, std::min(block_rows, shape_.query_length - first_row));
+  // Query rows [first_row, first_row + rows) of head h, whose queries, keys and values start at
+  // q, k, v. The head's side of the scores is prepared when h changes.
+  void block(int h, const float* q, const float* k, const float* v, int first_row, int rows) {
+    if (h != prepared_head_) {
+      prepare_head(h, q, k);
+      prepared_head_ = h;
     }
+    weigh_block(h, v, first_row, rows);
   }
 
  private:
@@ -531,14 +524,15 @@ class BlockedAttention {
     } else if (local.mode == Local::predictive) {
       predictive_positions(q, query_length, shape_.dim, local, position_weight_t_, key_length, centres_.data());
     }
-    if (outputs_.positions && local.mode != Local::none) {
-      std::copy(centres_.begin(), centres_.end(), outputs_.positions + static_cast<std::size_t>(h) * query_length);
-    }
   }
 
   // Query rows [first_row, first_row + rows) of head h: scores, weights, and their context.
-  void block(int h, const float* v, int first_row, int rows) {
+  void weigh_block(int h, const float* v, int first_row, int rows) {
     const int query_length = shape_.query_length, key_length = shape_.key_length;
+    if (outputs_.positions && options_.local.mode != Local::none) {
+      std::copy(centres_.begin() + first_row, centres_.begin() + first_row + rows,
+                outputs_.positions + static_cast<std::size_t>(h) * query_length + first_row);
+    }
     const std::size_t offset = (static_cast<std::size_t>(h) * query_length + first_row) * key_length;
     float* p = outputs_.weights ? outputs_.weights + offset : block_.data();
     if (options_.score == Score::additive) {
@@ -615,6 +609,7 @@ class BlockedAttention {
   std::vector<float> block_;      // [block_rows][key_length] when the weights are not kept
   std::vector<float> centres_;    // [query_length]: local attention's p_t
   ScoreProduct product_;
+  int prepared_head_ = -1;
 };
 
 }  // namespace
@@ -622,16 +617,48 @@ class BlockedAttention {
 void attention(const Shape& shape, const float* query, const float* key, const float* value,
                const AttentionOptions& options, const AttentionOutputs& outputs) {
   validate(shape, query, key, value, options, outputs);
-  if (fusable(options, outputs)) {
-    fused_attention(shape, query, key, value, options, outputs.output);
-    return;
-  }
-  BlockedAttention blocked(shape, options, outputs);
+  // The work goes in parts of one head's block of query rows, the same parts whatever the thread
+  // count, so every row is computed alike on one thread or many. Dropout and sampled hard
+  // attention draw from one generator in order, so they stay on one thread.
+  static_assert(FusedAttention::block_rows == BlockedAttention::block_rows, "both paths split rows alike");
+  const int block_rows = FusedAttention::block_rows;
   const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
-  for (int h = 0; h < shape.heads; ++h) {
-    blocked.head(h, query + static_cast<std::size_t>(h) * shape.query_length * shape.dim,
-                 key + static_cast<std::size_t>(h) * shape.key_length * key_dim,
-                 value + static_cast<std::size_t>(h) * shape.key_length * value_dim);
+  const int blocks = (shape.query_length + block_rows - 1) / block_rows;
+  const int parts = shape.heads * blocks;
+  const bool fused = fusable(options, outputs);
+  const bool ordered = options.dropout > 0.0f || options.hard == Hard::sample;
+  const double work = double(std::min(block_rows, shape.query_length)) * shape.key_length * (key_dim + value_dim);
+  const int workers = ordered ? 1 : workers_for(parts, work);
+  // whole heads to each thread while there are enough of them to go round: a head's blocks share
+  // its transposed keys
+  const int grain = shape.heads >= 2 * workers ? blocks : 1;
+  const auto run = [&](auto& scratch, auto&& make, auto&& part) {
+    parallel_for(
+        parts, workers,
+        [&](int item, int worker) {
+          if (!scratch[worker]) scratch[worker] = make();
+          const int h = item / blocks, first_row = (item % blocks) * block_rows;
+          part(*scratch[worker], h, query + static_cast<std::size_t>(h) * shape.query_length * shape.dim,
+               key + static_cast<std::size_t>(h) * shape.key_length * key_dim,
+               value + static_cast<std::size_t>(h) * shape.key_length * value_dim, first_row,
+               std::min(block_rows, shape.query_length - first_row));
+        },
+        grain);
+  };
+  if (fused) {
+    std::vector<std::unique_ptr<FusedAttention>> scratch(workers);
+    run(
+        scratch, [&] { return std::make_unique<FusedAttention>(shape, options); },
+        [&](FusedAttention& attention, int h, const float* q, const float* k, const float* v, int first_row, int rows) {
+          attention.block(h, q, k, v, first_row, rows,
+                          outputs.output + (static_cast<std::size_t>(h) * shape.query_length + first_row) * value_dim);
+        });
+  } else {
+    std::vector<std::unique_ptr<BlockedAttention>> scratch(workers);
+    run(
+        scratch, [&] { return std::make_unique<BlockedAttention>(shape, options, outputs); },
+        [&](BlockedAttention& attention, int h, const float* q, const float* k, const float* v, int first_row,
+            int rows) { attention.block(h, q, k, v, first_row, rows); });
   }
 }
 

@@ -1,0 +1,48 @@
+// Threads: a small pool, started once, that attention and the models share.
+//
+// attn::set_threads(4) starts three workers; a call that has enough work (attention over several
+// heads or query blocks, a large matrix product) then runs on them and on the calling thread,
+// and returns only when every part is done. Results do not depend on the thread count: the work
+// is split into the same parts whatever the count, and each part computes exactly what one thread
+// computes. The default is one thread (no pool). Natively the pool is std::thread; in WebAssembly
+// it needs the threads build (Emscripten pthreads, shared memory), where the JS loader sets it.
+#pragma once
+
+#include <functional>
+
+namespace attn {
+
+// The most threads set_threads accepts.
+constexpr int max_threads = 256;
+
+// Whether this build can run more than one thread (always natively; in WebAssembly only the
+// threads build).
+bool threads_supported() noexcept;
+
+// Sets how many threads attention and the models use, counting the calling thread: 1 stops the
+// pool. Throws attn::Error for a count outside [1, max_threads], for more than one thread in a
+// build without threads, and when the system refuses to start a thread (the pool is then left
+// at the threads it had). Not to be called while another thread is inside parallel_for.
+void set_threads(int count);
+
+// The thread count set_threads gave (1 by default).
+int threads() noexcept;
+
+// The number of threads the hardware offers (std::thread::hardware_concurrency, at least 1).
+int hardware_threads() noexcept;
+
+// Runs task(item, worker) for every item in [0, count): on the pool's threads and the calling
+// one, at most `workers` of them (0: all). worker is in [0, min(workers, threads())) and no two
+// tasks with the same worker run at once, so a caller can keep one scratch buffer per worker.
+// Threads take `grain` consecutive items at a time (items that share preparation, such as the
+// query blocks of one head, stay together). Returns when every task has finished. If tasks
+// throw, the exception of the lowest item that threw is rethrown after all have finished. A
+// parallel_for inside a task, or while another thread's parallel_for holds the pool, runs its
+// items on the calling thread alone (worker 0), in order.
+void parallel_for(int count, int workers, const std::function<void(int item, int worker)>& task, int grain = 1);
+
+// How many workers parallel_for would use for `count` items of `work_per_item` multiply-adds
+// each: 1 below the size where waking threads costs more than it saves, at most threads().
+int workers_for(int count, double work_per_item) noexcept;
+
+}  // namespace attn
