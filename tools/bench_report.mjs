@@ -8,22 +8,52 @@ const [file = 'build/bench/results.jsonl'] = process.argv.slice(2);
 const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 const meta = lines.find((l) => l.run === 'machine') ?? {};
 const DEFAULT_SHAPES = ['1x8x128x128x64', '1x1x512x512x64', '1x4x32x32x64', '1x1x16x16x64'];
-const ms = (run, impl, shape) => lines.find((l) => l.run === run && l.impl === impl && l.shape === shape)?.ms;
-const fmt = (x, digits = 3) => (x === undefined ? '—' : x >= 10 ? x.toFixed(1) : x.toPrecision(digits));
-const ratio = (ours, theirs) => (ours && theirs ? theirs / ours : undefined);
+const COMPUTE_BOUND = DEFAULT_SHAPES.slice(0, 2);
+const rounds = [...new Set(lines.filter((l) => l.round > 0).map((l) => l.round))].sort((a, b) => a - b);
+// PyTorch's lines name their thread count (pytorch-cpu-2t) rather than carry it
+const threadsOf = (l) => l.threads ?? Number(/-(\d+)t$/.exec(l.impl)?.[1] ?? 1);
+// One implementation's line in one round; `threads` tells the 1- and N-thread lines of one impl apart.
+const find = (run, impl, shape, round, threads) => lines.find((l) => l.run === run && l.impl === impl && l.shape === shape &&
+  l.round === round && (threads === undefined || threadsOf(l) === threads));
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : undefined; };
+const fmt = (x, digits = 3) => (x === undefined || Number.isNaN(x) ? '—' : x >= 10 ? x.toFixed(1) : x.toPrecision(digits));
 const geomean = (xs) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : undefined);
+// A column: an implementation in a run at a thread count.
+const col = (run, impl, threads, label = impl) => ({ run, impl, threads, label });
+const perRound = (c, shape) => rounds.map((r) => find(c.run, c.impl, shape, r, c.threads)?.ms);
+const timeOf = (c, shape) => median(perRound(c, shape).filter((x) => x !== undefined));
+// theirs / ours in each round where both ran: how many times faster we are
+function ratios(ours, theirs, shape) {
+  const a = perRound(ours, shape), b = perRound(theirs, shape);
+  return rounds.map((_, i) => (a[i] && b[i] ? b[i] / a[i] : undefined)).filter((x) => x !== undefined);
+}
+const spread = (xs) => (xs.length ? `${fmt(median(xs), 2)}${xs.length > 1 ? ` (${fmt(Math.min(...xs), 2)}–${fmt(Math.max(...xs), 2)})` : ''}` : '—');
+// per round, the geometric mean over shapes of the ratio
+function geomeanRatios(ours, theirs, shapes) {
+  return rounds.map((r) => {
+    const xs = shapes.map((shape) => {
+      const a = find(ours.run, ours.impl, shape, r, ours.threads)?.ms, b = find(theirs.run, theirs.impl, shape, r, theirs.threads)?.ms;
+      return a && b ? b / a : undefined;
+    });
+    return xs.every((x) => x !== undefined) ? geomean(xs) : undefined;
+  }).filter((x) => x !== undefined);
+}
 
-function table(run, ours, peers) {
-  const out = [`| shape | ${ours} | ${peers.join(' | ')} | ${peers.map((p) => `× vs ${p}`).join(' | ')} |`,
-    `|---|---|${peers.map(() => '---|').join('')}${peers.map(() => '---|').join('')}`];
-  const speedups = peers.map(() => []);
-  for (const shape of DEFAULT_SHAPES) {
-    const mine = ms(run, ours, shape);
-    const theirs = peers.map((p) => ms(run, p, shape));
-    theirs.forEach((t, i) => { const r = ratio(mine, t); if (r) speedups[i].push(r); });
-    out.push(`| ${shape} | ${fmt(mine)} ms | ${theirs.map((t) => `${fmt(t)} ms`).join(' | ')} | ${theirs.map((t) => fmt(ratio(mine, t), 2)).join(' | ')} |`);
+// Times (median over rounds) and our speed-up over each peer: median (min–max) over the rounds.
+// `peak`: add each shape's GFLOP/s as a share of the machine's multiply-add peak.
+function table(ours, peers, { shapes = DEFAULT_SHAPES, peak } = {}) {
+  const head = [ours.label, ...peers.map((p) => p.label)];
+  const out = [`| shape | ${head.join(' | ')} | ${peers.map((p) => `× vs ${p.label}`).join(' | ')}${peak ? ' | share of peak |' : ' |'}`,
+    `|---|${head.map(() => '---|').join('')}${peers.map(() => '---|').join('')}${peak ? '---|' : ''}`];
+  for (const shape of shapes) {
+    const mine = timeOf(ours, shape);
+    const gflops = median(rounds.map((r) => find(ours.run, ours.impl, shape, r, ours.threads)?.gflops).filter((x) => x));
+    out.push(`| ${shape} | ${fmt(mine)} ms | ${peers.map((p) => `${fmt(timeOf(p, shape))} ms`).join(' | ')} | ` +
+      `${peers.map((p) => spread(ratios(ours, p, shape))).join(' | ')}${peak ? ` | ${gflops ? `${Math.round(100 * gflops / peak)}% (${fmt(gflops)} GFLOP/s)` : '—'} |` : ' |'}`);
   }
-  out.push(`| **geometric mean** | | ${peers.map(() => '').join(' | ')} | ${speedups.map((s) => `**${fmt(geomean(s), 2)}**`).join(' | ')} |`);
+  if (shapes.length > 1) {
+    out.push(`| **geometric mean** | ${head.map(() => '').join(' | ')} | ${peers.map((p) => `**${spread(geomeanRatios(ours, p, shapes))}**`).join(' | ')}${peak ? ' | |' : ' |'}`);
+  }
   return out.join('\n');
 }
 
@@ -54,31 +84,63 @@ function scalingSvg() {
 }
 
 const sgemm = lines.find((l) => l.impl === 'openblas-sgemm-1t');
-const big = lines.find((l) => l.run === 'native' && l.impl === 'attn-native-simd' && l.shape === '1x1x512x512x64');
+const nativePeak = lines.find((l) => l.impl === 'fma-peak-native');
+const wasmPeak = lines.find((l) => l.impl === 'simd128-peak-wasm');
 const memory = lines.filter((l) => /memory/.test(l.case ?? ''));
 const models = lines.filter((l) => l.run === 'models');
-const worst = lines.filter((l) => l.maxAbsErr !== undefined).reduce((a, l) => Math.max(a, l.maxAbsErr), 0);
+const worst = lines.filter((l) => typeof l.maxAbsErr === 'number').reduce((a, l) => Math.max(a, l.maxAbsErr), 0);
+const wasmThreads = Math.max(...lines.filter((l) => l.run === 'wasm-threads').map(threadsOf), 2);
+const nativeThreads = Math.max(...lines.filter((l) => l.run === 'native' && l.impl === 'attn-native-simd').map(threadsOf), 2);
+
+const wasm1 = col('wasm', 'attn-wasm-simd', 1);
+const wasmN = col('wasm-threads', 'attn-wasm-simd', wasmThreads, `attn-wasm-simd, ${wasmThreads} threads`);
+const wasmN1 = col('wasm-threads', 'attn-wasm-simd-1t', 1, 'attn-wasm-simd, 1 thread');
+const ortN = col('wasm-threads', 'onnxruntime-web', wasmThreads, `onnxruntime-web, ${wasmThreads} threads`);
+const native1 = col('native', 'attn-native-simd', 1);
+const nativeN = col('native', 'attn-native-simd', nativeThreads, `attn-native-simd, ${nativeThreads} threads`);
+const native1b = col('native', 'attn-native-simd', 1, 'attn-native-simd, 1 thread');
+const torch1 = col('native', 'pytorch-cpu-1t', 1);
+const torchN = col('native', `pytorch-cpu-${nativeThreads}t`, nativeThreads, `pytorch-cpu, ${nativeThreads} threads`);
+const roundsText = `${rounds.length} round${rounds.length === 1 ? '' : 's'}`;
+
 const doc = `# Benchmarks
 
 Measured by \`./run bench\` on ${meta.machine ?? 'the development machine'} (${meta.cores ?? '?'} cores), ${meta.date ?? ''}.
-Single thread everywhere; each figure is the median of the runs stated; compare ratios within one run, not
-absolute times across machines (the machines are shared and noisy).
+Each comparison ran in ${roundsText}, ours and the peers alternating (native: our benchmark then
+PyTorch, A B A B A B; WebAssembly: every implementation once per timing round inside the peers
+harness, in a rotating order). A time is the median over the rounds of each round's median; a
+ratio "× vs X" is X's time over ours (above 1: we are faster), given as the median over the rounds
+with its range in brackets. Compare ratios, not absolute times across machines: the machines are
+shared virtual machines.
 
-- Native: \`build/bin/attn_bench\` — ${meta.cxx ?? 'g++'} \`-O3 -march=native\` (kernels: ${lines.find((l) => l.isa && l.impl === 'attn-native-simd')?.isa ?? '?'}), median of 30.
-  Peer: Debian's PyTorch ${meta.torch ?? ''} with OpenBLAS, \`/usr/bin/python3 ../shared/bench/peers/torch_sdpa.py 1\`, median of 30.
-- WebAssembly: \`../shared/bench/peers/run --attn web/dist/attn.mjs\` in Node ${meta.node ?? ''} (the V8 of Chrome),
-  emscripten 3.1.6 \`-O3 -msimd128 -msse4.1\` (SIMD build) and \`-O3\` (scalar build), median of 30.
+- Native: \`build/bin/attn_bench --threads ${nativeThreads}\` — ${meta.cxx ?? 'g++'} \`-O3 -march=native\` (kernels: ${lines.find((l) => l.isa && l.impl === 'attn-native-simd')?.isa ?? '?'}), median of 30 per round.
+  Peer: Debian's PyTorch ${meta.torch ?? ''} with OpenBLAS, \`/usr/bin/python3 ../shared/bench/peers/torch_sdpa.py N\`, median of 30.
+- WebAssembly: \`../shared/bench/peers/run --attn web/dist/attn.mjs [--threads ${wasmThreads}]\` in Node ${meta.node ?? ''} (the V8 of Chrome),
+  emscripten 3.1.6 \`-O3 -msimd128 -msse4.1\` (SIMD build), \`-O3\` (scalar build), \`-pthread\` (threads builds), median of 30 per round.
+- Peaks, one thread, registers only: fused multiply-add natively (\`attn_bench --peak\`): ${nativePeak ? `**${fmt(nativePeak.gflops)} GFLOP/s** (${nativePeak.isa})` : '—'};
+  WebAssembly SIMD128 multiply and add (no FMA in WebAssembly; \`node tools/bench_peak.mjs\`): ${wasmPeak ? `**${fmt(wasmPeak.gflops)} GFLOP/s**` : '—'}.
+  "Share of peak" is a shape's GFLOP/s (4·L·S·D + 5·L·S per head) over that figure.
 
-## WebAssembly, single thread
+## WebAssembly, one thread
 
-${table('wasm', 'attn-wasm-simd', ['onnxruntime-web', 'tfjs-wasm', 'plain-js', 'attn-wasm-scalar'])}
+${table(wasm1, [col('wasm', 'onnxruntime-web', 1), col('wasm', 'tfjs-wasm', 1), col('wasm', 'plain-js', 1), col('wasm', 'attn-wasm-scalar', 1)], { peak: wasmPeak?.gflops })}
 
-## Native, single thread
+## WebAssembly, ${wasmThreads} threads
 
-${table('native', 'attn-native-simd', ['pytorch-cpu-1t', 'attn-native-scalar'])}
+Threads build (\`loadAttn({ threads: ${wasmThreads} })\`) against the same SIMD build on one thread and onnxruntime-web
+with \`numThreads: ${wasmThreads}\`, all in the same rounds.
 
-OpenBLAS SGEMM 2048×2048, one thread, same run: ${sgemm ? `${fmt(sgemm.gflops)} GFLOP/s` : '—'}; attention on 1x1x512x512x64:
-${big ? `${fmt(big.gflops)} GFLOP/s` : '—'}${sgemm && big ? ` (${Math.round(100 * big.gflops / sgemm.gflops)}% of SGEMM)` : ''}.
+${table(wasmN, [wasmN1, ortN], { shapes: COMPUTE_BOUND })}
+
+## Native, one thread
+
+${table(native1, [torch1, col('native', 'attn-native-scalar', 1)], { peak: nativePeak?.gflops })}
+
+OpenBLAS SGEMM 2048×2048, one thread: ${sgemm ? `${fmt(sgemm.gflops)} GFLOP/s` : '—'}.
+
+## Native, ${nativeThreads} threads
+
+${table(nativeN, [native1b, torchN], { shapes: COMPUTE_BOUND })}
 
 ## Scaling with sequence length
 
@@ -94,6 +156,25 @@ ${models.map((m) => `- ${m.impl}, ${m.case}: ${fmt(m.ms)} ms`).join('\n')}
 
 Every timed result matched the float64 reference: largest max abs error ${worst.toExponential(2)}.
 `;
+
+// The README's speed table: the same rounds, ours against the closest peer on each target.
+const readmeRow = (shape) => {
+  const cells = [[wasm1, col('wasm', 'onnxruntime-web', 1)], [wasmN, ortN], [native1, torch1], [nativeN, torchN]];
+  return `| ${shape.replaceAll('x', '×')} | ${cells.map(([a, b]) => `${fmt(timeOf(a, shape))} ms | ${fmt(timeOf(b, shape))} ms | ${spread(ratios(a, b, shape))}`).join(' | ')} |`;
+};
+const readme = `<!-- speed:start (written by tools/bench_report.mjs) -->
+softmax(QKᵀ/√d)V from one \`./run bench\` on ${meta.machine ?? 'the development machine'} (${meta.cores ?? '?'} cores, a shared VM), ${meta.date ?? ''}:
+${roundsText}, ours and the peer alternating; "×" is the peer's time over ours, median (range) over the rounds.
+Full tables, peaks, commands, compilers and flags in [\`docs/BENCHMARKS.md\`](docs/BENCHMARKS.md).
+
+| shape (B×H×L×S×D) | SIMD128, 1 thread | onnxruntime-web | × | SIMD128, ${wasmThreads} threads | onnxruntime-web, ${wasmThreads} | × | native, 1 thread | PyTorch 1t | × | native, ${nativeThreads} threads | PyTorch ${nativeThreads}t | × |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
+${DEFAULT_SHAPES.map(readmeRow).join('\n')}
+<!-- speed:end -->`;
+const readmePath = new URL('../README.md', import.meta.url);
+const readmeText = readFileSync(readmePath, 'utf8');
+if (!/<!-- speed:start[^]*?<!-- speed:end -->/.test(readmeText)) throw new Error('README.md has no <!-- speed:start --> … <!-- speed:end --> block');
+writeFileSync(readmePath, readmeText.replace(/<!-- speed:start[^]*?<!-- speed:end -->/, readme));
 writeFileSync(new URL('../docs/BENCHMARKS.md', import.meta.url), doc);
 const svg = scalingSvg();
 writeFileSync(new URL('../docs/benchmarks-scaling.svg', import.meta.url), svg);

@@ -1,0 +1,226 @@
+// The thread pool: parallel_for's contract, and attention giving the same bits on any number of
+// threads for every path (fused, weights kept, general, additive, local, hard, masks). In a
+// WebAssembly build without threads, set_threads refuses more than one.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+
+#include "support.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Sets the thread count for one test and puts back one thread after it.
+struct ThreadCount {
+  explicit ThreadCount(int count) { set_threads(count); }
+  ~ThreadCount() { set_threads(1); }
+};
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+// Every output of attention() with the given options, on `count` threads.
+AttentionResult run_on(int count, const Shape& shape, const std::vector<float>& q, const std::vector<float>& k,
+                       const std::vector<float>& v, const AttentionOptions& options, Returns returns) {
+  ThreadCount threads(count);
+  return attention(shape, q, k, v, options, returns);
+}
+
+}  // namespace
+
+TEST_CASE("set_threads checks its count", "[threads]") {
+  CHECK(threads() == 1);
+  CHECK_THROWS_WITH(set_threads(0), Contains("threads") && Contains("got 0"));
+  CHECK_THROWS_WITH(set_threads(-3), Contains("threads"));
+  CHECK_THROWS_WITH(set_threads(max_threads + 1), Contains("threads"));
+  CHECK(threads() == 1);
+  CHECK(hardware_threads() >= 1);
+  if (!threads_supported()) {
+    CHECK_THROWS_WITH(set_threads(2), Contains("no threads"));
+    return;
+  }
+  {
+    ThreadCount pool(3);
+    CHECK(threads() == 3);
+    set_threads(2);
+    CHECK(threads() == 2);
+  }
+  CHECK(threads() == 1);
+}
+
+TEST_CASE("parallel_for runs every item once, each worker one task at a time", "[threads]") {
+  const int count = 1000;
+  for (int pool : {1, 2, 4}) {
+    if (pool > 1 && !threads_supported()) continue;
+    ThreadCount threads_on(pool);
+    for (int grain : {1, 7}) {
+      std::vector<std::atomic<int>> runs(count);
+      std::vector<std::atomic<int>> busy(pool);
+      std::atomic<bool> overlapped{false}, out_of_range{false};
+      parallel_for(
+          count, 0,
+          [&](int item, int worker) {
+            if (worker < 0 || worker >= pool) {
+              out_of_range = true;
+              return;
+            }
+            if (busy[worker].fetch_add(1) != 0) overlapped = true;
+            runs[item].fetch_add(1);
+            busy[worker].fetch_sub(1);
+          },
+          grain);
+      CHECK_FALSE(overlapped);
+      CHECK_FALSE(out_of_range);
+      int wrong = 0;
+      for (auto& r : runs) wrong += r.load() != 1;
+      CHECK(wrong == 0);
+    }
+    int calls = 0;
+    parallel_for(0, 0, [&](int, int) { ++calls; });
+    CHECK(calls == 0);
+  }
+}
+
+TEST_CASE("parallel_for rethrows the lowest failing item's exception after every item ran", "[threads]") {
+  for (int pool : {1, 3}) {
+    if (pool > 1 && !threads_supported()) continue;
+    ThreadCount threads_on(pool);
+    std::atomic<int> ran{0};
+    const auto task = [&](int item, int) {
+      ran.fetch_add(1);
+      if (item == 40 || item == 90) throw std::runtime_error("item " + std::to_string(item));
+    };
+    CHECK_THROWS_WITH(parallel_for(100, 0, task), "item 40");
+    // one thread stops at the first failure, as a plain loop does; more threads finish the others
+    CHECK(ran.load() >= 41);
+    // the pool is usable afterwards
+    std::atomic<int> sum{0};
+    parallel_for(100, 0, [&](int item, int) { sum.fetch_add(item); });
+    CHECK(sum.load() == 4950);
+  }
+}
+
+TEST_CASE("a parallel_for inside a task runs in place", "[threads]") {
+  if (!threads_supported()) return;
+  ThreadCount threads_on(3);
+  std::vector<std::atomic<int>> cells(20 * 30);
+  parallel_for(20, 0, [&](int outer, int) {
+    parallel_for(30, 0, [&](int inner, int worker) {
+      CHECK(worker == 0);
+      cells[outer * 30 + inner].fetch_add(1);
+    });
+  });
+  int wrong = 0;
+  for (auto& c : cells) wrong += c.load() != 1;
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("attention gives the same bits on one thread and many", "[threads][attention]") {
+  if (!threads_supported()) return;
+  const int heads = 5, length = 150, keys = 130, dim = 24, value_dim = 20;
+  Shape shape;
+  shape.heads = heads;
+  shape.query_length = length;
+  shape.key_length = keys;
+  shape.dim = dim;
+  shape.value_dim = value_dim;
+  const auto q = testing::random_values(std::size_t(heads) * length * dim, 1);
+  const auto k = testing::random_values(std::size_t(heads) * keys * dim, 2);
+  const auto v = testing::random_values(std::size_t(heads) * keys * value_dim, 3);
+  const auto weight = testing::random_values(std::size_t(dim) * dim, 4, -0.3f, 0.3f);
+  const auto query_weight = testing::random_values(std::size_t(16) * dim, 5, -0.3f, 0.3f);
+  const auto key_weight = testing::random_values(std::size_t(16) * dim, 6, -0.3f, 0.3f);
+  const auto additive_v = testing::random_values(16, 7);
+  const auto position_weight = testing::random_values(std::size_t(8) * dim, 8, -0.3f, 0.3f);
+  const auto position_v = testing::random_values(8, 9);
+  std::vector<std::int32_t> lengths{130, 7, 0, 64, 129};
+  std::vector<std::uint8_t> keep(std::size_t(length) * keys);
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7919) % 5 != 0;
+
+  struct Case {
+    const char* name;
+    AttentionOptions options;
+    Returns returns;
+  };
+  std::vector<Case> cases;
+  const auto add = [&](const char* name, Returns returns, auto&& adjust) {
+    Case c{name, AttentionOptions{}, returns};
+    adjust(c.options);
+    cases.push_back(c);
+  };
+  add("fused scaled dot", Returns::output, [](AttentionOptions&) {});
+  add("fused causal", Returns::output, [](AttentionOptions& o) { o.mask.causal = true; });
+  add("fused valid lengths", Returns::output, [&](AttentionOptions& o) {
+    o.mask.valid_lengths = lengths.data();
+    o.mask.valid_length_count = heads;
+  });
+  add("fused shared keep mask and temperature", Returns::output, [&](AttentionOptions& o) {
+    o.mask.keep = keep.data();
+    o.mask.keep_batch = 1;
+    o.temperature = 0.7f;
+  });
+  add("fused general", Returns::output, [&](AttentionOptions& o) {
+    o.score = Score::general;
+    o.general.weight = weight.data();
+  });
+  add("weights and scores", Returns::weights | Returns::scores, [](AttentionOptions& o) { o.mask.causal = true; });
+  add("sparsemax", Returns::weights, [](AttentionOptions& o) { o.probability = Probability::sparsemax; });
+  add("additive", Returns::weights, [&](AttentionOptions& o) {
+    o.score = Score::additive;
+    o.additive.hidden = 16;
+    o.additive.query_weight = query_weight.data();
+    o.additive.key_weight = key_weight.data();
+    o.additive.v = additive_v.data();
+  });
+  add("local-p", Returns::weights, [&](AttentionOptions& o) {
+    o.local.mode = Local::predictive;
+    o.local.half_width = 6;
+    o.local.hidden = 8;
+    o.local.position_weight = position_weight.data();
+    o.local.position_v = position_v.data();
+  });
+  add("hard argmax", Returns::output, [](AttentionOptions& o) { o.hard = Hard::argmax; });
+  add("hard sample (one generator, in order)", Returns::weights, [](AttentionOptions& o) {
+    o.hard = Hard::sample;
+    o.seed = 11;
+  });
+  add("dropout (one generator, in order)", Returns::weights, [](AttentionOptions& o) {
+    o.dropout = 0.3f;
+    o.seed = 12;
+  });
+
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const AttentionResult one = run_on(1, shape, q, k, v, c.options, c.returns);
+    for (int count : {2, 3, 8}) {
+      INFO("threads " << count);
+      const AttentionResult many = run_on(count, shape, q, k, v, c.options, c.returns);
+      CHECK(same_bits(many.output, one.output));
+      CHECK(same_bits(many.weights, one.weights));
+      CHECK(same_bits(many.scores, one.scores));
+      CHECK(many.indices == one.indices);
+      CHECK(same_bits(many.positions, one.positions));
+    }
+  }
+}
+
+TEST_CASE("attention on many threads names bad input as on one", "[threads][attention]") {
+  if (!threads_supported()) return;
+  ThreadCount threads_on(4);
+  Shape shape;
+  shape.heads = 8;
+  shape.query_length = shape.key_length = 128;
+  shape.dim = 64;
+  auto q = testing::random_values(std::size_t(8) * 128 * 64, 1, -1e20f, 1e20f);
+  const auto k = testing::random_values(q.size(), 2, -1e20f, 1e20f);
+  // products overflow float32 in every head: the error is the same whichever thread meets it first
+  CHECK_THROWS_WITH(attention(shape, q, k, k), Contains("overflow"));
+  // and the pool still works
+  const auto small = testing::random_values(q.size(), 3);
+  CHECK_NOTHROW(attention(shape, small, small, small));
+}
