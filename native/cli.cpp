@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -24,6 +25,7 @@
 #include "attn/align/hmm.hpp"
 #include "attn/align/ibm2.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/threads.hpp"
 
 namespace {
 
@@ -90,6 +92,29 @@ class Progress {
   bool enabled_;
 };
 
+// Each line's result (its output and, if it failed, the problem), made by `work` on the thread
+// pool a batch of lines at a time and written in input order after each batch: the output does
+// not depend on the thread count. The models are read-only, so lines share them.
+struct LineResult {
+  std::string output, problem;
+};
+
+template <class Work>
+void for_each_line(const std::vector<std::string>& lines, Progress& progress, Work work,
+                   const std::function<void(std::size_t, const LineResult&)>& write) {
+  const std::size_t batch = 64 * static_cast<std::size_t>(threads());
+  std::vector<LineResult> results;
+  for (std::size_t first = 0; first < lines.size(); first += batch) {
+    const std::size_t count = std::min(batch, lines.size() - first);
+    results.assign(count, LineResult{});
+    parallel_for(static_cast<int>(count), 0, [&](int i, int) { results[i] = work(lines[first + i]); });
+    for (std::size_t i = 0; i < count; ++i) {
+      write(first + i, results[i]);
+      progress.update(first + i + 1);
+    }
+  }
+}
+
 // Every setting starts at the library's defaults (attn/align/methods.hpp: the best measured).
 struct Arguments {
   std::vector<std::string> positional;
@@ -101,6 +126,7 @@ struct Arguments {
   int iterations = 5;
   float null_probability = HmmOptions().null_probability;
   int beam = 4;
+  int threads = 0;  // 0: every core the hardware offers
 };
 
 // A flag's value as a number: the whole text must be one, or the error names the flag and the text.
@@ -180,7 +206,11 @@ Arguments parse(int argc, char** argv, int first) {
       a.align.threshold = number();
     else if (arg == "--beam")
       a.beam = whole_number_flag(arg, value());
-    else if (!arg.empty() && arg[0] == '-' && arg != "-")
+    else if (arg == "--threads") {
+      a.threads = whole_number_flag(arg, value());
+      if (a.threads < 1 || a.threads > max_threads)
+        fail(arg, " needs a count from 1 to ", max_threads, ", got ", a.threads);
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-")
       fail("unknown option ", arg);
     else
       a.positional.push_back(arg);
@@ -233,32 +263,34 @@ int align(const Arguments& a) {
   const PairAligner aligner(a);
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "aligning");
-  for (std::size_t n = 0; n < lines.size(); ++n) {
-    const std::string& line = lines[n];
+  const auto align_line = [&](const std::string& line) {
+    LineResult result;
     const std::size_t bar = line.find("|||");
-    std::string problem;
     std::vector<std::string> source, target;
     if (bar == std::string::npos) {
-      problem = "no ' ||| ' between source and target";
+      result.problem = "no ' ||| ' between source and target";
     } else {
       source = split_on_spaces(line.substr(0, bar));
       target = split_on_spaces(line.substr(bar + 3));
       if (source.empty() || target.empty())
-        problem = source.empty() ? "the source side is empty" : "the target side is empty";
+        result.problem = source.empty() ? "the source side is empty" : "the target side is empty";
       else if (source.size() > 1000 || target.size() > 1000)
-        problem = "more than 1000 words on a side";
+        result.problem = "more than 1000 words on a side";
     }
-    if (problem.empty()) {
+    if (result.problem.empty()) {
       try {
-        std::cout << to_pharaoh(aligner.align(source, target));
+        result.output = to_pharaoh(aligner.align(source, target));
       } catch (const Error& e) {
-        problem = e.what();
+        result.problem = e.what();
       }
     }
-    if (!problem.empty()) std::cerr << "attn align: line " << n + 1 << ": " << problem << "; writing an empty line\n";
-    std::cout << '\n';
-    progress.update(n + 1);
-  }
+    return result;
+  };
+  for_each_line(lines, progress, align_line, [](std::size_t n, const LineResult& result) {
+    if (!result.problem.empty())
+      std::cerr << "attn align: line " << n + 1 << ": " << result.problem << "; writing an empty line\n";
+    std::cout << result.output << '\n';
+  });
   return 0;
 }
 
@@ -266,21 +298,24 @@ int translate(const Arguments& a) {
   const RnnModel model = load_model(a.model.empty() ? models_directory() + "/" + default_forward : a.model);
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "translating");
-  for (std::size_t n = 0; n < lines.size(); ++n) {
-    const std::vector<std::string> words = split_words(lines[n]);
+  const auto translate_line = [&](const std::string& line) {
+    LineResult result;
+    const std::vector<std::string> words = split_words(line);
     if (words.empty() || words.size() > 1000) {
-      std::cerr << "attn translate: line " << n + 1 << ": " << (words.empty() ? "empty" : "more than 1000 words")
-                << "; writing an empty line\n";
-    } else {
-      try {
-        std::cout << translate_words(model, words, a.beam).text;
-      } catch (const Error& e) {
-        std::cerr << "attn translate: line " << n + 1 << ": " << e.what() << "\n";
-      }
+      result.problem = std::string(words.empty() ? "empty" : "more than 1000 words") + "; writing an empty line";
+      return result;
     }
-    std::cout << '\n';
-    progress.update(n + 1);
-  }
+    try {
+      result.output = translate_words(model, words, a.beam).text;
+    } catch (const Error& e) {
+      result.problem = e.what();
+    }
+    return result;
+  };
+  for_each_line(lines, progress, translate_line, [](std::size_t n, const LineResult& result) {
+    if (!result.problem.empty()) std::cerr << "attn translate: line " << n + 1 << ": " << result.problem << "\n";
+    std::cout << result.output << '\n';
+  });
   return 0;
 }
 
@@ -378,6 +413,7 @@ void usage() {
       << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
       << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
          "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
+         "  (align and translate: --threads N, lines on N threads; default: every core)\n"
          "  attn aer GOLD PREDICTED\n"
          "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
          "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
@@ -403,6 +439,7 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     const Arguments arguments = parse(argc, argv, 2);
+    set_threads(arguments.threads ? arguments.threads : hardware_threads());
     if (command == "align") return align(arguments);
     if (command == "translate") return translate(arguments);
     if (command == "aer") return aer(arguments);

@@ -173,3 +173,37 @@ test('--help lists every alignment method and the defaults from the library', ()
   assert.match(stderr, /hybrid .*\(default\)/);
   assert.match(stderr, /--statistical hmm --statistical-weight 0.6 --mix linear --symmetrize posterior --posterior-threshold 0.35/);
 });
+
+test('align and translate give the same output, in order, on one thread and on many', () => {
+  const pairs = [
+    'the cat sleeps on the sofa . ||| el gato duerme en el sofá .',
+    'where is the station ? ||| ¿ dónde está la estación ?',
+    'no separator on this line',
+    'the house is small ||| la casa es pequeña',
+  ];
+  // more lines than one batch per thread, with the malformed ones spread through
+  const input = Array.from({ length: 300 }, (_, i) => pairs[i % pairs.length]).join('\n') + '\n';
+  for (const method of ['hybrid', 'argmax', 'hmm']) {
+    const args = ['align', '-m', FORWARD, '-r', REVERSE, '--hmm', HMM, '--method', method];
+    const one = attn([...args, '--threads', '1'], input);
+    assert.equal(one.status, 0);
+    assert.equal(one.stdout.split('\n').length, 301);
+    for (const threads of ['2', '5']) {
+      const many = attn([...args, '--threads', threads], input);
+      assert.equal(many.stdout, one.stdout, `${method}, ${threads} threads`);
+      assert.equal(many.stderr, one.stderr, `${method}, ${threads} threads: the same warnings, in the same order`);
+    }
+  }
+  const sentences = Array.from({ length: 150 }, (_, i) => (i % 7 === 3 ? '' : `the cat ${i % 5} sleeps`)).join('\n') + '\n';
+  const one = attn(['translate', '-m', FORWARD, '--threads', '1'], sentences);
+  const many = attn(['translate', '-m', FORWARD, '--threads', '3'], sentences);
+  assert.equal(one.status, 0);
+  assert.equal(many.stdout, one.stdout);
+  assert.equal(many.stderr, one.stderr);
+  for (const bad of ['0', '257', 'two', '-1']) {
+    const result = attn(['align', '-m', FORWARD, '--method', 'argmax', '--threads', bad], 'a ||| b\n');
+    assert.equal(result.status, 1, bad);
+    assert.match(result.stderr, /--threads needs a (count from 1 to 256|whole number)/, bad);
+    assert.equal(result.stdout, '');
+  }
+});
