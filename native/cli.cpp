@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "attn/align/attention_aligner.hpp"
 #include "attn/align/hmm.hpp"
 #include "attn/align/ibm2.hpp"
@@ -50,9 +52,9 @@ std::string read_file(const std::string& path) {
   return bytes.str();
 }
 
-RnnModel load_model(const std::string& path) {
+TranslationModel load_model(const std::string& path) {
   try {
-    return RnnModel::load(read_file(path));
+    return TranslationModel::load(read_file(path));
   } catch (const Error& e) {
     fail(path, ": ", e.what());
   }
@@ -127,6 +129,7 @@ struct Arguments {
   float null_probability = HmmOptions().null_probability;
   int beam = 4;
   int threads = 0;  // 0: every core the hardware offers
+  bool pieces = false;
 };
 
 // A flag's value as a number: the whole text must be one, or the error names the flag and the text.
@@ -200,6 +203,8 @@ Arguments parse(int argc, char** argv, int first) {
       a.min_probability = number();
     else if (arg == "--statistical-weight")
       a.align.statistical_weight = number();
+    else if (arg == "--pieces")
+      a.pieces = true;
     else if (arg == "--shift")
       a.align.shift = true;
     else if (arg == "--threshold")
@@ -235,11 +240,12 @@ class PairAligner {
     }
     if (a.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
     if (!needs_model(method)) return;
-    forward_ = std::make_unique<RnnModel>(load_model(a.model.empty() ? directory + default_forward : a.model));
+    forward_ = std::make_unique<TranslationModel>(load_model(a.model.empty() ? directory + default_forward : a.model));
     if (needs_reverse(method)) {
       if (a.reverse.empty() && !a.model.empty())
         fail("method '", to_string(method), "' needs a reverse model: give -r");
-      reverse_ = std::make_unique<RnnModel>(load_model(a.reverse.empty() ? directory + default_reverse : a.reverse));
+      reverse_ =
+          std::make_unique<TranslationModel>(load_model(a.reverse.empty() ? directory + default_reverse : a.reverse));
     }
   }
 
@@ -255,9 +261,20 @@ class PairAligner {
 
  private:
   Arguments arguments_;
-  std::unique_ptr<RnnModel> forward_, reverse_;
+  std::unique_ptr<TranslationModel> forward_, reverse_;
   std::unique_ptr<StatisticalModel> statistical_;
 };
+
+// A `source ||| target` line's two word lists, or the problem with it.
+std::string split_pair(const std::string& line, std::vector<std::string>& source, std::vector<std::string>& target) {
+  const std::size_t bar = line.find("|||");
+  if (bar == std::string::npos) return "no ' ||| ' between source and target";
+  source = split_on_spaces(line.substr(0, bar));
+  target = split_on_spaces(line.substr(bar + 3));
+  if (source.empty() || target.empty()) return source.empty() ? "the source side is empty" : "the target side is empty";
+  if (source.size() > 1000 || target.size() > 1000) return "more than 1000 words on a side";
+  return "";
+}
 
 int align(const Arguments& a) {
   const PairAligner aligner(a);
@@ -265,18 +282,8 @@ int align(const Arguments& a) {
   Progress progress(lines.size(), "aligning");
   const auto align_line = [&](const std::string& line) {
     LineResult result;
-    const std::size_t bar = line.find("|||");
     std::vector<std::string> source, target;
-    if (bar == std::string::npos) {
-      result.problem = "no ' ||| ' between source and target";
-    } else {
-      source = split_on_spaces(line.substr(0, bar));
-      target = split_on_spaces(line.substr(bar + 3));
-      if (source.empty() || target.empty())
-        result.problem = source.empty() ? "the source side is empty" : "the target side is empty";
-      else if (source.size() > 1000 || target.size() > 1000)
-        result.problem = "more than 1000 words on a side";
-    }
+    result.problem = split_pair(line, source, target);
     if (result.problem.empty()) {
       try {
         result.output = to_pharaoh(aligner.align(source, target));
@@ -295,7 +302,7 @@ int align(const Arguments& a) {
 }
 
 int translate(const Arguments& a) {
-  const RnnModel model = load_model(a.model.empty() ? models_directory() + "/" + default_forward : a.model);
+  const TranslationModel model = load_model(a.model.empty() ? models_directory() + "/" + default_forward : a.model);
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "translating");
   const auto translate_line = [&](const std::string& line) {
@@ -314,6 +321,66 @@ int translate(const Arguments& a) {
   };
   for_each_line(lines, progress, translate_line, [](std::size_t n, const LineResult& result) {
     if (!result.problem.empty()) std::cerr << "attn translate: line " << n + 1 << ": " << result.problem << "\n";
+    std::cout << result.output << '\n';
+  });
+  return 0;
+}
+
+// A weight rounded to 6 significant digits (JSON stays readable; float32 has about 7).
+double rounded(float weight) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", double(weight));
+  return std::strtod(text, nullptr);
+}
+
+// [layers][heads][rows][cols] as nested JSON arrays.
+nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  std::size_t at = 0;
+  for (int l = 0; l < layers; ++l) {
+    nlohmann::ordered_json layer = nlohmann::ordered_json::array();
+    for (int h = 0; h < heads; ++h) {
+      nlohmann::ordered_json map = nlohmann::ordered_json::array();
+      for (int r = 0; r < rows; ++r) {
+        nlohmann::ordered_json row = nlohmann::ordered_json::array();
+        for (int c = 0; c < cols; ++c, ++at) row.push_back(rounded(data[at]));
+        map.push_back(std::move(row));
+      }
+      layer.push_back(std::move(map));
+    }
+    out.push_back(std::move(layer));
+  }
+  return out;
+}
+
+// One JSON object a line: source and target words (or pieces), and every attention map.
+int attentions(const Arguments& a) {
+  const TranslationModel model = load_model(a.model.empty() ? models_directory() + "/" + default_forward : a.model);
+  const std::vector<std::string> lines = read_lines(a.input);
+  Progress progress(lines.size(), "attending");
+  const auto attend_line = [&](const std::string& line) {
+    LineResult result;
+    std::vector<std::string> source, target;
+    result.problem = split_pair(line, source, target);
+    if (!result.problem.empty()) return result;
+    try {
+      const AttentionMaps maps = attention_maps(model, source, target, a.pieces);
+      const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
+      nlohmann::ordered_json json = {{"source", maps.source}, {"target", maps.target}};
+      json["cross"] = nested(maps.cross, maps.layers, maps.heads, T, S);
+      if (model.architecture() == Architecture::transformer) {
+        json["encoder"] = nested(maps.encoder, maps.encoder_layers, maps.heads, S, S);
+        json["decoder"] = nested(maps.decoder, maps.layers, maps.heads, T, T);
+      }
+      result.output = json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    } catch (const Error& e) {
+      result.problem = e.what();
+    }
+    return result;
+  };
+  for_each_line(lines, progress, attend_line, [](std::size_t n, const LineResult& result) {
+    if (!result.problem.empty())
+      std::cerr << "attn attentions: line " << n + 1 << ": " << result.problem << "; writing an empty line\n";
     std::cout << result.output << '\n';
   });
   return 0;
@@ -413,6 +480,7 @@ void usage() {
       << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
       << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
          "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
+         "  attn attentions [-m MODEL] [--pieces] [-i FILE]   (one JSON object a line: every attention map)\n"
          "  (align and translate: --threads N, lines on N threads; default: every core)\n"
          "  attn aer GOLD PREDICTED\n"
          "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
@@ -442,6 +510,7 @@ int main(int argc, char** argv) {
     set_threads(arguments.threads ? arguments.threads : hardware_threads());
     if (command == "align") return align(arguments);
     if (command == "translate") return translate(arguments);
+    if (command == "attentions") return attentions(arguments);
     if (command == "aer") return aer(arguments);
     if (command == "ibm2-train") return ibm2_train(arguments);
     if (command == "hmm-train") return hmm_train(arguments);

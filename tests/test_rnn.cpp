@@ -31,6 +31,13 @@ const RnnModel& model(const std::string& attention) {
   return attention == "additive" ? additive : general;
 }
 
+// The same fixtures as the aligner takes them.
+const TranslationModel& translation_model(const std::string& attention) {
+  static const TranslationModel additive = model("additive");
+  static const TranslationModel general = model("general");
+  return attention == "additive" ? additive : general;
+}
+
 std::vector<float> flat(const nlohmann::json& matrix) {
   std::vector<float> out;
   for (const auto& row : matrix)
@@ -193,8 +200,8 @@ TEST_CASE("a given word that the tokenizer would split keeps its place and gets 
 
 TEST_CASE("the hybrid method mixes attention with IBM Model 2 posteriors; weight 0 is plain grow-diag-final-and",
           "[rnn][align]") {
-  const RnnModel& forward = model("additive");
-  const RnnModel& backward = model("general");
+  const TranslationModel& forward = translation_model("additive");
+  const TranslationModel& backward = translation_model("general");
   const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
   const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
   Ibm2Aligner statistical;
@@ -221,8 +228,8 @@ TEST_CASE(
     "the hybrid method takes the HMM too; weight 1 with a posterior threshold is the HMM's own posterior "
     "symmetrization",
     "[rnn][align][hmm]") {
-  const RnnModel& forward = model("additive");
-  const RnnModel& backward = model("general");
+  const TranslationModel& forward = translation_model("additive");
+  const TranslationModel& backward = translation_model("general");
   const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
   const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
   HmmAligner statistical;

@@ -121,8 +121,8 @@ TEST_CASE("the tokenizer gives NFD text the NFC words and pieces of NFC text", "
 }
 
 TEST_CASE("NFD and NFC words give identical links from align_pair and the statistical aligners", "[text][hmm][ibm2]") {
-  const RnnModel forward = RnnModel::load(read_file("tiny-additive.safetensors"));
-  const RnnModel reverse = RnnModel::load(read_file("tiny-general.safetensors"));
+  const TranslationModel forward = RnnModel::load(read_file("tiny-additive.safetensors"));
+  const TranslationModel reverse = RnnModel::load(read_file("tiny-general.safetensors"));
   const HmmAligner hmm = HmmAligner::deserialize(read_file("tiny-hmm.safetensors"));
   const Ibm2Aligner ibm2 = Ibm2Aligner::deserialize(read_file("tiny-ibm2.safetensors"));
   const Sentence source = {"the", "red", "house", "is", "small", "."};

@@ -207,3 +207,68 @@ test('align and translate give the same output, in order, on one thread and on m
     assert.equal(result.stdout, '');
   }
 });
+
+const TRANSFORMER = join(ROOT, 'tests/data/tiny-transformer.safetensors');
+
+// [layers][heads][rows][cols] nested arrays: their sizes, and every value a finite weight in [0, 1]
+function dims(map) {
+  const sizes = [map.length, map[0].length, map[0][0].length, map[0][0][0].length];
+  for (const layer of map) for (const head of layer) for (const row of head) for (const x of row) {
+    assert.ok(Number.isFinite(x) && x >= 0 && x <= 1.000001, `weight ${x}`);
+  }
+  return sizes;
+}
+
+test('attentions prints one JSON object a line with every map, at word level or over pieces', () => {
+  const input = 'the cat sleeps . ||| el gato duerme .\nno separator\nthe house ||| la casa\n';
+  const { status, stdout, stderr } = attn(['attentions', '-m', TRANSFORMER, '--threads', '2'], input);
+  assert.equal(status, 0, stderr);
+  const lines = stdout.split('\n');
+  assert.equal(lines.length, 4);
+  assert.equal(lines[1], '');
+  assert.match(stderr, /line 2: no ' \|\|\| '/);
+  const first = JSON.parse(lines[0]);
+  assert.deepEqual(Object.keys(first), ['source', 'target', 'cross', 'encoder', 'decoder']);
+  assert.deepEqual(first.source, ['the', 'cat', 'sleeps', '.']);
+  assert.deepEqual(first.target, ['el', 'gato', 'duerme', '.']);
+  assert.deepEqual(dims(first.cross), [2, 2, 4, 4]);
+  assert.deepEqual(dims(first.encoder), [2, 2, 4, 4]);
+  assert.deepEqual(dims(first.decoder), [2, 2, 4, 4]);
+  assert.deepEqual(dims(JSON.parse(lines[2]).cross), [2, 2, 2, 2]);
+
+  const pieces = JSON.parse(attn(['attentions', '-m', TRANSFORMER, '--pieces'], 'the cat ||| el gato\n').stdout);
+  assert.equal(pieces.source.at(-1), '</s>');
+  assert.equal(pieces.target.at(-1), '</s>');
+  const [L, H, T, S] = dims(pieces.cross);
+  assert.deepEqual([T, S], [pieces.target.length, pieces.source.length]);
+  for (const layer of pieces.decoder) for (const head of layer) {
+    head.forEach((row, t) => {
+      assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4);
+      row.forEach((x, u) => { if (u > t) assert.equal(x, 0); });  // causal
+    });
+  }
+  for (const layer of pieces.cross) for (const head of layer) for (const row of head) {
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4);
+  }
+  assert.equal(L * H > 0, true);
+
+  // an RNN has cross-attention only: one layer, one head
+  const rnn = JSON.parse(attn(['attentions', '-m', FORWARD], 'the cat ||| el gato\n').stdout);
+  assert.deepEqual(Object.keys(rnn), ['source', 'target', 'cross']);
+  assert.deepEqual(dims(rnn.cross), [1, 1, 2, 2]);
+});
+
+test('translate and align take a Transformer model as they take an RNN', () => {
+  const translated = attn(['translate', '-m', TRANSFORMER], 'the cat sleeps .\n');
+  assert.equal(translated.status, 0, translated.stderr);
+  assert.equal(translated.stdout.split('\n').length, 2);
+  for (const method of ['argmax', 'grow-diag-final-and', 'hybrid']) {
+    const aligned = attn(['align', '-m', TRANSFORMER, '-r', TRANSFORMER, '--hmm', HMM, '--method', method],
+      'the cat sleeps . ||| el gato duerme .\n');
+    assert.equal(aligned.status, 0, aligned.stderr);
+    assert.match(aligned.stdout, /^\d+-\d+( \d+-\d+)*\n$/);
+  }
+  const wrong = attn(['align', '-m', HMM, '--method', 'argmax'], 'a ||| b\n');
+  assert.equal(wrong.status, 1);
+  assert.match(wrong.stderr, /expected attnscope-rnn-v1 or attnscope-transformer-v1/);
+});

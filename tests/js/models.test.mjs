@@ -193,14 +193,83 @@ for (const simd of [true, false]) {
       assert.throws(() => attn.extractLinks({ weights, rows: 3, cols: 5 }), /weights has 12 elements, expected 15/);
     });
 
+    it('a Transformer loads from the same call; attentions() gives every map, by words or pieces', async () => {
+      const model = await attn.loadModel(bytes('tiny-transformer.safetensors'));
+      assert.equal(model.info.architecture, 'transformer');
+      assert.equal(model.info.format, 'attnscope-transformer-v1');
+      assert.equal(model.info.layers, 2);
+      assert.equal(model.info.heads, 2);
+      assert.equal(model.info.encoderLayers, 2);
+      const rnn = await attn.loadModel(bytes('tiny-additive.safetensors'));
+      assert.equal(rnn.info.architecture, 'rnn');
+      assert.equal(rnn.info.layers, 1);
+      assert.equal(rnn.info.heads, 1);
+
+      const words = model.attentions('the cat sleeps .', ['el', 'gato', 'duerme', '.']);
+      assert.deepEqual(words.source, ['the', 'cat', 'sleeps', '.']);
+      assert.deepEqual(words.target, ['el', 'gato', 'duerme', '.']);
+      assert.deepEqual(words.cross.shape, [2, 2, 4, 4]);
+      assert.deepEqual(words.encoder.shape, [2, 2, 4, 4]);
+      assert.deepEqual(words.decoder.shape, [2, 2, 4, 4]);
+      for (const map of [words.cross, words.encoder, words.decoder]) {
+        assert.ok(map.data instanceof Float32Array);
+        assert.equal(map.data.length, map.shape.reduce((a, b) => a * b, 1));
+      }
+      // align() reads the alignment head of the cross-attention
+      const aligned = model.align('the cat sleeps .', 'el gato duerme .');
+      const { alignmentLayer: l, alignmentHead: h } = model.info;
+      const head = words.cross.data.subarray(((l * 2 + h) * 4) * 4, ((l * 2 + h + 1) * 4) * 4);
+      for (let i = 0; i < 16; i++) assert.ok(Math.abs(aligned.weights[i] - head[i]) < 1e-6);
+      assert.ok(model.translate('the cat', { beam: 2 }).text.length > 0);
+
+      const pieces = model.attentions('the cat sleeps .', 'el gato duerme .', { pieces: true });
+      assert.equal(pieces.source.at(-1), '</s>');
+      assert.equal(pieces.target.at(-1), '</s>');
+      const [L, H, T, S] = pieces.cross.shape;
+      assert.deepEqual([T, S], [pieces.target.length, pieces.source.length]);
+      assert.ok(pieces.source.length > words.source.length);  // the fixture splits words into pieces
+      const rows = (map, cols) => {
+        for (let r = 0; r < map.data.length / cols; r++) {
+          let sum = 0;
+          for (let c = 0; c < cols; c++) sum += map.data[r * cols + c];
+          assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
+        }
+      };
+      rows(pieces.cross, S);
+      rows(pieces.encoder, S);
+      rows(pieces.decoder, T);
+      for (let m = 0; m < L * H; m++) {
+        for (let t = 0; t < T; t++) for (let u = t + 1; u < T; u++) assert.equal(pieces.decoder.data[(m * T + t) * T + u], 0);
+      }
+      // an RNN: cross-attention only
+      const fromRnn = rnn.attentions('the cat', 'el gato');
+      assert.deepEqual(fromRnn.cross.shape, [1, 1, 2, 2]);
+      assert.deepEqual(fromRnn.encoder.shape, [0, 1, 2, 2]);
+      assert.equal(fromRnn.decoder.data.length, 0);
+
+      assert.throws(() => model.attentions('', 'el gato'), /source has no words/);
+      assert.throws(() => model.attentions('the', 'el', { pieces: 'yes' }), /pieces must be true or false/);
+      assert.throws(() => model.attentions('the', 'el', { layers: 2 }), /layers/);
+      assert.throws(() => model.attentions(3, 'el'), /source/);
+      model.delete();
+      rnn.delete();
+      assert.throws(() => model.attentions('the', 'el'), /this model was deleted/);
+    });
+
     it('leaves no Embind handle behind', async () => {
       const before = attn.liveHandles();
       for (let i = 0; i < 5; i++) {
         const model = await attn.loadModel(bytes('tiny-additive.safetensors'));
         model.align('the cat', 'el gato', { method: 'itermax' });
         model.translate('the cat', { beam: 2 });
+        model.attentions('the cat', 'el gato', { pieces: true });
         assert.throws(() => model.align('', 'x'));
+        assert.throws(() => model.attentions('', 'x'));
         model.delete();
+        const transformer = await attn.loadModel(bytes('tiny-transformer.safetensors'));
+        transformer.attentions('the cat', 'el gato');
+        transformer.align('the cat', 'el gato');
+        transformer.delete();
         await assert.rejects(attn.loadModel(new Uint8Array(4)));
       }
       assert.equal(attn.liveHandles(), before);

@@ -5,6 +5,8 @@
 import loadAttn, { simdSupported } from '../../web/dist/attn.mjs';
 import type {
   AdditiveOptions,
+  AttentionMap,
+  Attentions,
   AlignDefaults,
   AlignMethod,
   AlignMethodName,
@@ -171,6 +173,15 @@ async function models(attn: Attn, bytes: Uint8Array): Promise<void> {
   const reverse = await attn.loadModel(bytes);
   const info: ModelInfo = model.info;
   const direction: string = info.direction;
+  const architecture: 'rnn' | 'transformer' = info.architecture;
+  const layersAndHeads: number = info.layers * info.heads;
+  const maps: Attentions = model.attentions('The cat.', ['El', 'gato', '.'], { pieces: true });
+  const cross: Float32Array = maps.cross.data;
+  const [crossLayers, crossHeads, rows, cols]: [number, number, number, number] = maps.cross.shape;
+  const selfMap: AttentionMap = maps.decoder;
+  const sourceLabels: string[] = maps.source;
+  // @ts-expect-error: pieces is a boolean
+  model.attentions('a', 'b', { pieces: 'yes' });
   const aligned: AlignResult = model.align('The cat.', ['El', 'gato', '.'], { method: 'grow-diag-final-and', reverse, shift: false });
   const firstLink: [number, number] | undefined = aligned.links[0];
   const weights: Float32Array = aligned.weights;
@@ -200,7 +211,7 @@ async function models(attn: Attn, bytes: Uint8Array): Promise<void> {
   model.align('a', 'b', { method: 'hybrid', reverse, statistical: 'hmm' });
   // @ts-expect-error: extractLinks reads one matrix: no method that needs a second model
   attn.extractLinks({ weights, rows: 1, cols: 1, method: 'union' });
-  void [direction, firstLink, text, aer, kind];
+  void [direction, firstLink, text, aer, kind, architecture, layersAndHeads, cross, crossLayers, crossHeads, rows, cols, selfMap, sourceLabels];
   hmm.delete();
   model.delete();
   reverse.delete();

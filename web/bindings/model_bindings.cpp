@@ -8,6 +8,7 @@
 #include "attn/align/statistical.hpp"
 #include "attn/models/rnn.hpp"
 #include "attn/models/safetensors.hpp"
+#include "attn/models/translation_model.hpp"
 #include "js_args.hpp"
 
 namespace attn::js {
@@ -122,20 +123,68 @@ class StatisticalAligner {
 
 class Model {
  public:
-  explicit Model(RnnModel model) : model_(std::make_shared<RnnModel>(std::move(model))) {}
+  explicit Model(TranslationModel model) : model_(std::make_shared<TranslationModel>(std::move(model))) {}
 
+  // The file's metadata (the tokenizer left out), then the architecture: 'rnn' or 'transformer',
+  // its layers and heads of cross-attention, and its sizes.
   val info() const {
     val info = val::object();
-    for (const auto& [key, value] : model_->metadata()) {
-      if (key != "tokenizer") info.set(key, value);
+    const std::map<std::string, std::string>& metadata =
+        model_->rnn() ? model_->rnn()->metadata() : model_->transformer()->metadata();
+    for (const auto& [key, value] : metadata) {
+      if (key != "tokenizer" && key != "architecture") info.set(key, value);
     }
-    const RnnArchitecture& a = model_->architecture();
-    info.set("embeddingDim", a.embedding_dim);
-    info.set("encoderHidden", a.encoder_hidden);
-    info.set("decoderHidden", a.decoder_hidden);
-    info.set("attentionDim", a.attention_dim);
-    info.set("vocabSize", a.vocab_size);
+    info.set("architecture", std::string(to_string(model_->architecture())));
+    info.set("layers", model_->layers());
+    info.set("heads", model_->heads());
+    info.set("encoderLayers", model_->encoder_layers());
+    if (const RnnModel* rnn = model_->rnn()) {
+      const RnnArchitecture& a = rnn->architecture();
+      info.set("embeddingDim", a.embedding_dim);
+      info.set("encoderHidden", a.encoder_hidden);
+      info.set("decoderHidden", a.decoder_hidden);
+      info.set("attentionDim", a.attention_dim);
+      info.set("vocabSize", a.vocab_size);
+    } else {
+      const TransformerArchitecture& a = model_->transformer()->architecture();
+      info.set("modelDim", a.model_dim);
+      info.set("ffDim", a.ff_dim);
+      info.set("vocabSize", a.vocab_size);
+      info.set("alignmentLayer", a.alignment_layer);
+      info.set("alignmentHead", a.alignment_head);
+    }
     return info;
+  }
+
+  // options: { pieces }. Every map of a forced decoding: { source, target, cross, encoder,
+  // decoder }, each map { data: Float32Array, shape: [layers, heads, rows, cols] } (the RNN's
+  // encoder and decoder have 0 layers).
+  val attentions(val source, val target, val options) const {
+    return guarded([&] {
+      bool pieces = false;
+      if (!absent(options)) {
+        check_options(options, "attentions", {"pieces"});
+        pieces = boolean(options, "pieces", false);
+      }
+      const AttentionMaps maps =
+          attention_maps(*model_, sentence(source, "source"), sentence(target, "target"), pieces);
+      const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
+      const auto map = [](const std::vector<float>& data, int layers, int heads, int rows, int cols) {
+        val result = val::object();
+        result.set("data", copy_out(data));
+        val shape = val::array();
+        for (int size : {layers, heads, rows, cols}) shape.call<void>("push", size);
+        result.set("shape", shape);
+        return result;
+      };
+      val result = val::object();
+      result.set("source", string_array(maps.source));
+      result.set("target", string_array(maps.target));
+      result.set("cross", map(maps.cross, maps.layers, maps.heads, T, S));
+      result.set("encoder", map(maps.encoder, maps.encoder_layers, maps.heads, S, S));
+      result.set("decoder", map(maps.decoder, maps.decoder.empty() ? 0 : maps.layers, maps.heads, T, T));
+      return result;
+    });
   }
 
   val translate(val text, val options) const {
@@ -180,7 +229,7 @@ class Model {
   }
 
  private:
-  std::shared_ptr<const RnnModel> model_;
+  std::shared_ptr<const TranslationModel> model_;
 };
 
 val load_statistical_aligner(val bytes) {
@@ -188,7 +237,7 @@ val load_statistical_aligner(val bytes) {
 }
 
 val load_model(val bytes) {
-  return guarded([&] { return val(Model(RnnModel::load(file_bytes(bytes)))); });
+  return guarded([&] { return val(Model(TranslationModel::load(file_bytes(bytes)))); });
 }
 
 // extractLinks({weights, rows, cols, method: 'argmax' | 'threshold' | 'itermax', threshold})
@@ -274,6 +323,7 @@ EMSCRIPTEN_BINDINGS(models) {
   emscripten::class_<Model>("Model")
       .function("info", &Model::info)
       .function("translate", &Model::translate)
+      .function("attentions", &Model::attentions)
       .function("align", &Model::align);
   emscripten::class_<StatisticalAligner>("StatisticalAligner")
       .function("align", &StatisticalAligner::align)

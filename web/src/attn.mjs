@@ -57,6 +57,7 @@ function wrapModel(handle) {
     info: Object.freeze(handle.info()),
     [HANDLE]: handle,
     translate: (text, options) => checked(live().translate(text, options)),
+    attentions: (source, target, options) => checked(live().attentions(source, target, options)),
     align(source, target, options) {
       let settings = options;
       for (const [key, loader] of [['reverse', 'loadModel()'], ['statistical', 'loadStatisticalAligner()']]) {

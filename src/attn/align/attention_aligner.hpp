@@ -9,7 +9,7 @@
 
 #include "attn/align/links.hpp"
 #include "attn/align/methods.hpp"
-#include "attn/models/rnn.hpp"
+#include "attn/models/translation_model.hpp"
 
 namespace attn {
 
@@ -17,8 +17,8 @@ class StatisticalModel;  // attn/align/statistical.hpp: IBM Model 2 (Ibm2Aligner
 
 // What a method may read; align_pair checks that its method has what it needs (methods.hpp).
 struct AlignmentModels {
-  const RnnModel* forward = nullptr;              // source -> target
-  const RnnModel* reverse = nullptr;              // target -> source
+  const TranslationModel* forward = nullptr;      // source -> target (either architecture)
+  const TranslationModel* reverse = nullptr;      // target -> source
   const StatisticalModel* statistical = nullptr;  // hybrid, hmm, ibm2
 };
 

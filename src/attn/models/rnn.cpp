@@ -10,6 +10,7 @@
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
 #include "attn/models/internal/decoding.hpp"
+#include "attn/models/internal/words.hpp"
 #include "attn/models/text.hpp"
 
 namespace attn {
@@ -305,74 +306,19 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
   return translation;
 }
 
-namespace {
-
-// Piece rows and columns summed into words (see WordAttention).
-WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with_end,
-                        const std::vector<int>& source_word_of, int source_words,
-                        const std::vector<int>& target_word_of, int target_words, bool shift) {
-  WordAttention words;
-  words.weights.assign(static_cast<std::size_t>(target_words) * source_words, 0.0f);
-  words.null_weights.assign(target_words, 0.0f);
-  std::vector<int> counts(target_words, 0);
-  const int S = source_pieces_with_end;
-  for (std::size_t t = 0; t < target_word_of.size(); ++t) {
-    const int word = target_word_of[t];
-    if (word < 0) continue;
-    const float* row = pieces.data() + (t + (shift ? 1 : 0)) * static_cast<std::size_t>(S);
-    ++counts[word];
-    for (int j = 0; j < S; ++j) {
-      const int source = j < static_cast<int>(source_word_of.size()) ? source_word_of[j] : -1;
-      if (source >= 0)
-        words.weights[static_cast<std::size_t>(word) * source_words + source] += row[j];
-      else
-        words.null_weights[word] += row[j];
-    }
-  }
-  for (int w = 0; w < target_words; ++w) {
-    if (!counts[w]) continue;
-    for (int s = 0; s < source_words; ++s) words.weights[static_cast<std::size_t>(w) * source_words + s] /= counts[w];
-    words.null_weights[w] /= counts[w];
-  }
-  return words;
-}
-
-// Pieces of words taken as given: a word the tokenizer would split further (XL-WA's "NOS/NTR")
-// is encoded as the model saw such text in training, and all its pieces count for that word.
-Pieces encode_given_words(const Bpe& bpe, const std::vector<std::string>& words) {
-  Pieces pieces;
-  for (std::size_t w = 0; w < words.size(); ++w) {
-    std::vector<std::string> parts = split_words(words[w]);
-    if (parts.empty()) parts.push_back(words[w]);  // only spaces: keep it, so the word has pieces
-    for (const std::string& part : parts) {
-      for (int id : bpe.encode_word(part)) {
-        pieces.ids.push_back(id);
-        pieces.word_of_piece.push_back(static_cast<int>(w));
-      }
-    }
-  }
-  return pieces;
-}
-
-void check_words(const std::vector<std::string>& words, const char* side) {
-  if (words.empty()) fail("the ", side, " sentence is empty");
-  if (words.size() > 1000) fail("the ", side, " sentence has ", words.size(), " words (limit 1000)");
-}
-
-}  // namespace
-
 WordAttention align_words(const RnnModel& model, const std::vector<std::string>& source_words,
                           const std::vector<std::string>& target_words, bool shift, bool with_log_prob) {
-  check_words(source_words, "source");
-  check_words(target_words, "target");
-  const Pieces source = encode_given_words(model.tokenizer(), source_words);
-  const Pieces target = encode_given_words(model.tokenizer(), target_words);
+  detail::check_words(source_words, "source");
+  detail::check_words(target_words, "target");
+  const Pieces source = detail::encode_given_words(model.tokenizer(), source_words);
+  const Pieces target = detail::encode_given_words(model.tokenizer(), target_words);
   const RnnModel::Encoding encoding = model.encode(source.ids);
   double log_prob = 0.0;
   // attention alone skips the output layer, most of a decoder step's work
   const std::vector<float> pieces = model.force(encoding, target.ids, with_log_prob ? &log_prob : nullptr);
-  WordAttention words = aggregate(pieces, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
-                                  target.word_of_piece, static_cast<int>(target_words.size()), shift);
+  WordAttention words =
+      detail::aggregate(pieces, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
+                        target.word_of_piece, static_cast<int>(target_words.size()), shift);
   words.source_words = nfc(source_words);  // as the pieces were encoded
   words.target_words = nfc(target_words);
   words.log_prob = log_prob;
@@ -380,15 +326,15 @@ WordAttention align_words(const RnnModel& model, const std::vector<std::string>&
 }
 
 WordTranslation translate_words(const RnnModel& model, const std::vector<std::string>& source_words, int beam) {
-  check_words(source_words, "source");
-  const Pieces source = encode_given_words(model.tokenizer(), source_words);
+  detail::check_words(source_words, "source");
+  const Pieces source = detail::encode_given_words(model.tokenizer(), source_words);
   const RnnModel::Encoding encoding = model.encode(source.ids);
   const RnnModel::Translation translation = model.translate(encoding, beam);
   WordTranslation result;
   const std::vector<std::string> target_words = model.tokenizer().decode_words(translation.ids);
-  result.attention =
-      aggregate(translation.attention, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
-                model.tokenizer().word_of_pieces(translation.ids), static_cast<int>(target_words.size()), false);
+  result.attention = detail::aggregate(
+      translation.attention, encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
+      model.tokenizer().word_of_pieces(translation.ids), static_cast<int>(target_words.size()), false);
   result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;

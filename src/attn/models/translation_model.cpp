@@ -1,0 +1,194 @@
+#include "attn/models/translation_model.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <utility>
+
+#include "attn/core/error.hpp"
+#include "attn/models/internal/words.hpp"
+#include "attn/models/text.hpp"
+
+namespace attn {
+
+const char* to_string(Architecture architecture) {
+  return architecture == Architecture::transformer ? "transformer" : "rnn";
+}
+
+namespace {
+
+// The header's "__metadata__"."format", or "" when the bytes are not a readable safetensors
+// header (the model's own loader then names the problem).
+std::string peek_format(const std::string& bytes) {
+  if (bytes.size() < 8) return "";
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(bytes[i]);
+  if (length > bytes.size() - 8) return "";
+  const nlohmann::json header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(length),
+                                                      nullptr, false);
+  if (!header.is_object() || !header.contains("__metadata__")) return "";
+  const nlohmann::json& metadata = header["__metadata__"];
+  if (!metadata.is_object() || !metadata.contains("format") || !metadata["format"].is_string()) return "";
+  return metadata["format"].get<std::string>();
+}
+
+// The piece texts of ids, then `end` (the special token the model appends).
+std::vector<std::string> piece_texts(const Bpe& bpe, const std::vector<int>& ids, const char* end) {
+  std::vector<std::string> texts;
+  for (int id : ids) texts.push_back(bpe.piece(id));
+  texts.emplace_back(end);
+  return texts;
+}
+
+// One (layer, head) map of [layers][heads][rows][cols].
+const float* map_at(const std::vector<float>& maps, int heads, int layer, int head, int rows, int cols) {
+  return maps.data() + ((static_cast<std::size_t>(layer) * heads + head) * rows) * cols;
+}
+
+// Every (layer, head) map of [count][heads][rows][cols] as words.
+std::vector<float> word_maps(const std::vector<float>& maps, int count, int heads, int rows, int cols,
+                             const std::vector<int>& row_word_of, int row_words, const std::vector<int>& col_word_of,
+                             int col_words) {
+  std::vector<float> words;
+  words.reserve(static_cast<std::size_t>(count) * heads * row_words * col_words);
+  for (int l = 0; l < count; ++l) {
+    for (int h = 0; h < heads; ++h) {
+      const std::vector<float> map =
+          detail::word_map(map_at(maps, heads, l, h, rows, cols), rows, cols, row_word_of, row_words, col_word_of,
+                           col_words);
+      words.insert(words.end(), map.begin(), map.end());
+    }
+  }
+  return words;
+}
+
+// The alignment head's rows of cross-attention [steps][L_d][h][S] as [steps][S].
+std::vector<float> alignment_rows(const TransformerModel& model, const std::vector<float>& per_step, int steps,
+                                  int S) {
+  const TransformerArchitecture& a = model.architecture();
+  std::vector<float> rows(static_cast<std::size_t>(steps) * S);
+  for (int t = 0; t < steps; ++t) {
+    const float* from = per_step.data() +
+                        ((static_cast<std::size_t>(t) * a.decoder_layers + a.alignment_layer) * a.heads +
+                         a.alignment_head) *
+                            S;
+    std::copy(from, from + S, rows.begin() + static_cast<std::size_t>(t) * S);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TranslationModel TranslationModel::load(std::string bytes) {
+  const std::string format = peek_format(bytes);
+  if (format == "attnscope-transformer-v1") return TransformerModel::load(std::move(bytes));
+  if (format == "attnscope-rnn-v1" || format.empty()) return RnnModel::load(std::move(bytes));
+  fail("not a translation model: format '", format, "' (expected attnscope-rnn-v1 or attnscope-transformer-v1)");
+}
+
+TranslationModel::TranslationModel(RnnModel model) : rnn_(std::make_shared<const RnnModel>(std::move(model))) {}
+
+TranslationModel::TranslationModel(TransformerModel model)
+    : transformer_(std::make_shared<const TransformerModel>(std::move(model))) {}
+
+int TranslationModel::layers() const { return transformer_ ? transformer_->architecture().decoder_layers : 1; }
+int TranslationModel::heads() const { return transformer_ ? transformer_->architecture().heads : 1; }
+int TranslationModel::encoder_layers() const { return transformer_ ? transformer_->architecture().encoder_layers : 0; }
+
+const Bpe& TranslationModel::tokenizer() const { return transformer_ ? transformer_->tokenizer() : rnn_->tokenizer(); }
+
+std::string TranslationModel::metadata_value(const std::string& key) const {
+  return transformer_ ? transformer_->metadata_value(key) : rnn_->metadata_value(key);
+}
+
+WordAttention align_words(const TranslationModel& model, const std::vector<std::string>& source_words,
+                          const std::vector<std::string>& target_words, bool shift, bool with_log_prob) {
+  if (model.rnn()) return align_words(*model.rnn(), source_words, target_words, shift, with_log_prob);
+  const TransformerModel& transformer = *model.transformer();
+  const TransformerArchitecture& a = transformer.architecture();
+  detail::check_words(source_words, "source");
+  detail::check_words(target_words, "target");
+  const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
+  const Pieces target = detail::encode_given_words(transformer.tokenizer(), target_words);
+  const TransformerModel::Forced forced = transformer.force(source.ids, target.ids, with_log_prob);
+  const int S = static_cast<int>(source.ids.size()) + 1, T = static_cast<int>(target.ids.size()) + 1;
+  const float* head = map_at(forced.cross, a.heads, a.alignment_layer, a.alignment_head, T, S);
+  const std::vector<float> pieces(head, head + static_cast<std::size_t>(T) * S);
+  WordAttention words = detail::aggregate(pieces, S, source.word_of_piece, static_cast<int>(source_words.size()),
+                                          target.word_of_piece, static_cast<int>(target_words.size()), shift);
+  words.source_words = nfc(source_words);
+  words.target_words = nfc(target_words);
+  words.log_prob = forced.log_prob;
+  return words;
+}
+
+WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words,
+                                int beam) {
+  if (model.rnn()) return translate_words(*model.rnn(), source_words, beam);
+  const TransformerModel& transformer = *model.transformer();
+  detail::check_words(source_words, "source");
+  const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
+  const TransformerModel::Encoding encoding = transformer.encode(source.ids);
+  const TransformerModel::Translation translation = transformer.translate(encoding, beam);
+  const int steps = static_cast<int>(translation.cross.size() /
+                                     (static_cast<std::size_t>(transformer.architecture().decoder_layers) *
+                                      transformer.architecture().heads * encoding.length));
+  WordTranslation result;
+  const std::vector<std::string> target_words = transformer.tokenizer().decode_words(translation.ids);
+  result.attention = detail::aggregate(alignment_rows(transformer, translation.cross, steps, encoding.length),
+                                       encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
+                                       transformer.tokenizer().word_of_pieces(translation.ids),
+                                       static_cast<int>(target_words.size()), false);
+  result.attention.source_words = nfc(source_words);
+  result.attention.target_words = target_words;
+  result.attention.log_prob = translation.log_prob;
+  for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;
+  return result;
+}
+
+AttentionMaps attention_maps(const TranslationModel& model, const std::vector<std::string>& source_words,
+                             const std::vector<std::string>& target_words, bool pieces) {
+  detail::check_words(source_words, "source");
+  detail::check_words(target_words, "target");
+  const Bpe& bpe = model.tokenizer();
+  const Pieces source = detail::encode_given_words(bpe, source_words);
+  const Pieces target = detail::encode_given_words(bpe, target_words);
+  const int S = static_cast<int>(source.ids.size()) + 1, T = static_cast<int>(target.ids.size()) + 1;
+  const int Sw = static_cast<int>(source_words.size()), Tw = static_cast<int>(target_words.size());
+  AttentionMaps maps;
+  maps.layers = model.layers();
+  maps.heads = model.heads();
+  maps.encoder_layers = model.encoder_layers();
+  std::vector<float> cross, encoder, decoder;
+  if (model.rnn()) {
+    const RnnModel& rnn = *model.rnn();
+    cross = rnn.force(rnn.encode(source.ids), target.ids);
+  } else {
+    TransformerModel::Forced forced = model.transformer()->force(source.ids, target.ids, false);
+    cross = std::move(forced.cross);
+    encoder = std::move(forced.encoder);
+    decoder = std::move(forced.decoder);
+  }
+  if (pieces) {
+    maps.source = piece_texts(bpe, source.ids, "</s>");
+    maps.target = piece_texts(bpe, target.ids, "</s>");
+    maps.cross = std::move(cross);
+    maps.encoder = std::move(encoder);
+    maps.decoder = std::move(decoder);
+    return maps;
+  }
+  maps.source = nfc(source_words);
+  maps.target = nfc(target_words);
+  // the decoder's key j is its input: <s> at 0, then target piece j - 1
+  std::vector<int> input_word_of{-1};
+  input_word_of.insert(input_word_of.end(), target.word_of_piece.begin(), target.word_of_piece.end());
+  maps.cross = word_maps(cross, maps.layers, maps.heads, T, S, target.word_of_piece, Tw, source.word_of_piece, Sw);
+  maps.encoder = word_maps(encoder, maps.encoder_layers, maps.heads, S, S, source.word_of_piece, Sw,
+                           source.word_of_piece, Sw);
+  if (!decoder.empty()) {
+    maps.decoder = word_maps(decoder, maps.layers, maps.heads, T, T, target.word_of_piece, Tw, input_word_of, Tw);
+  }
+  return maps;
+}
+
+}  // namespace attn

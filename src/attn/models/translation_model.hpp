@@ -1,0 +1,70 @@
+// Either translation model behind one interface: the attentional RNN (attnscope-rnn-v1) or the
+// Transformer (attnscope-transformer-v1), read from the file's own metadata. What the aligner, the
+// command line and the JS module need: word-level alignment attention, translation, and every
+// attention map of a sentence pair.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/models/rnn.hpp"
+#include "attn/models/transformer.hpp"
+
+namespace attn {
+
+enum class Architecture { rnn, transformer };
+const char* to_string(Architecture architecture);  // "rnn" | "transformer"
+
+class TranslationModel {
+ public:
+  // Reads the metadata's "format" and loads that model (every check of RnnModel::load or
+  // TransformerModel::load applies); an unknown format is an error naming the known ones.
+  static TranslationModel load(std::string bytes);
+
+  // Implicit: either model is a TranslationModel.
+  TranslationModel(RnnModel model);
+  TranslationModel(TransformerModel model);
+
+  Architecture architecture() const { return transformer_ ? Architecture::transformer : Architecture::rnn; }
+  // Decoder layers with cross-attention, and heads per layer (the RNN: one and one).
+  int layers() const;
+  int heads() const;
+  int encoder_layers() const;  // the RNN: 0 (it has no self-attention)
+  const Bpe& tokenizer() const;
+  std::string metadata_value(const std::string& key) const;
+  // The model itself (null for the other architecture).
+  const RnnModel* rnn() const { return rnn_.get(); }
+  const TransformerModel* transformer() const { return transformer_.get(); }
+
+ private:
+  std::shared_ptr<const RnnModel> rnn_;
+  std::shared_ptr<const TransformerModel> transformer_;
+};
+
+// Word-level attention (WordAttention, attn/models/rnn.hpp) of the model's alignment attention:
+// the RNN's attention, or the cross-attention head a Transformer was trained to align with
+// (its architecture's alignment_layer and alignment_head).
+WordAttention align_words(const TranslationModel& model, const std::vector<std::string>& source_words,
+                          const std::vector<std::string>& target_words, bool shift = false, bool with_log_prob = false);
+WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words,
+                                int beam = 4);
+
+// Every attention map of a forced decoding of target after source.
+//   pieces = false: over the words as given (a word's row is the mean of its pieces' rows, its
+//     column the sum of its pieces' columns; the special tokens are left out);
+//   pieces = true: over the model's pieces, special tokens included (source: pieces, </s>; target:
+//     the predicted pieces, </s>; the decoder's keys are its inputs <s> and the target pieces),
+//     where every row sums to 1 and decoder self-attention is causal.
+// The RNN has cross-attention only (one layer, one head); its encoder and decoder maps are empty.
+struct AttentionMaps {
+  std::vector<std::string> source, target;  // words, or pieces as text
+  int layers = 0, heads = 0, encoder_layers = 0;
+  std::vector<float> cross;    // [layers][heads][T][S]
+  std::vector<float> encoder;  // [encoder_layers][heads][S][S]
+  std::vector<float> decoder;  // [layers][heads][T][T]
+};
+AttentionMaps attention_maps(const TranslationModel& model, const std::vector<std::string>& source_words,
+                             const std::vector<std::string>& target_words, bool pieces = false);
+
+}  // namespace attn
