@@ -1,7 +1,8 @@
-// Model speed: forced alignment of a 30-word pair and beam-4 translation of a 20-word sentence,
-// one JSON line each (median of --reps runs), natively. tools/bench_models.mjs does the same
-// through the WebAssembly module.
-//   attn_bench_models [-m MODEL] [--reps N]
+// Model speed: forced alignment of a 30-word pair, every attention map of it (forced decoding
+// with every map, as the explorer's model view asks), and beam-4 translation of a 20-word
+// sentence, one JSON line each (median of --reps runs), natively, for either architecture.
+// tools/bench_models.mjs does the same through the WebAssembly module.
+//   attn_bench_models [-m MODEL] [--reps N] [--threads N]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -10,7 +11,8 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/internal/kernels.hpp"
-#include "attn/models/rnn.hpp"
+#include "attn/core/threads.hpp"
+#include "attn/models/translation_model.hpp"
 #include "timing.hpp"
 
 using attn::bench::median_ms;
@@ -30,34 +32,46 @@ const char* const source_20 =
 
 int main(int argc, char** argv) {
   std::string path = std::string(ATTN_DEFAULT_MODELS) + "/en-es-additive.safetensors";
-  int reps = 20;
+  int reps = 20, threads = 1;
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "-m") && a + 1 < argc)
       path = argv[++a];
     else if (!std::strcmp(argv[a], "--reps") && a + 1 < argc)
       reps = std::max(1, std::atoi(argv[++a]));
+    else if (!std::strcmp(argv[a], "--threads") && a + 1 < argc)
+      threads = std::atoi(argv[++a]);
     else {
-      std::fprintf(stderr, "usage: %s [-m MODEL] [--reps N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [-m MODEL] [--reps N] [--threads N]\n", argv[0]);
       return 2;
     }
   }
   try {
+    attn::set_threads(threads);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw attn::Error("cannot open " + path);
     std::ostringstream bytes;
     bytes << in.rdbuf();
-    const attn::RnnModel model = attn::RnnModel::load(bytes.str());
+    const attn::TranslationModel model = attn::TranslationModel::load(bytes.str());
     const auto source = attn::split_words(source_30), target = attn::split_words(target_30);
     const auto sentence = attn::split_words(source_20);
     const double align_ms = median_ms(reps, [&] { attn::align_words(model, source, target); });
+    const double maps_ms = median_ms(reps, [&] { attn::attention_maps(model, source, target, true); });
     std::string translation;
     const double translate_ms = median_ms(reps, [&] { translation = attn::translate_words(model, sentence, 4).text; });
-    std::printf("{\"impl\":\"attn-native\",\"isa\":\"%s\",\"case\":\"align %zux%zu words\",\"ms\":%.3f}\n",
-                attn::kernels::instruction_set(), source.size(), target.size(), align_ms);
+    const std::string name = attn::to_string(model.architecture());
+    const char* isa = attn::kernels::instruction_set();
     std::printf(
-        "{\"impl\":\"attn-native\",\"isa\":\"%s\",\"case\":\"translate %zu words, beam "
+        "{\"impl\":\"attn-native\",\"isa\":\"%s\",\"model\":\"%s\",\"threads\":%d,\"case\":\"align %zux%zu "
+        "words\",\"ms\":%.3f}\n",
+        isa, name.c_str(), threads, source.size(), target.size(), align_ms);
+    std::printf(
+        "{\"impl\":\"attn-native\",\"isa\":\"%s\",\"model\":\"%s\",\"threads\":%d,\"case\":\"every map %zux%zu "
+        "words\",\"ms\":%.3f}\n",
+        isa, name.c_str(), threads, source.size(), target.size(), maps_ms);
+    std::printf(
+        "{\"impl\":\"attn-native\",\"isa\":\"%s\",\"model\":\"%s\",\"threads\":%d,\"case\":\"translate %zu words, beam "
         "4\",\"ms\":%.3f,\"output\":\"%s\"}\n",
-        attn::kernels::instruction_set(), sentence.size(), translate_ms, translation.c_str());
+        isa, name.c_str(), threads, sentence.size(), translate_ms, translation.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attn_bench_models: %s\n", e.what());
     return 1;

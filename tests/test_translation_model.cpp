@@ -157,7 +157,8 @@ TEST_CASE("align_words reads the alignment head; translate_words its rows while 
   for (std::size_t t = 0; t < pieces.ids.size(); ++t) {
     if (word_of[t] < 0) continue;
     ++rows[word_of[t]];
-    const float* row = pieces.cross.data() + ((t * a.decoder_layers + a.alignment_layer) * a.heads + a.alignment_head) * S;
+    const float* row =
+        pieces.cross.data() + ((t * a.decoder_layers + a.alignment_layer) * a.heads + a.alignment_head) * S;
     for (int s = 0; s + 1 < S; ++s) expected[std::size_t(word_of[t]) * Sw + sp.word_of_piece[s]] += row[s];
   }
   for (int w = 0; w < Tw; ++w)

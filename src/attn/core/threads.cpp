@@ -25,7 +25,7 @@ namespace {
 thread_local bool inside_task = false;
 
 // Below this many multiply-adds per worker, waking threads costs more than it saves.
-constexpr double min_work_per_worker = 1 << 16;
+constexpr double min_work_per_worker = 1 << 18;
 
 // How long an idle worker watches for the next job before it sleeps: the models call attention
 // many times in a row, and a sleeping thread takes tens of microseconds to wake.
@@ -55,7 +55,9 @@ class Pool {
   }
 
   // Runs the job on up to `workers` threads; false when the pool is in use (the caller then runs
-  // it alone).
+  // it alone). The caller works too and returns as soon as every item is done and no thread is
+  // still inside the job: it never waits for a thread that has not joined (on a virtual machine
+  // waking a sleeping thread can take longer than a small job).
   bool run(int count, int workers, int grain, const std::function<void(int, int)>& task) {
     std::unique_lock<std::mutex> running(run_mutex_, std::try_to_lock);
     if (!running.owns_lock()) return false;
@@ -67,27 +69,30 @@ class Pool {
       count_ = count;
       grain_ = grain;
       active_ = active;
-      pending_.store(active - 1, std::memory_order_relaxed);
       next_.store(0, std::memory_order_relaxed);
+      finished_.store(0, std::memory_order_relaxed);
       error_item_ = count;
       error_ = nullptr;
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     work(0);
-    // the other threads' last items are under way: watch for them before sleeping (a sleeping
-    // thread is slow to wake, in a virtual machine especially)
+    // the other threads' last items are under way: watch for them before sleeping
     const auto until = std::chrono::steady_clock::now() + spin_time;
-    while (pending_.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < until) {
+    while (!done() && std::chrono::steady_clock::now() < until) {
     }
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    std::unique_lock<std::mutex> lock(mutex_);  // a thread joining now is seen, and waited for
+    done_.wait(lock, [this] { return done(); });
     task_ = nullptr;
     if (error_) std::rethrow_exception(error_);
     return true;
   }
 
  private:
+  bool done() const {
+    return finished_.load(std::memory_order_acquire) == count_ && joined_.load(std::memory_order_acquire) == 0;
+  }
+
   void stop_workers() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -110,13 +115,14 @@ class Pool {
       wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
       if (stop_) return;
       seen = generation_.load(std::memory_order_relaxed);
-      if (slot >= active_) continue;  // this job asked for fewer threads
+      // join only a job that still has items for this thread
+      if (slot >= active_ || task_ == nullptr || next_.load(std::memory_order_relaxed) >= count_) continue;
+      joined_.fetch_add(1, std::memory_order_relaxed);
       lock.unlock();
       work(slot);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> done(mutex_);  // the caller is either watching or waiting under the lock
-        done_.notify_one();
-      }
+      lock.lock();
+      joined_.fetch_sub(1, std::memory_order_release);
+      done_.notify_one();
     }
   }
 
@@ -126,7 +132,8 @@ class Pool {
     for (;;) {
       const int first = next_.fetch_add(grain_, std::memory_order_relaxed);
       if (first >= count_) break;
-      for (int item = first; item < std::min(first + grain_, count_); ++item) {
+      const int last = std::min(first + grain_, count_);
+      for (int item = first; item < last; ++item) {
         try {
           (*task_)(item, slot);
         } catch (...) {
@@ -137,20 +144,21 @@ class Pool {
           }
         }
       }
+      finished_.fetch_add(last - first, std::memory_order_release);
     }
     inside_task = false;
   }
 
   std::mutex run_mutex_;  // held by the thread whose job the pool runs
-  std::mutex mutex_;      // guards the job and stop_
+  std::mutex mutex_;      // guards the job, who joins it, and stop_
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   std::atomic<int> size_{1};
   std::atomic<unsigned long> generation_{0};
   const std::function<void(int, int)>* task_ = nullptr;
   int count_ = 0, grain_ = 1, active_ = 0, error_item_ = 0;
-  std::atomic<int> pending_{0};
-  std::atomic<int> next_{0};
+  std::atomic<int> next_{0}, finished_{0};
+  std::atomic<int> joined_{0};  // threads inside the job besides the caller (changed under mutex_)
   std::exception_ptr error_;
   bool stop_ = false;
 };

@@ -193,7 +193,7 @@ void TransformerModel::feed_forward(const Norm& norm_weights, const FeedForward&
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < d; ++c) x[static_cast<std::size_t>(r) * d + c] += ff.output.bias[c];
   }
-  kernels::matmul(rows, d, F, 1.0f, hidden.data(), F, ff.output.weight_t.data(), d, x, d, true);
+  parallel_matmul(rows, d, F, 1.0f, hidden.data(), F, ff.output.weight_t.data(), d, x, d, true);
 }
 
 void TransformerModel::attend(const Attention& attention, const float* queries, int rows, const float* keys,
@@ -219,7 +219,7 @@ void TransformerModel::attend(const Attention& attention, const float* queries, 
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < d; ++c) x[static_cast<std::size_t>(r) * d + c] += attention.output.bias[c];
   }
-  kernels::matmul(rows, d, d, 1.0f, projected.data(), d, attention.output.weight_t.data(), d, x, d, true);
+  parallel_matmul(rows, d, d, 1.0f, projected.data(), d, attention.output.weight_t.data(), d, x, d, true);
 }
 
 void TransformerModel::output(const float* x, int rows, float* log_probs) const {

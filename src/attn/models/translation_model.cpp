@@ -24,8 +24,8 @@ std::string peek_format(const std::string& bytes) {
   std::uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(bytes[i]);
   if (length > bytes.size() - 8) return "";
-  const nlohmann::json header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(length),
-                                                      nullptr, false);
+  const nlohmann::json header =
+      nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(length), nullptr, false);
   if (!header.is_object() || !header.contains("__metadata__")) return "";
   const nlohmann::json& metadata = header["__metadata__"];
   if (!metadata.is_object() || !metadata.contains("format") || !metadata["format"].is_string()) return "";
@@ -53,9 +53,8 @@ std::vector<float> word_maps(const std::vector<float>& maps, int count, int head
   words.reserve(static_cast<std::size_t>(count) * heads * row_words * col_words);
   for (int l = 0; l < count; ++l) {
     for (int h = 0; h < heads; ++h) {
-      const std::vector<float> map =
-          detail::word_map(map_at(maps, heads, l, h, rows, cols), rows, cols, row_word_of, row_words, col_word_of,
-                           col_words);
+      const std::vector<float> map = detail::word_map(map_at(maps, heads, l, h, rows, cols), rows, cols, row_word_of,
+                                                      row_words, col_word_of, col_words);
       words.insert(words.end(), map.begin(), map.end());
     }
   }
@@ -63,15 +62,13 @@ std::vector<float> word_maps(const std::vector<float>& maps, int count, int head
 }
 
 // The alignment head's rows of cross-attention [steps][L_d][h][S] as [steps][S].
-std::vector<float> alignment_rows(const TransformerModel& model, const std::vector<float>& per_step, int steps,
-                                  int S) {
+std::vector<float> alignment_rows(const TransformerModel& model, const std::vector<float>& per_step, int steps, int S) {
   const TransformerArchitecture& a = model.architecture();
   std::vector<float> rows(static_cast<std::size_t>(steps) * S);
   for (int t = 0; t < steps; ++t) {
-    const float* from = per_step.data() +
-                        ((static_cast<std::size_t>(t) * a.decoder_layers + a.alignment_layer) * a.heads +
-                         a.alignment_head) *
-                            S;
+    const float* from =
+        per_step.data() +
+        ((static_cast<std::size_t>(t) * a.decoder_layers + a.alignment_layer) * a.heads + a.alignment_head) * S;
     std::copy(from, from + S, rows.begin() + static_cast<std::size_t>(t) * S);
   }
   return rows;
@@ -122,17 +119,16 @@ WordAttention align_words(const TranslationModel& model, const std::vector<std::
   return words;
 }
 
-WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words,
-                                int beam) {
+WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words, int beam) {
   if (model.rnn()) return translate_words(*model.rnn(), source_words, beam);
   const TransformerModel& transformer = *model.transformer();
   detail::check_words(source_words, "source");
   const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
   const TransformerModel::Encoding encoding = transformer.encode(source.ids);
   const TransformerModel::Translation translation = transformer.translate(encoding, beam);
-  const int steps = static_cast<int>(translation.cross.size() /
-                                     (static_cast<std::size_t>(transformer.architecture().decoder_layers) *
-                                      transformer.architecture().heads * encoding.length));
+  const int steps =
+      static_cast<int>(translation.cross.size() / (static_cast<std::size_t>(transformer.architecture().decoder_layers) *
+                                                   transformer.architecture().heads * encoding.length));
   WordTranslation result;
   const std::vector<std::string> target_words = transformer.tokenizer().decode_words(translation.ids);
   result.attention = detail::aggregate(alignment_rows(transformer, translation.cross, steps, encoding.length),
@@ -183,8 +179,8 @@ AttentionMaps attention_maps(const TranslationModel& model, const std::vector<st
   std::vector<int> input_word_of{-1};
   input_word_of.insert(input_word_of.end(), target.word_of_piece.begin(), target.word_of_piece.end());
   maps.cross = word_maps(cross, maps.layers, maps.heads, T, S, target.word_of_piece, Tw, source.word_of_piece, Sw);
-  maps.encoder = word_maps(encoder, maps.encoder_layers, maps.heads, S, S, source.word_of_piece, Sw,
-                           source.word_of_piece, Sw);
+  maps.encoder =
+      word_maps(encoder, maps.encoder_layers, maps.heads, S, S, source.word_of_piece, Sw, source.word_of_piece, Sw);
   if (!decoder.empty()) {
     maps.decoder = word_maps(decoder, maps.layers, maps.heads, T, T, target.word_of_piece, Tw, input_word_of, Tw);
   }

@@ -53,8 +53,8 @@ void check_words(const std::vector<std::string>& words, const char* side) {
   if (words.size() > 1000) fail("the ", side, " sentence has ", words.size(), " words (limit 1000)");
 }
 
-std::vector<float> word_map(const float* pieces, int rows, int cols, const std::vector<int>& row_word_of,
-                            int row_words, const std::vector<int>& col_word_of, int col_words) {
+std::vector<float> word_map(const float* pieces, int rows, int cols, const std::vector<int>& row_word_of, int row_words,
+                            const std::vector<int>& col_word_of, int col_words) {
   std::vector<float> words(static_cast<std::size_t>(row_words) * col_words, 0.0f);
   std::vector<int> counts(row_words, 0);
   const auto word_of = [](const std::vector<int>& of, int i, int limit) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "attn/core/internal/kernels.hpp"
+#include "attn/core/threads.hpp"
 
 namespace attn {
 
@@ -35,6 +36,25 @@ inline std::vector<float> transposed(const float* in, int rows, int cols) {
   return out;
 }
 
+// kernels::matmul on the thread pool when it is large enough: C's columns in blocks of 64 (a
+// whole number of every instruction set's register tiles), one block a part. Each element is
+// the same sum in the same order however the columns are split, so the result does not depend
+// on the thread count.
+inline void parallel_matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                            float* C, int ldc, bool accumulate) {
+  constexpr int block = 64;
+  const int parts = (N + block - 1) / block;
+  const int workers = workers_for(parts, double(M) * block * K);
+  if (workers <= 1) {
+    kernels::matmul(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate);
+    return;
+  }
+  parallel_for(parts, workers, [&](int part, int) {
+    const int first = part * block, columns = N - first < block ? N - first : block;
+    kernels::matmul(M, columns, K, alpha, A, lda, B + first, ldb, C + first, ldc, accumulate);
+  });
+}
+
 // y[rows][out] = x[rows][in] W^T + b, with W given already transposed: weight_t [in][out]
 // (PyTorch's Linear stores W as [out][in]; transposing once lets the kernel run along rows).
 inline void linear(const float* x, int rows, int in, const float* weight_t, const float* bias, int out, float* y) {
@@ -43,7 +63,7 @@ inline void linear(const float* x, int rows, int in, const float* weight_t, cons
       for (int o = 0; o < out; ++o) y[static_cast<long>(r) * out + o] = bias[o];
     }
   }
-  kernels::matmul(rows, out, in, 1.0f, x, in, weight_t, out, y, out, bias != nullptr);
+  parallel_matmul(rows, out, in, 1.0f, x, in, weight_t, out, y, out, bias != nullptr);
 }
 
 }  // namespace attn

@@ -27,7 +27,7 @@ WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with
 // Any piece map [rows][cols] as words [row_words][col_words]: a word's row is the mean of its
 // pieces' rows, its column the sum of its pieces' columns; a piece whose word is -1 (or that lies
 // past the end of the word list) is left out.
-std::vector<float> word_map(const float* pieces, int rows, int cols, const std::vector<int>& row_word_of,
-                            int row_words, const std::vector<int>& col_word_of, int col_words);
+std::vector<float> word_map(const float* pieces, int rows, int cols, const std::vector<int>& row_word_of, int row_words,
+                            const std::vector<int>& col_word_of, int col_words);
 
 }  // namespace attn::detail
