@@ -6,7 +6,11 @@
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
+#include <tuple>
 
+#include "attn/core/internal/linalg.hpp"
+#include "attn/models/translation_model.hpp"
+#include "fixtures.hpp"
 #include "support.hpp"
 
 using namespace attn;
@@ -223,4 +227,36 @@ TEST_CASE("attention on many threads names bad input as on one", "[threads][atte
   // and the pool still works
   const auto small = testing::random_values(q.size(), 3);
   CHECK_NOTHROW(attention(shape, small, small, small));
+}
+
+TEST_CASE("the models' matrix products give the same bits on one thread and many", "[threads]") {
+  if (!threads_supported()) return;
+  for (const auto& [rows, in, out] : {std::tuple{1, 512, 2000}, {4, 300, 8000}, {33, 256, 1000}, {7, 1000, 130}}) {
+    const auto x = testing::random_values(std::size_t(rows) * in, 1);
+    const auto w = testing::random_values(std::size_t(in) * out, 2);
+    const auto b = testing::random_values(out, 3);
+    std::vector<float> one(std::size_t(rows) * out), many(one.size());
+    linear(x.data(), rows, in, w.data(), b.data(), out, one.data());
+    for (int count : {2, 3}) {
+      ThreadCount threads_on(count);
+      std::fill(many.begin(), many.end(), -1.0f);
+      linear(x.data(), rows, in, w.data(), b.data(), out, many.data());
+      CHECK(same_bits(many, one));
+    }
+  }
+}
+
+TEST_CASE("a Transformer aligns and translates alike on one thread and many", "[threads][transformer]") {
+  if (!threads_supported()) return;
+  const TranslationModel model = TranslationModel::load(read_file("tiny-transformer.safetensors"));
+  const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
+  const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
+  const AttentionMaps one = attention_maps(model, source, target, true);
+  const WordTranslation translated = translate_words(model, source, 4);
+  ThreadCount threads_on(2);
+  const AttentionMaps many = attention_maps(model, source, target, true);
+  CHECK(same_bits(many.cross, one.cross));
+  CHECK(same_bits(many.encoder, one.encoder));
+  CHECK(same_bits(many.decoder, one.decoder));
+  CHECK(translate_words(model, source, 4).text == translated.text);
 }
