@@ -9,6 +9,7 @@ import { simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
 import { ByoView } from './byo.mjs';
 import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
+import { ModelView } from './model-view.mjs';
 import { HashState } from './state.mjs';
 import { TranslateView } from './translate.mjs';
 import { WorkerClient } from './worker-client.mjs';
@@ -33,16 +34,18 @@ async function startAlignment(client, state) {
   for (const [name, shipped] of Object.entries(module.shipped)) document.body.dataset[`${name}Shipped`] = String(shipped);
   const align = new AlignView(client, module);
   const translate = new TranslateView(client);
+  const inside = new ModelView(client, module);
   align.start();
   translate.start();
+  inside.start();
   controls(state, [['s', 'source'], ['t', 'target'], ['m', 'method'], ['th', 'threshold'], ['shift', 'shift'], ['cmp', 'compare'],
-    ['tr', 'translate-source'], ['beam', 'beam']]);
+    ['tr', 'translate-source'], ['beam', 'beam'], ['model', 'model'], ['kind', 'attention-kind'], ['show', 'model-aggregate']]);
   state.field('z', zoomField(align.heatmap));
   state.field('step', { element: $('step'), get: () => translate.step, set: (value) => { translate.step = value; } });
   client.ready.then(({ models }) => {
     $('build').textContent += ` · ${models.forward.direction} model loaded; the others load when a method needs them`;
   }, (error) => { $('build').textContent = `the translation model failed to load: ${error.message}`; });
-  await Promise.all([align.update(), translate.translate()]);
+  await Promise.all([align.update(), translate.translate(), inside.update()]);
 }
 
 // Bring-your-own and the playground: both need the module worker alone.

@@ -6,6 +6,8 @@
 //                                                then {type: 'ready', models: {forward}} (or 'failed')
 //   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //   {type: 'translate', id, text, beam}       -> same
+//   {type: 'attentions', id, source, target, model, pieces}
+//                                             -> every map of `model` (a shipped file's stem), with its info
 //   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
 // `alignment` is the library's alignment rules (attn.alignment): the page lists its methods from
 // them, and this worker decides from them what a method waits for and loads.
@@ -54,16 +56,23 @@ async function fetchBytes(file, what) {
   return bytes;
 }
 
-// The model called `name` (forward, reverse, general), fetched once.
-function model(name) {
-  const { file, what } = MODELS[name];
+// A shipped model file, fetched and loaded once.
+function modelFile(file, what) {
   if (!shipped.has(file)) return Promise.reject(new Error(`${what} is not shipped with this build`));
-  loading[name] ??= fetchBytes(file, what).then((bytes) => attn.loadModel(bytes), (error) => {
-    delete loading[name];  // a failed download is tried again by the next request that needs it
+  loading[file] ??= fetchBytes(file, what).then((bytes) => attn.loadModel(bytes), (error) => {
+    delete loading[file];  // a failed download is tried again by the next request that needs it
     throw error;
   });
-  return loading[name];
+  return loading[file];
 }
+
+// The model called `name` (forward, reverse, general).
+const model = (name) => modelFile(MODELS[name].file, MODELS[name].what);
+
+// The translation models the build ships, by file stem (en-es-additive, …): the statistical
+// aligners' files are not among them.
+const translationModels = () => [...shipped].filter((file) => file.endsWith('.safetensors') &&
+  !STATISTICAL_FILES.includes(file)).map((file) => file.replace(/\.safetensors$/, '')).sort();
 
 // Every shipped statistical aligner, by the kind its file declares.
 function statisticalAligners() {
@@ -90,6 +99,7 @@ async function init({ simd }) {
       reverse: shipped.has(MODELS.reverse.file), general: shipped.has(MODELS.general.file),
       statistical: STATISTICAL_FILES.every((file) => shipped.has(file)),
     },
+    models: translationModels(),
   });
   if (!shipped.has(MODELS.forward.file)) throw new Error(`the build ships no ${MODELS.forward.file}`);
   model('forward').then((forward) => self.postMessage({ type: 'ready', models: { forward: forward.info } }),
@@ -120,4 +130,16 @@ async function translate({ text, beam }) {
   return (await model('forward')).translate(text, { beam });
 }
 
-answerRequests({ init, handlers: { align, translate }, transfer: (result) => [result.weights] });
+// Every attention map of a pair through the model whose file stem is `model`.
+async function attentions({ source, target, model: stem, pieces }) {
+  if (!translationModels().includes(stem)) throw new Error(`model '${stem}' is not shipped with this build`);
+  const chosen = await modelFile(`${stem}.safetensors`, `the ${stem} model`);
+  const started = performance.now();
+  const maps = chosen.attentions(source, target, { pieces: Boolean(pieces) });
+  return { ...maps, info: chosen.info, milliseconds: performance.now() - started };
+}
+
+answerRequests({
+  init, handlers: { align, translate, attentions },
+  transfer: (result) => [result.weights, result.cross?.data, result.encoder?.data, result.decoder?.data],
+});

@@ -1,0 +1,116 @@
+// The model view in Chromium: the grid of every layer and head (#model-view[data-layers][data-heads],
+// one element per map with data-layer and data-head), the kinds of attention, the means and rollout,
+// a map shown large on click, and the model select. A Transformer is served from the test fixture
+// (tests/data/tiny-transformer.safetensors) by intercepting the model index; the RNN is the shipped one.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { ROOT, SCREENSHOTS, figureOf, openPage, useBrowser } from './browser.mjs';
+
+useBrowser();
+
+const fixture = readFileSync(new URL('tests/data/tiny-transformer.safetensors', ROOT));
+const index = JSON.parse(readFileSync(new URL('web/dist/models/index.json', ROOT), 'utf8'));
+
+// The shipped models plus the tiny Transformer as en-es-transformer.
+const withTransformer = [
+  ['**/dist/models/index.json', (route) => route.fulfill({
+    contentType: 'application/json', body: JSON.stringify({ ...index, models: [...index.models, 'en-es-transformer.safetensors'] }),
+  })],
+  ['**/dist/models/en-es-transformer.safetensors', (route) => route.fulfill({ body: fixture, contentType: 'application/octet-stream' })],
+];
+
+const grid = (page) => page.evaluate(() => {
+  const view = document.getElementById('model-view');
+  return {
+    layers: Number(view.dataset.layers), heads: Number(view.dataset.heads),
+    maps: [...view.querySelectorAll('[data-layer]')].map((cell) => [cell.dataset.layer, cell.dataset.head]),
+    aligns: [...view.querySelectorAll('[data-aligns="true"]')].map((cell) => [cell.dataset.layer, cell.dataset.head]),
+  };
+});
+
+// Runs an action and waits for the grid's next answer.
+async function answered(page, action) {
+  const before = await page.getAttribute('#model-view', 'data-answered-at');
+  await action();
+  await page.waitForFunction((was) => document.getElementById('model-view').dataset.answeredAt !== was, before);
+}
+
+describe('model view', () => {
+  test('a Transformer shows a grid of layers × heads; kinds, means, rollout; a click shows a map large', async () => {
+    const { page, problems } = await openPage('', { routes: withTransformer });
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
+    assert.equal(await page.inputValue('#model'), 'en-es-transformer');  // the Transformer is the view's default
+    const options = await page.$$eval('#model option', (all) => all.map((o) => o.value));
+    assert.ok(options.includes('en-es-additive') && options.includes('en-es-transformer'), options.join());
+    let shown = await grid(page);
+    assert.equal(shown.layers, 2);
+    assert.equal(shown.heads, 2);
+    assert.deepEqual(shown.maps, [['0', '0'], ['0', '1'], ['1', '0'], ['1', '1']]);
+    assert.deepEqual(shown.aligns, [['0', '0']]);  // the fixture's alignment head
+    assert.match(await page.textContent('#model-links-from'), /layer 1, head 1/);
+
+    await page.click('#model-view [data-layer="1"][data-head="0"]');
+    await page.waitForSelector('#head-figure:not([hidden])');
+    const figure = await figureOf(page, 'head-view');
+    const words = (await page.inputValue('#source')).trim().split(/\s+/);
+    assert.equal(figure.cols, words.length);
+    assert.deepEqual(figure.colLabels, words);
+    assert.match(await page.textContent('#head-caption'), /layer 2, head 1/);
+
+    await page.selectOption('#attention-kind', 'encoder');
+    shown = await grid(page);
+    assert.equal(shown.maps.length, 4);
+    assert.deepEqual(shown.aligns, []);
+    await page.selectOption('#model-aggregate', 'layer-mean');
+    shown = await grid(page);
+    assert.deepEqual(shown.maps, [['0', 'mean'], ['1', 'mean']]);
+    await answered(page, () => page.selectOption('#model-aggregate', 'rollout'));
+    shown = await grid(page);
+    assert.deepEqual(shown.maps, [['0', 'rollout'], ['1', 'rollout']]);
+    await page.click('#model-view [data-layer="1"]');
+    const rolled = await figureOf(page, 'head-view');
+    assert.ok(rolled.colLabels.includes('</s>'), 'rollout runs over pieces, special tokens included');
+    for (let r = 0; r < rolled.rows; r++) {
+      const sum = rolled.weights.slice(r * rolled.cols, (r + 1) * rolled.cols).reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(sum - 1) < 1e-4, `rollout row ${r} sums to ${sum}`);
+    }
+    await page.selectOption('#model-aggregate', 'mean');
+    await answered(page, () => page.selectOption('#attention-kind', 'decoder'));
+    shown = await grid(page);
+    assert.deepEqual(shown.maps, [['all', 'mean']]);
+
+    // typing redraws the grid: keystroke to drawn, for a 30-word pair
+    await page.selectOption('#model-aggregate', 'heads');
+    await page.selectOption('#attention-kind', 'cross');
+    const long = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
+    const started = await page.evaluate(() => performance.now());
+    await answered(page, async () => {
+      await page.fill('#source', long);
+      await page.fill('#target', long);
+    });
+    const took = (await page.evaluate(() => performance.now())) - started;
+    shown = await grid(page);
+    assert.equal(shown.maps.length, 4);
+    console.log(`# model view: 30 x 30 words redrawn ${took.toFixed(0)} ms after the keystrokes`);
+    assert.match(await page.getAttribute('#model-view', 'data-layers'), /^2$/);
+    await answered(page, () => page.selectOption('#model', 'en-es-additive'));
+    assert.deepEqual((await grid(page)).maps, [['0', '0']]);
+    await page.waitForFunction(() => /model=en-es-additive/.test(location.hash));  // the URL remembers the model
+    await page.screenshot({ path: new URL('model-view.png', SCREENSHOTS).pathname, fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the RNN has one map of cross-attention and says it has no self-attention', async () => {
+    const { page, problems } = await openPage('#model=en-es-additive');
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
+    const shown = await grid(page);
+    assert.deepEqual([shown.layers, shown.heads, shown.maps.length], [1, 1, 1]);
+    await page.selectOption('#attention-kind', 'encoder');
+    assert.match(await page.textContent('#model-status'), /no encoder self-attention/);
+    assert.equal((await grid(page)).maps.length, 0);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

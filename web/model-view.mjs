@@ -1,0 +1,211 @@
+// The model view: the alignment view's two sentences through a chosen model, every attention map
+// at once: one small map per layer (rows of the grid) and head (columns) of the encoder–decoder
+// attention or of the encoder's or decoder's self-attention; or the mean over heads per layer,
+// the mean over everything, or attention rollout (Abnar & Zuidema 2020) of self-attention. A click
+// (or Enter) on a map shows it large, with its lines. Requests go to the model worker; the
+// newest settings win while one runs.
+import { Requests, showProblem } from './controls.mjs';
+import { colourInto, colourTable } from './colormap.mjs';
+import { meanOverHeads, rollout, slice } from './maps.mjs';
+import { Heatmap, LineView } from './views.mjs';
+
+const $ = (id) => document.getElementById(id);
+const MAP_PIXELS = 132;  // the longest side of one small map, in CSS pixels
+
+const KIND_LABELS = { cross: 'encoder–decoder attention', encoder: 'encoder self-attention', decoder: 'decoder self-attention' };
+
+export class ModelView {
+  constructor(client, { models }) {
+    this.client = client;
+    this.models = models;  // the shipped translation models' file stems
+    this.result = null;    // the worker's answer: maps, words, the model's info
+    this.maps = [];        // what the grid shows: [{layer, head, label, data, rows, cols}]
+    this.requests = new Requests($('model-busy'), (settings) => this.client.request({ type: 'attentions', ...settings }),
+      { onCancel: () => client.cancel() });
+    this.heatmap = new Heatmap($('head-view'), { label: 'the chosen attention map, large', onSpot: (spot) => this.lines.setSpot(spot) });
+    this.lines = new LineView($('head-lines'), { onSpot: (spot) => this.heatmap.setSpot(spot) });
+  }
+
+  start() {
+    const select = $('model');
+    for (const stem of this.models) select.add(new Option(stem, stem));
+    // a Transformer first, where the build ships one: its heads are what this view is for
+    const transformer = this.models.find((stem) => /transformer/.test(stem) && stem.startsWith('en-es'));
+    if (transformer) select.value = transformer;
+    let timer = 0;
+    const soon = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.update(), 15);
+    };
+    for (const id of ['source', 'target']) $(id).addEventListener('input', soon);
+    for (const id of ['model', 'attention-kind', 'model-aggregate']) $(id).addEventListener('input', () => this.update());
+    $('colormap').addEventListener('input', () => this.draw());
+    $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
+    $('model-view').addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        this.choose(event.target.closest('[data-layer]'));
+      }
+    });
+  }
+
+  settings() {
+    const aggregate = $('model-aggregate').value;
+    return {
+      source: $('source').value, target: $('target').value, model: $('model').value,
+      pieces: aggregate === 'rollout',  // rollout needs each position's own row: pieces, special tokens included
+    };
+  }
+
+  /** Asks for the maps of the current settings; resolves once they are drawn (or refused). */
+  async update() {
+    if (!$('model').value) {
+      $('model-status').textContent = 'This build ships no translation model.';
+      return;
+    }
+    const settings = this.settings();
+    const reply = await this.requests.ask('Attending', settings);
+    if (!reply) return;
+    showProblem($('model'), '');
+    if (reply.type !== 'result') {
+      this.clear();
+      showProblem($('model'), reply.type === 'cancelled' ? 'Cancelled. Edit the sentences or choose a model to try again.' : reply.message);
+      return;
+    }
+    this.result = { ...reply.result, pieces: settings.pieces };
+    $('model-view').dataset.answeredAt = String(performance.now());
+    await this.draw();
+  }
+
+  clear() {
+    this.result = null;
+    this.maps = [];
+    const grid = $('model-view');
+    grid.replaceChildren();
+    grid.dataset.layers = '0';
+    grid.dataset.heads = '0';
+    $('head-figure').hidden = true;
+    this.heatmap.clear();
+    this.lines.clear();
+    $('model-status').textContent = '';
+    $('model-links-from').textContent = '';
+  }
+
+  // The maps the settings ask for, from the worker's answer.
+  chosenMaps() {
+    const r = this.result;
+    const kind = $('attention-kind').value, aggregate = $('model-aggregate').value;
+    const map = r[kind];
+    const [layers, heads, rows, cols] = map.shape;
+    if (layers === 0) return { problem: `The ${r.info.architecture === 'rnn' ? 'RNN' : 'model'} has no ${KIND_LABELS[kind]}: choose encoder–decoder attention.` };
+    const rowLabels = kind === 'encoder' ? r.source : r.target;
+    const colLabels = kind === 'cross' ? r.source : kind === 'encoder' ? r.source : decoderKeys(r);
+    const base = { rows, cols, rowLabels, colLabels };
+    if (aggregate === 'heads') {
+      const maps = [];
+      for (let l = 0; l < layers; l++) {
+        for (let h = 0; h < heads; h++) maps.push({ ...base, layer: l, head: h, label: `layer ${l + 1}, head ${h + 1}`, data: slice(map, l, h) });
+      }
+      return { maps, layers, heads };
+    }
+    if (aggregate === 'layer-mean') {
+      const maps = Array.from({ length: layers }, (_, l) => ({ ...base, layer: l, head: 'mean', label: `layer ${l + 1}, mean over heads`, data: meanOverHeads(map, l) }));
+      return { maps, layers, heads: 1 };
+    }
+    if (aggregate === 'mean') {
+      const data = new Float32Array(rows * cols);
+      for (let l = 0; l < layers; l++) meanOverHeads(map, l).forEach((x, i) => { data[i] += x / layers; });
+      return { maps: [{ ...base, layer: 'all', head: 'mean', label: 'mean over every layer and head', data }], layers: 1, heads: 1 };
+    }
+    if (kind === 'cross') return { problem: 'Rollout follows self-attention through the layers: choose encoder or decoder self-attention.' };
+    const rolled = rollout(map);
+    return {
+      maps: rolled.map((data, l) => ({ ...base, layer: l, head: 'rollout', label: `rollout through layer ${l + 1}`, data })),
+      layers, heads: 1,
+    };
+  }
+
+  async draw() {
+    const r = this.result;
+    if (!r) return;
+    const grid = $('model-view');
+    const chosen = this.chosenMaps();
+    grid.replaceChildren();
+    if (chosen.problem) {
+      this.maps = [];
+      grid.dataset.layers = '0';
+      grid.dataset.heads = '0';
+      $('model-status').textContent = chosen.problem;
+      $('head-figure').hidden = true;
+      return;
+    }
+    this.maps = chosen.maps;
+    grid.dataset.layers = String(chosen.layers);
+    grid.dataset.heads = String(chosen.heads);
+    grid.style.gridTemplateColumns = `repeat(${chosen.heads}, auto)`;
+    const table = colourTable($('colormap').value);
+    const aligning = alignmentHead(r.info);
+    for (const [index, map] of this.maps.entries()) grid.append(smallMap(map, index, table, aligning));
+    const { architecture, layers, heads } = r.info;
+    $('model-status').textContent = `${r.target.length} × ${r.source.length} ${r.pieces ? 'pieces' : 'words'}; ` +
+      `${architecture === 'transformer' ? `Transformer, ${layers} layers × ${heads} heads` : 'RNN, one attention'}; maps in ${r.milliseconds.toFixed(1)} ms`;
+    $('model-links-from').textContent = architecture === 'transformer'
+      ? `The links of the alignment view come from layer ${aligning.layer + 1}, head ${aligning.head + 1} of the encoder–decoder attention (the head trained to align), outlined.`
+      : 'The links of the alignment view come from this attention, the RNN\'s only one.';
+    const shown = this.chosenIndex !== undefined && this.maps[this.chosenIndex] ? this.chosenIndex : null;
+    if (shown === null) $('head-figure').hidden = true;
+    else await this.show(shown);
+  }
+
+  choose(cell) {
+    if (!cell) return;
+    this.chosenIndex = Number(cell.dataset.index);
+    for (const other of $('model-view').children) other.setAttribute('aria-pressed', String(other === cell));
+    return this.show(this.chosenIndex);
+  }
+
+  // One map large, with its lines.
+  async show(index) {
+    const map = this.maps[index];
+    $('head-figure').hidden = false;
+    $('head-caption').textContent = `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`;
+    const figure = {
+      weights: map.data, rows: map.rows, cols: map.cols, rowLabels: map.rowLabels, colLabels: map.colLabels, links: [],
+      colormap: $('colormap').value, title: `${$('model').value}: ${map.label}`,
+    };
+    this.lines.draw({ ...figure, topK: 3 });
+    await this.heatmap.draw(figure);
+  }
+}
+
+// The decoder's keys are its inputs: <s> then the target pieces (at word level, the target words).
+const decoderKeys = (r) => (r.pieces ? ['<s>', ...r.target.slice(0, -1)] : r.target);
+
+const alignmentHead = (info) => ({ layer: info.alignmentLayer ?? 0, head: info.alignmentHead ?? 0 });
+
+// One small map: a canvas of one pixel per weight, scaled up without smoothing, in a button.
+function smallMap(map, index, table, aligning) {
+  const cell = document.createElement('button');
+  cell.type = 'button';
+  cell.className = 'map';
+  cell.dataset.index = String(index);
+  cell.dataset.layer = String(map.layer);
+  cell.dataset.head = String(map.head);
+  if (map.layer === aligning.layer && map.head === aligning.head && $('attention-kind').value === 'cross') cell.dataset.aligns = 'true';
+  cell.title = map.label;
+  cell.setAttribute('aria-label', map.label);
+  cell.setAttribute('aria-pressed', 'false');
+  const canvas = document.createElement('canvas');
+  canvas.width = map.cols;
+  canvas.height = map.rows;
+  const scale = Math.max(1, Math.floor(MAP_PIXELS / Math.max(map.rows, map.cols)));
+  canvas.style.width = `${map.cols * scale}px`;
+  canvas.style.height = `${map.rows * scale}px`;
+  const image = new ImageData(map.cols, map.rows);
+  colourInto(new Uint32Array(image.data.buffer), map.data, table);  // weights past 1 (summed pieces' rounding) clamp
+  canvas.getContext('2d').putImageData(image, 0, 0);
+  const label = document.createElement('span');
+  label.textContent = map.label;
+  cell.append(canvas, label);
+  return cell;
+}
