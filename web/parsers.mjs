@@ -92,16 +92,25 @@ function rectangular(weights) {
   return { shape, data };
 }
 
-// { shape, data, source?, target? } from a JSON attention file.
+// { shape, data, source?, target? } from a JSON attention file: { source, target, weights }, or a
+// line of `attn attentions` ({ source, target, cross: [layer][head][t][s], encoder, decoder }, whose
+// encoder–decoder attention is read; a file of such lines gives its first).
 export function parseAttentionJson(text) {
   let json;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new Error(`not valid JSON: ${error.message}`);
+    const lines = text.split(/\r?\n/).filter((line) => line.trim());
+    try {
+      if (lines.length < 2) throw error;
+      json = JSON.parse(lines[0]);  // JSON Lines, as attn attentions writes them
+    } catch {
+      throw new Error(`not valid JSON: ${error.message}`);
+    }
   }
-  if (!json || !Array.isArray(json.weights)) throw new Error('the JSON needs a "weights" array');
-  const { shape, data } = rectangular(json.weights);
+  const weights = json && (Array.isArray(json.weights) ? json.weights : Array.isArray(json.cross) ? json.cross : null);
+  if (!weights) throw new Error('the JSON needs a "weights" array (or "cross", as attn attentions writes it)');
+  const { shape, data } = rectangular(weights);
   const words = (name, count, axis) => {
     const given = json[name];
     if (given === undefined) return undefined;

@@ -52,6 +52,18 @@ describe('parseNpy', () => {
 });
 
 describe('parseAttentionJson', () => {
+  it('reads the lines of attn attentions: the cross-attention of every layer and head, the first line of many', () => {
+    const line = { source: ['a', 'b'], target: ['x'], cross: [[[[0.25, 0.75]], [[0.5, 0.5]]]], encoder: [[[[1, 0], [0, 1]]]] };
+    const parsed = parseAttentionJson(JSON.stringify(line));
+    assert.deepEqual(parsed.shape, [1, 2, 1, 2]);
+    assert.deepEqual(Array.from(parsed.data), [0.25, 0.75, 0.5, 0.5]);
+    assert.deepEqual(parsed.source, ['a', 'b']);
+    assert.deepEqual(parsed.target, ['x']);
+    const lines = `${JSON.stringify(line)}\n${JSON.stringify({ ...line, target: ['y'] })}\n`;
+    assert.deepEqual(parseAttentionJson(lines).target, ['x']);
+    assert.throws(() => parseAttentionJson(JSON.stringify({ source: ['a'], target: ['x'], cross: [[[[1, 0]]]] })), /"source" has 1 words/);
+  });
+
   it('reads 2-D to 4-D weights with the words of both sentences', () => {
     const parsed = parseAttentionJson(JSON.stringify({ source: ['a', 'b'], target: ['x'], weights: [[0.25, 0.75]] }));
     assert.deepEqual(parsed.shape, [1, 2]);
@@ -64,6 +76,7 @@ describe('parseAttentionJson', () => {
 
   it('refuses invalid JSON, missing or ragged weights, non-numbers and words that are not strings', () => {
     assert.throws(() => parseAttentionJson('{"weights": '), /not valid JSON/);
+    assert.throws(() => parseAttentionJson('{"weights": \n[[1]]'), /not valid JSON/);
     assert.throws(() => parseAttentionJson('{"w": [[1]]}'), /needs a "weights" array/);
     assert.throws(() => parseAttentionJson('{"weights": [[1, 2], [3]]}'), /"weights" is not rectangular: weights\[1\] has 1 entries where 2 numbers were expected/);
     assert.throws(() => parseAttentionJson('{"weights": [[1, "2"]]}'), /weights\[0\]\[1\] is "2"; every weight must be a finite number/);
