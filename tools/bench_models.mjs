@@ -1,5 +1,6 @@
 // Model speed through the WebAssembly module under Node (the counterpart of attn_bench_models):
-// forced alignment of a 30-word pair and beam-4 translation of a 20-word sentence, median of N.
+// forced alignment of a 30-word pair, every attention map of it (forced decoding with every map,
+// over pieces), and beam-4 translation of a 20-word sentence, median of N, for either architecture.
 //   node tools/bench_models.mjs [MODEL] [--reps N]
 import { readFileSync } from 'node:fs';
 import loadAttn from '../web/dist/attn.mjs';
@@ -29,9 +30,13 @@ for (const simd of [true, false]) {
   const impl = `attn-wasm-${simd ? 'simd' : 'scalar'}`;
   const aligned = model.align(SOURCE_30, TARGET_30);
   const alignMs = median(() => model.align(SOURCE_30, TARGET_30));
+  const mapsMs = median(() => model.attentions(SOURCE_30, TARGET_30, { pieces: true }));
   let output = '';
   const translateMs = median(() => { output = model.translate(SOURCE_20, { beam: 4 }).text; });
-  console.log(JSON.stringify({ impl, case: `align ${aligned.sourceWords.length}x${aligned.targetWords.length} words`, ms: +alignMs.toFixed(3) }));
-  console.log(JSON.stringify({ impl, case: 'translate 20 words, beam 4', ms: +translateMs.toFixed(3), output }));
+  const words = `${aligned.sourceWords.length}x${aligned.targetWords.length} words`;
+  const about = { impl, model: model.info.architecture, threads: attn.threads ?? 1 };
+  console.log(JSON.stringify({ ...about, case: `align ${words}`, ms: +alignMs.toFixed(3) }));
+  console.log(JSON.stringify({ ...about, case: `every map ${words}`, ms: +mapsMs.toFixed(3) }));
+  console.log(JSON.stringify({ ...about, case: 'translate 20 words, beam 4', ms: +translateMs.toFixed(3), output }));
   model.delete();
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/python3
+"""An untrained Transformer of the size tools/train/train.py trains (3 + 3 layers, d 256, 4 heads,
+F 1024) with the shipped models' tokenizer, for timing only: the speed of forced decoding with
+every attention map depends on the architecture, not on what the weights learned.
+
+  /usr/bin/python3 tools/train/make_bench_transformer.py OUT.safetensors
+
+./run bench makes build/bench/random-transformer.safetensors with it (when PyTorch is there) and
+times it with attn_bench_models and tools/bench_models.mjs. Its translations are noise and run to
+the length limit (2 S + 10 pieces): a pessimistic time for beam search, not a trained model's.
+"""
+import json
+import sys
+from pathlib import Path
+
+import torch
+
+here = Path(__file__).resolve().parent
+sys.path.insert(0, str(here))
+import safetensors  # noqa: E402
+from bpe import BPE  # noqa: E402
+from transformer import Transformer  # noqa: E402
+
+ROOT = here.parents[1]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_bench_transformer.py OUT.safetensors")
+    _, metadata = safetensors.read(ROOT / "models" / "en-es-additive.safetensors")
+    tokenizer = BPE.from_json(metadata["tokenizer"])
+    torch.manual_seed(1)
+    model = Transformer(len(tokenizer.vocab)).eval()  # train.py's default architecture
+    out = Path(sys.argv[1])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    safetensors.write(out, {name: value.astype("float16") for name, value in model.tensors().items()}, {
+        "format": "attnscope-transformer-v1", "direction": "en-es", "source_language": "en", "target_language": "es",
+        "architecture": json.dumps(model.config, sort_keys=True), "tokenizer": metadata["tokenizer"],
+        "training": json.dumps({"note": "untrained, for timing only"}),
+    })
+    print(f"wrote {out} ({out.stat().st_size / 2**20:.1f} MiB, {json.dumps(model.config, sort_keys=True)})")
+
+
+if __name__ == "__main__":
+    main()
