@@ -8,11 +8,15 @@
 //   byo-2048    the same at 2048x2048
 //   align-400   a 400-word pair typed to its heatmap (and from the worker's answer, where the page
 //               says when it came), then a change of colours (align-N for another length)
+//   model-30    a 30-word pair typed to the model view's grid of every layer and head redrawn
+//               (#model-view[data-drawn-at]); --transformer FILE serves that file as
+//               en-es-transformer, which the view then shows (model-N for another length)
 // It reads only the page's contract (#source, #target, #colormap, #byo-file, #byo-*, data-rows /
 // data-cols on #heatmap and #byo-heatmap, body[data-ready]), so it measures older pages too:
 // Each case runs --runs times on a fresh page (default 3): the median time, and the median and
 // the largest of the longest tasks (a shared machine stretches a task now and then).
-//   node tools/bench_page.mjs [--web DIR] [--only load,byo-512] [--runs N] [--timeout SECONDS]
+//   node tools/bench_page.mjs [--web DIR] [--only load,byo-512] [--runs N] [--timeout SECONDS] [--transformer FILE]
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +29,7 @@ const web = option('--web', new URL('../web/', import.meta.url).pathname);
 const only = option('--only', 'load,10mbit,byo-512,byo-2048,align-400').split(',');
 const timeout = Number(option('--timeout', '240')) * 1000;
 const runs = Number(option('--runs', '3'));
+const transformer = option('--transformer', null);
 
 // Recorded from the page's first script on: the long tasks, and when a file input last changed.
 function instrument() {
@@ -91,6 +96,14 @@ async function freshPage(browser, { throttle = false } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
   await page.addInitScript(instrument);
+  if (transformer) {  // served as en-es-transformer, beside the shipped models
+    const bytes = readFileSync(transformer);
+    const index = JSON.parse(readFileSync(join(web, 'dist/models/index.json'), 'utf8'));
+    await page.route('**/dist/models/index.json', (route) => route.fulfill({
+      contentType: 'application/json', body: JSON.stringify({ ...index, models: [...index.models, 'en-es-transformer.safetensors'] }),
+    }));
+    await page.route('**/dist/models/en-es-transformer.safetensors', (route) => route.fulfill({ body: bytes }));
+  }
   if (throttle) {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
@@ -194,6 +207,30 @@ async function align(browser, url, words) {
   return [typed, coloured];
 }
 
+// A pair of `words` words typed (one input event) to the model view's grid redrawn.
+async function modelView(browser, url, words) {
+  const { context, page } = await freshPage(browser);
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  const sentence = (word) => Array.from({ length: words }, (_, i) => `${word}${i % 9}`).join(' ');
+  await page.fill('#target', sentence('casa'));
+  await page.waitForFunction(() => document.getElementById('model-view').dataset.drawnAt);
+  const [start, end] = await page.evaluate(([text, limit]) => new Promise((resolve) => {
+    const grid = document.getElementById('model-view'), source = document.getElementById('source');
+    const before = grid.dataset.drawnAt;
+    source.value = text;
+    const started = performance.now();
+    source.dispatchEvent(new Event('input', { bubbles: true }));
+    const poll = () => (grid.dataset.drawnAt !== before ? requestAnimationFrame(() => resolve([started, performance.now()]))
+      : performance.now() - started > limit ? resolve([started, null]) : setTimeout(poll, 1));
+    poll();
+  }), [sentence('house'), timeout]);
+  const grid = await page.evaluate(() => `${document.getElementById('model').value}: ${document.getElementById('model-view').dataset.layers} layers x ${document.getElementById('model-view').dataset.heads} heads`);
+  const step = { case: `model-${words}`, step: `typed to the grid redrawn (${grid})`, ms: round(end === null ? null : end - start), longestTaskMs: await longestTask(page, start, end ?? start + timeout) };
+  await context.close();
+  return [step];
+}
+
 const server = await serve(web, 0);
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -214,6 +251,7 @@ try {
   if (only.includes('10mbit')) print({ case: 'load', network: '10 Mbit/s, 20 ms latency', ...(await load(browser, url, true)) });
   for (const size of [512, 2048]) if (only.includes(`byo-${size}`)) await repeat(() => byo(browser, url, size));
   for (const name of only.filter((n) => /^align-\d+$/.test(n))) await repeat(() => align(browser, url, Number(name.slice(6))));
+  for (const name of only.filter((n) => /^model-\d+$/.test(n))) await repeat(() => modelView(browser, url, Number(name.slice(6))));
 } finally {
   await browser.close();
   server.close();

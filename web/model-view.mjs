@@ -146,6 +146,7 @@ export class ModelView {
     const table = colourTable($('colormap').value);
     const aligning = alignmentHead(r.info);
     for (const [index, map] of this.maps.entries()) grid.append(smallMap(map, index, table, aligning));
+    grid.dataset.drawnAt = String(performance.now());
     const { architecture, layers, heads } = r.info;
     $('model-status').textContent = `${r.target.length} × ${r.source.length} ${r.pieces ? 'pieces' : 'words'}; ` +
       `${architecture === 'transformer' ? `Transformer, ${layers} layers × ${heads} heads` : 'RNN, one attention'}; maps in ${r.milliseconds.toFixed(1)} ms`;
