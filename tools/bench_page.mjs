@@ -213,6 +213,7 @@ async function modelView(browser, url, words) {
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]');
   const sentence = (word) => Array.from({ length: words }, (_, i) => `${word}${i % 9}`).join(' ');
+  await page.locator('#model-section').scrollIntoViewIfNeeded();  // the view draws while on screen
   await page.fill('#target', sentence('casa'));
   await page.waitForFunction(() => document.getElementById('model-view').dataset.drawnAt);
   const [start, end] = await page.evaluate(([text, limit]) => new Promise((resolve) => {

@@ -3,7 +3,7 @@
 // attention or of the encoder's or decoder's self-attention; or the mean over heads per layer,
 // the mean over everything, or attention rollout (Abnar & Zuidema 2020) of self-attention. A click
 // (or Enter) on a map shows it large, with its lines. Requests go to the model worker; the
-// newest settings win while one runs.
+// newest settings win while one runs; while the section is off screen nothing is asked.
 import { Requests, showProblem } from './controls.mjs';
 import { colourInto, colourTable } from './colormap.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
@@ -27,6 +27,13 @@ export class ModelView {
   }
 
   start() {
+    // only while the section is on screen: typing in the alignment view does not pay for maps no one sees
+    this.visible = false;
+    this.stale = true;
+    new IntersectionObserver(([entry]) => {
+      this.visible = entry.isIntersecting;
+      if (this.visible && this.stale) this.update();
+    }).observe($('model-section'));
     const select = $('model');
     for (const stem of this.models) select.add(new Option(stem, stem));
     // a Transformer first, where the build ships one: its heads are what this view is for
@@ -59,6 +66,11 @@ export class ModelView {
 
   /** Asks for the maps of the current settings; resolves once they are drawn (or refused). */
   async update() {
+    if (!this.visible) {
+      this.stale = true;
+      return;
+    }
+    this.stale = false;
     if (!$('model').value) {
       $('model-status').textContent = 'This build ships no translation model.';
       return;

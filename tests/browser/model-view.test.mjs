@@ -39,6 +39,7 @@ async function answered(page, action) {
 describe('model view', () => {
   test('a Transformer shows a grid of layers × heads; kinds, means, rollout; a click shows a map large', async () => {
     const { page, problems } = await openPage('', { routes: withTransformer });
+    await page.locator('#model-section').scrollIntoViewIfNeeded();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
     assert.equal(await page.inputValue('#model'), 'en-es-transformer');  // the Transformer is the view's default
     const options = await page.$$eval('#model option', (all) => all.map((o) => o.value));
@@ -85,10 +86,12 @@ describe('model view', () => {
     await page.selectOption('#attention-kind', 'cross');
     const long = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
     const started = await page.evaluate(() => performance.now());
-    await answered(page, async () => {
-      await page.fill('#source', long);
-      await page.fill('#target', long);
-    });
+    await answered(page, () => page.evaluate((text) => {  // typed without scrolling the view away
+      for (const id of ['source', 'target']) {
+        document.getElementById(id).value = text;
+        document.getElementById(id).dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    }, long));
     const took = (await page.evaluate(() => performance.now())) - started;
     shown = await grid(page);
     assert.equal(shown.maps.length, 4);
@@ -104,12 +107,26 @@ describe('model view', () => {
 
   test('the RNN has one map of cross-attention and says it has no self-attention', async () => {
     const { page, problems } = await openPage('#model=en-es-additive');
+    await page.locator('#model-section').scrollIntoViewIfNeeded();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
     const shown = await grid(page);
     assert.deepEqual([shown.layers, shown.heads, shown.maps.length], [1, 1, 1]);
     await page.selectOption('#attention-kind', 'encoder');
     assert.match(await page.textContent('#model-status'), /no encoder self-attention/);
     assert.equal((await grid(page)).maps.length, 0);
+    // off screen, typing asks for nothing; back on screen, the view catches up
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));  // the playground, at the bottom
+    await page.waitForTimeout(100);
+    const before = await page.getAttribute('#model-view', 'data-answered-at');
+    await page.evaluate(() => {
+      document.getElementById('source').value = 'the cat';
+      document.getElementById('source').dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForTimeout(300);
+    assert.equal(await page.getAttribute('#model-view', 'data-answered-at'), before);
+    await page.selectOption('#attention-kind', 'cross');
+    await answered(page, () => page.locator('#model-section').scrollIntoViewIfNeeded());
+    assert.deepEqual((await grid(page)).maps, [['0', '0']]);
     assert.deepEqual(problems, []);
     await page.close();
   });
