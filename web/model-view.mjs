@@ -45,7 +45,10 @@ export class ModelView {
       timer = setTimeout(() => this.update(), 15);
     };
     for (const id of ['source', 'target']) $(id).addEventListener('input', soon);
-    for (const id of ['model', 'attention-kind', 'model-aggregate']) $(id).addEventListener('input', () => this.update());
+    $('model').addEventListener('input', () => this.update());
+    // the maps in hand serve another kind or aggregate, unless rollout's pieces are needed (or no longer)
+    const redraw = () => (this.result && this.result.pieces === this.settings().pieces ? this.draw() : this.update());
+    for (const id of ['attention-kind', 'model-aggregate']) $(id).addEventListener('input', redraw);
     $('colormap').addEventListener('input', () => this.draw());
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {

@@ -76,8 +76,8 @@ describe('model view', () => {
       const sum = rolled.weights.slice(r * rolled.cols, (r + 1) * rolled.cols).reduce((a, b) => a + b, 0);
       assert.ok(Math.abs(sum - 1) < 1e-4, `rollout row ${r} sums to ${sum}`);
     }
-    await page.selectOption('#model-aggregate', 'mean');
-    await answered(page, () => page.selectOption('#attention-kind', 'decoder'));
+    await answered(page, () => page.selectOption('#model-aggregate', 'mean'));  // words again: asked anew
+    await page.selectOption('#attention-kind', 'decoder');  // the same answer, drawn another way
     shown = await grid(page);
     assert.deepEqual(shown.maps, [['all', 'mean']]);
 
