@@ -92,7 +92,14 @@ const BUILDS = {
 // glue uses there (web/src/threads_pre.js).
 async function threadsArguments(build, threads) {
   const settings = { attnPoolSize: threads - 1, mainScriptUrlOrBlob: build.script.href };
-  if (!isNode) return { settings, worker: build.worker.href };
+  if (!isNode) {
+    // Bundlers may inline a small file as a data: URL (Vite does below 4 KiB). A Worker started
+    // from one has an opaque origin, which may not import the module's script: it gets a Blob URL
+    // of the same text, which has the page's origin (revoked once the Workers have loaded).
+    if (build.worker.protocol !== 'data:') return { settings, worker: build.worker.href };
+    const blob = await (await fetch(build.worker)).blob();
+    return { settings, worker: URL.createObjectURL(blob), revoke: true };
+  }
   const { fileURLToPath } = await nodeModule('node:url');
   const { createRequire } = await nodeModule('node:module');
   settings.attnNodeRequire = createRequire(build.script);
@@ -282,7 +289,7 @@ async function instantiate(simd, threads, options) {
   const threaded = threads > 1;
   const build = BUILDS[(simd ? 'simd' : 'scalar') + (threaded ? '-threads' : '')]();
   const { default: createAttnModule } = await build.load();
-  const { settings, worker } = threaded ? await threadsArguments(build, threads) : { settings: {} };
+  const { settings, worker, revoke } = threaded ? await threadsArguments(build, threads) : { settings: {} };
   const hadGlobalWorker = 'Worker' in globalThis;
   const module = await createAttnModule({
     ...settings,
@@ -295,6 +302,7 @@ async function instantiate(simd, threads, options) {
     print: options.print ?? (() => {}),
     printErr: options.printErr ?? ((text) => console.warn(text)),
   });
+  if (revoke) URL.revokeObjectURL(worker);
   if (threaded) {
     if (isNode) settleNodeWorkers(module, hadGlobalWorker);
     try {
