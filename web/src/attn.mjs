@@ -193,7 +193,7 @@ function floatHeap(module) {
   return memory && module.HEAPF32.buffer !== memory.buffer ? new Float32Array(memory.buffer) : module.HEAPF32;
 }
 
-function plainAttention(module, scratch, o) {
+function plainAttention(module, scratch, o, threaded) {
   if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
   for (const name in o) if (!PLAIN_OPTIONS.has(name)) return undefined;
   const { query, key, value, queryLength: L, keyLength: S, dim: D } = o;
@@ -213,6 +213,8 @@ function plainAttention(module, scratch, o) {
   if (query.length !== counts[0] || key.length !== counts[1] || value.length !== counts[2]) return undefined;
   const total = counts.reduce((a, b) => a + b, 0);
   if (total > MAX_PLAIN_ELEMENTS) return undefined;
+  // the pool's threads wake while the inputs are copied (waking takes tens of microseconds)
+  if (threaded) module._attn_plain_attention_expect(H, L, S, D, Dv);
   const bytes = total * 4;
   if (scratch.bytes < bytes) {
     if (scratch.pointer) module._free(scratch.pointer);
@@ -340,7 +342,7 @@ function wrapModule(module, simd, threaded, options) {
   }
   const embindAttention = attn.attention;
   const scratch = { pointer: 0, bytes: 0 };
-  attn.attention = (options) => (live(), plainAttention(module, scratch, options) ?? embindAttention(options));
+  attn.attention = (options) => (live(), plainAttention(module, scratch, options, threaded) ?? embindAttention(options));
   if (options.warmUp !== false) warmUp(attn);
   // async, so a page can await it the same way it awaits fetching the bytes
   attn.loadStatisticalAligner = async (bytes) => {

@@ -43,15 +43,27 @@ class Pool {
     size_.store(1, std::memory_order_relaxed);
     // a worker waits for the job after this one; it may start running after a job has been posted
     const unsigned long current = generation_.load(std::memory_order_relaxed);
+    const unsigned long alerted = alerts_;  // alert() holds run_mutex_ too
     try {
       for (int slot = 1; slot < count; ++slot) {
-        workers_.emplace_back([this, slot, current] { worker_loop(slot, current); });
+        workers_.emplace_back([this, slot, current, alerted] { worker_loop(slot, current, alerted); });
         size_.store(slot + 1, std::memory_order_relaxed);
       }
     } catch (const std::system_error& e) {
       const int started = size();
       fail("could not start thread ", started + 1, " of ", count, " (", e.what(), "); running on ", started);
     }
+  }
+
+  // Wakes the sleeping workers to watch for the next job (see wake_threads).
+  void alert() {
+    std::unique_lock<std::mutex> running(run_mutex_, std::try_to_lock);
+    if (!running.owns_lock() || size() <= 1) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++alerts_;
+    }
+    wake_.notify_all();
   }
 
   // Runs the job on up to `workers` threads; false when the pool is in use (the caller then runs
@@ -99,7 +111,7 @@ class Pool {
     stop_ = false;
   }
 
-  void worker_loop(int slot, unsigned long seen) {
+  void worker_loop(int slot, unsigned long seen, unsigned long alerted) {
     for (;;) {
       const auto until = std::chrono::steady_clock::now() + spin_time;
       while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
@@ -107,8 +119,11 @@ class Pool {
         }
       }
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
+      wake_.wait(lock,
+                 [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen || alerts_ != alerted; });
       if (stop_) return;
+      alerted = alerts_;
+      if (generation_.load(std::memory_order_relaxed) == seen) continue;  // alerted: watch for the job
       seen = generation_.load(std::memory_order_relaxed);
       if (slot >= active_) continue;  // this job asked for fewer threads
       lock.unlock();
@@ -120,13 +135,21 @@ class Pool {
     }
   }
 
-  // Takes items until none is left.
+  // Takes items until none is left: `grain` at a time while there are enough to go round, then
+  // fewer, so that a thread that started late (a sleeping thread wakes slowly, in WebAssembly
+  // especially) does not leave the others waiting on its last large take. Which thread computes
+  // an item never changes what the item computes.
   void work(int slot) {
     inside_task = true;
     for (;;) {
-      const int first = next_.fetch_add(grain_, std::memory_order_relaxed);
+      int first = next_.load(std::memory_order_relaxed), take = 0;
+      do {
+        const int left = count_ - first;
+        if (left <= 0) break;
+        take = std::min(grain_, std::max(1, left / active_));
+      } while (!next_.compare_exchange_weak(first, first + take, std::memory_order_relaxed));
       if (first >= count_) break;
-      for (int item = first; item < std::min(first + grain_, count_); ++item) {
+      for (int item = first; item < first + take; ++item) {
         try {
           (*task_)(item, slot);
         } catch (...) {
@@ -149,6 +172,7 @@ class Pool {
   std::atomic<unsigned long> generation_{0};
   const std::function<void(int, int)>* task_ = nullptr;
   int count_ = 0, grain_ = 1, active_ = 0, error_item_ = 0;
+  unsigned long alerts_ = 0;  // guarded by mutex_: bumped by alert()
   std::atomic<int> pending_{0};
   std::atomic<int> next_{0};
   std::exception_ptr error_;
@@ -174,6 +198,14 @@ void set_threads(int count) {
 }
 
 int threads() noexcept { return pool().size(); }
+
+void wake_threads() noexcept {
+  if (threads() <= 1) return;
+  try {
+    pool().alert();
+  } catch (...) {  // a mutex that fails to lock: the job wakes them, later
+  }
+}
 
 int hardware_threads() noexcept {
   const unsigned count = std::thread::hardware_concurrency();
