@@ -79,21 +79,25 @@ class Pool {
       count_ = count;
       grain_ = grain;
       active_ = active;
-      pending_.store(active - 1, std::memory_order_relaxed);
       next_.store(0, std::memory_order_relaxed);
       error_item_ = count;
       error_ = nullptr;
+      joined_.store(0, std::memory_order_release);  // open: after the job, before the workers look
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     work(0);
-    // the other threads' last items are under way: watch for them before sleeping (a sleeping
-    // thread is slow to wake, in a virtual machine especially)
-    const auto until = std::chrono::steady_clock::now() + spin_time;
-    while (pending_.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < until) {
+    // Every item is taken: close the job. A worker that has not joined yet stays out (it is still
+    // waking, or another process has its core), so the caller never waits for a thread that had
+    // no part in the work; it waits for those inside, whose last items are under way. Watch for
+    // them before sleeping: a sleeping thread is slow to wake, in a virtual machine especially.
+    if (joined_.fetch_or(closed, std::memory_order_acq_rel) != 0) {
+      const auto until = std::chrono::steady_clock::now() + spin_time;
+      while (joined_.load(std::memory_order_acquire) != closed && std::chrono::steady_clock::now() < until) {
+      }
     }
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    done_.wait(lock, [this] { return joined_.load(std::memory_order_acquire) == closed; });
     task_ = nullptr;
     if (error_) std::rethrow_exception(error_);
     return true;
@@ -125,13 +129,27 @@ class Pool {
       alerted = alerts_;
       if (generation_.load(std::memory_order_relaxed) == seen) continue;  // alerted: watch for the job
       seen = generation_.load(std::memory_order_relaxed);
-      if (slot >= active_) continue;  // this job asked for fewer threads
       lock.unlock();
-      work(slot);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> done(mutex_);  // the caller is either watching or waiting under the lock
-        done_.notify_one();
-      }
+      // The job may be closed already (its items all done), or even be the next one: what a
+      // worker reads after joining is the job it joined, which cannot end before it leaves.
+      if (!join()) continue;
+      if (slot < active_) work(slot);  // else the job asked for fewer threads
+      leave();
+    }
+  }
+
+  bool join() {
+    int state = joined_.load(std::memory_order_relaxed);
+    do {
+      if (state & closed) return false;
+    } while (!joined_.compare_exchange_weak(state, state + 1, std::memory_order_acquire, std::memory_order_relaxed));
+    return true;
+  }
+
+  void leave() {
+    if (joined_.fetch_sub(1, std::memory_order_acq_rel) == (closed | 1)) {
+      std::lock_guard<std::mutex> done(mutex_);  // the caller is either watching or waiting under the lock
+      done_.notify_one();
     }
   }
 
@@ -173,7 +191,9 @@ class Pool {
   const std::function<void(int, int)>* task_ = nullptr;
   int count_ = 0, grain_ = 1, active_ = 0, error_item_ = 0;
   unsigned long alerts_ = 0;  // guarded by mutex_: bumped by alert()
-  std::atomic<int> pending_{0};
+  // The workers inside the current job, with `closed` set once its caller has taken the last item.
+  static constexpr int closed = 1 << 30;
+  std::atomic<int> joined_{closed};
   std::atomic<int> next_{0};
   std::exception_ptr error_;
   bool stop_ = false;
