@@ -1,7 +1,10 @@
 // A static file server for the explorer: the site root is a folder (web/), nothing else is
 // reachable, and the MIME types are the ones browsers insist on for ES modules and wasm. Like a
 // static host it sends Content-Length (the page shows download progress from it) and an ETag, so
-// the page's three contexts that load the module fetch its bytes once and revalidate after.
+// the page's three contexts that load the module fetch its bytes once and revalidate after. Every
+// response makes the page cross-origin isolated (COOP same-origin, COEP require-corp), which a
+// browser requires before it shares memory between threads: the module's threads build then
+// runs in the explorer's workers (loadAttn's default there is the hardware's thread count).
 //   node tools/serve.mjs web 8080        (port 0 picks a free one; prints the URL)
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
@@ -22,6 +25,14 @@ const TYPES = {
   '.npy': 'application/octet-stream',
 };
 
+// Cross-origin isolation for the page and for the Workers it starts (a Worker's script carries its
+// own policy); every resource is same-origin, and says so for COEP's sake.
+const ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
 export function serve(rootDirectory, port = 0, host = '127.0.0.1') {
   const root = resolve(rootDirectory);
   const server = createServer(async (request, response) => {
@@ -39,6 +50,7 @@ export function serve(rootDirectory, port = 0, host = '127.0.0.1') {
         'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream',
         'Cache-Control': 'no-cache',
         'X-Content-Type-Options': 'nosniff',
+        ...ISOLATION,
         ETag: etag,
       };
       if (request.headers['if-none-match'] === etag) {
@@ -51,7 +63,7 @@ export function serve(rootDirectory, port = 0, host = '127.0.0.1') {
       response.end(request.method === 'HEAD' ? undefined : body);
     } catch (error) {
       const missing = error.code === 'ENOENT' || error.code === 'ENOTDIR' || error instanceof URIError;
-      response.writeHead(missing ? 404 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      response.writeHead(missing ? 404 : 500, { 'Content-Type': 'text/plain; charset=utf-8', ...ISOLATION });
       response.end(missing ? 'not found\n' : 'server error\n');
     }
   });

@@ -26,11 +26,14 @@ function controls(state, pairs) {
 }
 
 async function startAlignment(client, state) {
-  const module = await client.module;  // {simd, instructionSet, alignment, shipped}
+  const module = await client.module;  // {simd, instructionSet, threads, alignment, shipped}
+  // threads: the hardware's where the page is cross-origin isolated (tools/serve.mjs makes it so)
+  const threads = module.threads > 1 ? `${module.threads} threads` : 'one thread';
   $('build').textContent = module.simd
-    ? `WebAssembly SIMD128 build (${module.instructionSet} kernels)`
-    : 'WebAssembly scalar build (no SIMD in this browser, or forced with ?simd=0)';
+    ? `WebAssembly SIMD128 build (${module.instructionSet} kernels, ${threads})`
+    : `WebAssembly scalar build (${threads}; no SIMD in this browser, or forced with ?simd=0)`;
   document.body.dataset.simd = String(module.simd);
+  document.body.dataset.threads = String(module.threads);
   for (const [name, shipped] of Object.entries(module.shipped)) document.body.dataset[`${name}Shipped`] = String(shipped);
   const align = new AlignView(client, module);
   const translate = new TranslateView(client);
@@ -50,7 +53,8 @@ async function startAlignment(client, state) {
 
 // Bring-your-own and the playground: both need the module worker alone.
 async function startModuleViews(client, state) {
-  const { alignment } = await client.module;
+  const { alignment, threads } = await client.module;
+  document.body.dataset.moduleThreads = String(threads);
   const view = new ByoView(client);
   view.start(alignment);
   controls(state, [['layer', 'byo-layer'], ['head', 'byo-head'], ['agg', 'byo-aggregate'], ['special', 'byo-special'],

@@ -3,7 +3,7 @@
 // parsed, reshaped and their links extracted here (a 60 MB matrix never stops the page), and the
 // playground's attention is computed here. It keeps the last good tensor and gold line: a file
 // that is refused leaves them as they were. Messages:
-//   {type: 'init', simd}                    -> {type: 'module', alignment}
+//   {type: 'init', simd}                    -> {type: 'module', threads, alignment}
 //   {type: 'file', id, file, settings}      -> {type: 'result', id, result: {loaded, view}} | {type: 'error', id, message}
 //   {type: 'view', id, settings}            -> {type: 'result', id, result: {view}} | {type: 'error', id, message}
 //   {type: 'attention', id, options}        -> {type: 'result', id, result: attn.attention(options)} | same
@@ -87,7 +87,7 @@ async function showView({ settings }) {
 
 async function init({ simd }) {
   attn = await loadAttn({ simd, warmUp: false });
-  self.postMessage({ type: 'module', alignment: attn.alignment });
+  self.postMessage({ type: 'module', threads: attn.threads, alignment: attn.alignment });
 }
 
 const handlers = { file: readFile, view: showView, attention: ({ options }) => attn.attention(options) };

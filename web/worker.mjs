@@ -2,7 +2,7 @@
 // typing on the page never waits for a forced decoding. Only what the first view needs is fetched
 // at start (the module, then the en-es model); the other models and the statistical aligners are
 // fetched when a request first needs them. Downloads report their progress. Messages:
-//   {type: 'init', simd}                      -> {type: 'module', simd, instructionSet, alignment, shipped}
+//   {type: 'init', simd}                      -> {type: 'module', simd, instructionSet, threads, alignment, shipped}
 //                                                then {type: 'ready', models: {forward}} (or 'failed')
 //   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //   {type: 'translate', id, text, beam}       -> same
@@ -94,7 +94,7 @@ async function init({ simd }) {
   if (!index.ok) throw new Error(`the model index: HTTP ${index.status}`);
   shipped = new Set((await index.json()).models);
   self.postMessage({
-    type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, alignment: attn.alignment,
+    type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, threads: attn.threads, alignment: attn.alignment,
     shipped: {
       reverse: shipped.has(MODELS.reverse.file), general: shipped.has(MODELS.general.file),
       statistical: STATISTICAL_FILES.every((file) => shipped.has(file)),

@@ -2,7 +2,7 @@
 //   node_modules/.bin/tsc --noEmit -p tests/js/tsconfig.json
 // It calls every function with every option type, and the @ts-expect-error lines prove that the
 // types (web/dist/attn.d.ts, written from web/src/attn.d.ts.in and the module's rules) reject wrong usage.
-import loadAttn, { simdSupported } from '../../web/dist/attn.mjs';
+import loadAttn, { simdSupported, threadsSupported } from '../../web/dist/attn.mjs';
 import type {
   AdditiveOptions,
   AttentionMap,
@@ -48,6 +48,21 @@ const instructionSet: string = scalar.instructionSet;
 const heap: number = defaults.heapBytes();
 const handles: number = attn.liveHandles();
 void [supported, simd, instructionSet, heap, handles];
+
+// --- threads ---------------------------------------------------------------------------------
+
+const canShare: boolean = threadsSupported();
+const threaded: Attn = await loadAttn({ simd: true, threads: canShare ? 4 : 1, warmUp: false });
+const running: number = threaded.threads;
+threaded.dispose();
+const threadOptions: LoadOptions = { threads: 2 };
+// @ts-expect-error threads is a number
+await loadAttn({ threads: '2' });
+// @ts-expect-error dispose returns nothing
+const disposed: Attn = threaded.dispose();
+// @ts-expect-error threads is read-only
+threaded.threads = 2;
+void [running, threadOptions, disposed];
 
 // --- attention(), the worked example and every option ---------------------------------------
 

@@ -43,8 +43,10 @@ after(() => rm(work, { recursive: true, force: true }));
 test('the tarball holds only what users need, with a package.json fit for Node and bundlers', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.trim().split('\n').map((line) => line.replace(/^package\//, '')).sort();
-  assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'attn-scalar.mjs', 'attn-scalar.wasm', 'attn-simd.mjs',
-    'attn-simd.wasm', 'attn.d.ts', 'attn.mjs', 'package.json']);
+  assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'attn-scalar-threads.mjs', 'attn-scalar-threads.wasm',
+    'attn-scalar-threads.worker.cjs', 'attn-scalar-threads.worker.js', 'attn-scalar.mjs', 'attn-scalar.wasm',
+    'attn-simd-threads.mjs', 'attn-simd-threads.wasm', 'attn-simd-threads.worker.cjs', 'attn-simd-threads.worker.js',
+    'attn-simd.mjs', 'attn-simd.wasm', 'attn.d.ts', 'attn.mjs', 'package.json']);
   const manifest = JSON.parse(await readFile(join(project, 'node_modules/attnscope/package.json'), 'utf8'));
   assert.equal(manifest.name, 'attnscope');
   assert.equal(manifest.type, 'module');
@@ -59,6 +61,13 @@ test('Node 20 imports it by name and computes attention', async () => {
   await writeFile(join(project, 'node-user.mjs'), `${USAGE}console.log(row);\n`);
   const { stdout } = await run(process.execPath, ['node-user.mjs'], { cwd: project });
   assert.equal(stdout.trim(), EXPECTED);
+});
+
+test('Node 20 runs it with threads from the installed package ("type": "module"), and ends without process.exit', async () => {
+  await writeFile(join(project, 'node-threads.mjs'), `${USAGE.replace('loadAttn()', 'loadAttn({ threads: 2 })')}
+console.log(attn.threads, row);\n`);
+  const { stdout } = await run(process.execPath, ['node-threads.mjs'], { cwd: project, timeout: 20000 });
+  assert.equal(stdout.trim(), `2 ${EXPECTED}`);
 });
 
 test('TypeScript checks a user file strictly with bundler resolution', async () => {
@@ -89,6 +98,11 @@ async function resultInChromium(folder) {
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForSelector('#result[data-done]', { timeout: 20000 });
     assert.deepEqual(problems, []);
+    // serve.mjs makes the page cross-origin isolated: the default is then the hardware's threads
+    const { threads, hardware } = await page.evaluate(() => ({
+      threads: Number(document.querySelector('#result').dataset.threads), hardware: navigator.hardwareConcurrency,
+    }));
+    assert.equal(threads, hardware, 'the threads build ran');
     return await page.textContent('#result');
   } finally {
     await browser.close();
@@ -102,6 +116,7 @@ const PAGE = (script) => `<!doctype html><meta charset="utf-8"><title>attnscope 
 const MAIN = (from) => `${USAGE.replace("'attnscope'", `'${from}'`)}
 const result = document.querySelector('#result');
 result.textContent = row;
+result.dataset.threads = String(attn.threads);
 result.dataset.done = '';
 `;
 

@@ -4,6 +4,7 @@
 
 #include "attn/core/attention.hpp"
 #include "attn/core/internal/kernels.hpp"
+#include "attn/core/threads.hpp"
 #include "masking.hpp"
 
 namespace attn::js {
@@ -142,6 +143,9 @@ val build_info() {
   val info = val::object();
   info.set("simd", kernels::simd_enabled());
   info.set("instructionSet", std::string(kernels::instruction_set()));
+  info.set("threads", threads());                     // what set_threads gave (setThreads from JS)
+  info.set("threadsSupported", threads_supported());  // only the threads builds run more than one
+  info.set("maxThreads", max_threads);
   return info;
 }
 

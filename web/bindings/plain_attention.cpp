@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/threads.hpp"
 
 extern "C" {
 
@@ -35,6 +36,14 @@ EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* k
   } catch (const std::exception&) {
     return 1;
   }
+}
+
+// Called by the loader before it copies a call's inputs into the heap: when attention over this
+// shape will run on several threads, they wake now (attn::wake_threads) and are up when it starts.
+EMSCRIPTEN_KEEPALIVE void attn_plain_attention_expect(int heads, int query_length, int key_length, int dim,
+                                                      int value_dim) {
+  const double rows = double(heads) * query_length;  // the loader checked that the inputs fit the heap
+  if (attn::workers_for(static_cast<int>(rows), double(key_length) * (dim + value_dim)) > 1) attn::wake_threads();
 }
 
 }  // extern "C"

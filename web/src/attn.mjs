@@ -1,9 +1,11 @@
 // attnscope's WebAssembly module loader: picks the SIMD128 build where the engine supports it,
-// the scalar build otherwise, in browsers, workers and Node 20 alike.
+// the scalar build otherwise, and the threads build of either when the caller gets more than one
+// thread, in browsers, workers and Node 20 alike.
 //
 //   import loadAttn from './attn.mjs';
 //   const attn = await loadAttn({ simd: 'auto' });   // true / false force a build
 //   attn.attention({ query, key, value, heads, queryLength, keyLength, dim });
+//   attn.dispose();                                   // ends the module's threads, if it has any
 
 // A minimal module that uses one SIMD128 instruction (i8x16.popcnt on a splat): engines without
 // SIMD reject it at validation, before anything runs.
@@ -21,15 +23,111 @@ export function simdSupported() {
 
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
 
-// Node cannot fetch a file path, so it reads the bytes; browsers stream them from the URL. The
-// module is reached without a static import of node:fs, which bundlers would try to resolve for
-// the browser: process.getBuiltinModule (Node 20.16+), else an import they are told to leave alone.
-const NODE_FS = 'node:fs/promises';
+// Node's modules are reached without a static import, which bundlers would try to resolve for the
+// browser: process.getBuiltinModule (Node 20.16+), else an import they are told to leave alone.
+async function nodeModule(name) {
+  return process.getBuiltinModule?.(name) ?? (await import(/* @vite-ignore */ /* webpackIgnore: true */ name));
+}
+
+// Node cannot fetch a file path, so it reads the bytes; browsers stream them from the URL.
 async function wasmBinaryFor(url) {
   if (!isNode) return undefined;
-  const fs = process.getBuiltinModule?.(NODE_FS) ?? (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS));
-  return fs.readFile(url);
+  return (await nodeModule('node:fs/promises')).readFile(url);
 }
+
+// attn::max_threads (src/attn/core/threads.hpp), which the module's setThreads checks as well.
+const MAX_THREADS = 256;
+
+// Whether threads can share the module's memory: always in Node; in browsers only on a
+// cross-origin isolated page (served with Cross-Origin-Opener-Policy: same-origin and
+// Cross-Origin-Embedder-Policy: require-corp) and in its workers.
+export function threadsSupported() {
+  if (typeof SharedArrayBuffer !== 'function' || (!isNode && globalThis.crossOriginIsolated !== true)) return false;
+  try {
+    return new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+  } catch {
+    return false;
+  }
+}
+
+// The thread count loadAttn runs with. By default: the hardware's threads where memory can be
+// shared in a browser, one in Node (a server process shares its cores; ask for threads there).
+// A count the engine cannot have (no shared memory) gives one thread, without an error.
+function threadCount(requested) {
+  if (requested === undefined) {
+    if (isNode || !threadsSupported()) return 1;
+    const hardware = globalThis.navigator?.hardwareConcurrency;
+    return Number.isInteger(hardware) && hardware > 1 ? Math.min(hardware, MAX_THREADS) : 1;
+  }
+  if (typeof requested !== 'number' || !Number.isInteger(requested) || requested < 1 || requested > MAX_THREADS) {
+    const shown = typeof requested === 'string' ? `'${requested}'` : String(requested);
+    throw new Error(`loadAttn(): threads must be an integer from 1 to ${MAX_THREADS}, got ${shown}`);
+  }
+  return requested > 1 && !threadsSupported() ? 1 : requested;
+}
+
+// The four builds, each with literal paths, so that bundlers (Vite, webpack, Rollup) see and ship
+// every file. A threads build also has its Workers' script (NAME.worker.js; Node runs the .cjs
+// copy beside it) and names its own URL, which each Worker imports.
+const BUILDS = {
+  simd: () => ({ wasm: new URL('./attn-simd.wasm', import.meta.url), load: () => import('./attn-simd.mjs') }),
+  scalar: () => ({ wasm: new URL('./attn-scalar.wasm', import.meta.url), load: () => import('./attn-scalar.mjs') }),
+  'simd-threads': () => ({
+    wasm: new URL('./attn-simd-threads.wasm', import.meta.url),
+    worker: new URL('./attn-simd-threads.worker.js', import.meta.url),
+    script: new URL('./attn-simd-threads.mjs', import.meta.url),
+    load: () => import('./attn-simd-threads.mjs'),
+  }),
+  'scalar-threads': () => ({
+    wasm: new URL('./attn-scalar-threads.wasm', import.meta.url),
+    worker: new URL('./attn-scalar-threads.worker.js', import.meta.url),
+    script: new URL('./attn-scalar-threads.mjs', import.meta.url),
+    load: () => import('./attn-scalar-threads.mjs'),
+  }),
+};
+
+// What a threads build needs besides the common arguments: how many Workers to start (the
+// calling thread is the first of `threads`), the script each Worker imports and, in Node, the
+// Workers' CommonJS script as a path and the require() and __dirname that Emscripten's pthreads
+// glue uses there (web/src/threads_pre.js).
+async function threadsArguments(build, threads) {
+  const settings = { attnPoolSize: threads - 1, mainScriptUrlOrBlob: build.script.href };
+  if (!isNode) {
+    // Bundlers may inline a small file as a data: URL (Vite does below 4 KiB). A Worker started
+    // from one has an opaque origin, which may not import the module's script: it gets a Blob URL
+    // of the same text, which has the page's origin (revoked once the Workers have loaded).
+    if (build.worker.protocol !== 'data:') return { settings, worker: build.worker.href };
+    const blob = await (await fetch(build.worker)).blob();
+    return { settings, worker: URL.createObjectURL(blob), revoke: true };
+  }
+  const { fileURLToPath } = await nodeModule('node:url');
+  const { createRequire } = await nodeModule('node:module');
+  settings.attnNodeRequire = createRequire(build.script);
+  settings.attnNodeDirectory = fileURLToPath(new URL('.', build.script));
+  return { settings, worker: fileURLToPath(new URL(build.worker.href.replace(/\.js$/, '.cjs'))) };
+}
+
+// The Workers of a threads build in Node do not keep the process alive (a script that ends
+// without process.exit ends), and the global Worker that the glue defines in Node is removed
+// again: the glue starts every Worker it will have while loading (PTHREAD_POOL_SIZE_STRICT=2).
+function settleNodeWorkers(module, hadGlobalWorker) {
+  for (const worker of [...module.PThread.unusedWorkers, ...module.PThread.runningWorkers]) worker.unref?.();
+  if (!hadGlobalWorker) delete globalThis.Worker;
+}
+
+// Ends a threads build's threads: the pool's threads leave (set_threads(1) joins them), then every
+// Worker is terminated.
+function endThreads(module) {
+  try {
+    module.setThreads(1);
+  } finally {
+    module.PThread.terminateAllThreads();
+  }
+}
+
+// Finalization ends the threads of a module dropped without dispose(); the held value is the
+// module, never the attn object, which could then not be collected.
+const unreachable = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(endThreads) : null;
 
 // Each exported function with its arity: Embind insists on exact argument counts, so optional
 // trailing arguments are passed on as undefined.
@@ -47,9 +145,10 @@ function checked(result) {
 }
 
 // A loaded translation model. It holds WebAssembly memory until delete() is called.
-function wrapModel(handle) {
+function wrapModel(handle, moduleLive) {
   let deleted = false;
   const live = () => {
+    moduleLive();
     if (deleted) throw new Error('this model was deleted');
     return handle;
   };
@@ -88,7 +187,14 @@ const MAX_PLAIN_ELEMENTS = 1 << 26;  // larger calls take the checked path
 
 const positiveInteger = (x) => Number.isInteger(x) && x >= 1 && x <= 0x7fffffff;
 
-function plainAttention(module, scratch, o) {
+// The heap as floats. In a threads build another thread may have grown the memory, which leaves
+// the module's own view (updated only when the main thread grows it or the glue checks) short.
+function floatHeap(module) {
+  const memory = module.wasmMemory;
+  return memory && module.HEAPF32.buffer !== memory.buffer ? new Float32Array(memory.buffer) : module.HEAPF32;
+}
+
+function plainAttention(module, scratch, o, threaded) {
   if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
   for (const name in o) if (!PLAIN_OPTIONS.has(name)) return undefined;
   const { query, key, value, queryLength: L, keyLength: S, dim: D } = o;
@@ -108,6 +214,8 @@ function plainAttention(module, scratch, o) {
   if (query.length !== counts[0] || key.length !== counts[1] || value.length !== counts[2]) return undefined;
   const total = counts.reduce((a, b) => a + b, 0);
   if (total > MAX_PLAIN_ELEMENTS) return undefined;
+  // the pool's threads wake while the inputs are copied (waking takes tens of microseconds)
+  if (threaded) module._attn_plain_attention_expect(H, L, S, D, Dv);
   const bytes = total * 4;
   if (scratch.bytes < bytes) {
     if (scratch.pointer) module._free(scratch.pointer);
@@ -118,7 +226,7 @@ function plainAttention(module, scratch, o) {
   const base = scratch.pointer >> 2;
   const at = [base];
   for (let i = 1; i < counts.length; i++) at.push(at[i - 1] + counts[i - 1]);
-  let heap = module.HEAPF32;
+  let heap = floatHeap(module);
   heap.set(query, at[0]);
   heap.set(key, at[1]);
   heap.set(value, at[2]);
@@ -126,7 +234,7 @@ function plainAttention(module, scratch, o) {
     H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature);
   let result;
   if (status === 0) {
-    heap = module.HEAPF32;  // the call may have grown the memory, which replaces the view
+    heap = floatHeap(module);  // the call may have grown the memory, which replaces the view
     result = { output: heap.slice(at[3], at[3] + counts[3]) };
     if (returnWeights) result.weights = heap.slice(at[4], at[4] + counts[4]);
   }
@@ -169,38 +277,77 @@ export default async function loadAttn(options = {}) {
   if (requested !== 'auto' && requested !== true && requested !== false) {
     throw new Error(`loadAttn(): simd must be true, false or 'auto', got ${String(requested)}`);
   }
+  const threads = threadCount(options.threads);
   const supported = simdSupported();
   if (requested === true && !supported) throw new Error('loadAttn(): this engine has no WebAssembly SIMD; use simd: false or "auto"');
   const simd = requested === 'auto' ? supported : requested;
-  // Literal paths, so that bundlers (Vite, webpack, Rollup) see and ship both builds.
-  const wasmUrl = simd ? new URL('./attn-simd.wasm', import.meta.url) : new URL('./attn-scalar.wasm', import.meta.url);
-  const { default: createAttnModule } = simd ? await import('./attn-simd.mjs') : await import('./attn-scalar.mjs');
+  const module = await instantiate(simd, threads, options);
+  return wrapModule(module, simd, threads > 1, options);
+}
+
+// The module, its threads started. Apart from wrapModule: a threads build's Workers keep the
+// module, and with it every closure it was given, reachable; those closures must not share a
+// scope with the attn object, or FinalizationRegistry would never see that object dropped.
+async function instantiate(simd, threads, options) {
+  const threaded = threads > 1;
+  const build = BUILDS[(simd ? 'simd' : 'scalar') + (threaded ? '-threads' : '')]();
+  const { default: createAttnModule } = await build.load();
+  const { settings, worker, revoke } = threaded ? await threadsArguments(build, threads) : { settings: {} };
+  const hadGlobalWorker = 'Worker' in globalThis;
   const module = await createAttnModule({
-    wasmBinary: await wasmBinaryFor(wasmUrl),
-    locateFile: (path) => (path.endsWith('.wasm') ? wasmUrl.href : new URL(path, import.meta.url).href),
+    ...settings,
+    wasmBinary: await wasmBinaryFor(build.wasm),
+    locateFile: (path) => {
+      if (path.endsWith('.wasm')) return build.wasm.href;
+      if (worker && path.endsWith('.worker.js')) return worker;
+      return new URL(path, import.meta.url).href;
+    },
     print: options.print ?? (() => {}),
     printErr: options.printErr ?? ((text) => console.warn(text)),
   });
+  if (revoke) URL.revokeObjectURL(worker);
+  if (threaded) {
+    if (isNode) settleNodeWorkers(module, hadGlobalWorker);
+    try {
+      checked(module.setThreads(threads));
+    } catch (error) {
+      module.PThread.terminateAllThreads();
+      throw error;
+    }
+  }
+  return module;
+}
+
+// The attn object over a loaded module.
+function wrapModule(module, simd, threaded, options) {
   const info = module.buildInfo();
+  // dispose() ends the module: its threads stop and every later call throws.
+  let disposed = false;
+  const live = () => {
+    if (disposed) throw new Error('this attnscope module was disposed (attn.dispose()); load another with loadAttn()');
+  };
   const attn = {
     simd,
     instructionSet: info.instructionSet,
-    heapBytes: () => module.heapBytes(),
+    // The threads attention and the models run on (the calling one included).
+    threads: info.threads,
+    heapBytes: () => (live(), module.heapBytes()),
     // Live Embind handles: constant across calls when nothing leaks.
-    liveHandles: () => module.count_emval_handles(),
+    liveHandles: () => (live(), module.count_emval_handles()),
     // The alignment methods, what each needs, the option names and the defaults, from the C++
     // library (attn/align/methods.hpp): read these rather than copying them.
     alignment: deepFreeze(module.alignmentRules()),
   };
   for (const [name, arity] of Object.entries(API)) {
-    attn[name] = (...args) => checked(module[name](...Array.from({ length: arity }, (_, i) => args[i])));
+    attn[name] = (...args) => (live(), checked(module[name](...Array.from({ length: arity }, (_, i) => args[i]))));
   }
   const embindAttention = attn.attention;
   const scratch = { pointer: 0, bytes: 0 };
-  attn.attention = (options) => plainAttention(module, scratch, options) ?? embindAttention(options);
+  attn.attention = (options) => (live(), plainAttention(module, scratch, options, threaded) ?? embindAttention(options));
   if (options.warmUp !== false) warmUp(attn);
   // async, so a page can await it the same way it awaits fetching the bytes
   attn.loadStatisticalAligner = async (bytes) => {
+    live();
     if (!(bytes instanceof Uint8Array)) throw new Error('loadStatisticalAligner(bytes) needs the file as a Uint8Array');
     const handle = checked(module.loadStatisticalAligner(bytes));
     let deleted = false;
@@ -208,6 +355,7 @@ export default async function loadAttn(options = {}) {
       [HANDLE]: handle,
       kind: handle.kind(),
       align(source, target, options) {
+        live();
         if (deleted) throw new Error('this aligner was deleted');
         return checked(handle.align(source, target, options));
       },
@@ -218,8 +366,21 @@ export default async function loadAttn(options = {}) {
     });
   };
   attn.loadModel = async (bytes) => {
+    live();
     if (!(bytes instanceof Uint8Array)) throw new Error('loadModel(bytes) needs the model file as a Uint8Array');
-    return wrapModel(checked(module.loadModel(bytes)));
+    return wrapModel(checked(module.loadModel(bytes)), live);
   };
+  // Ends the module's threads (a threads build's Workers are terminated) and makes every later
+  // call throw; a second call does nothing. A module dropped without it has its threads ended
+  // when it is garbage-collected.
+  attn.dispose = () => {
+    if (disposed) return;
+    disposed = true;
+    if (threaded) {
+      unreachable?.unregister(attn);
+      endThreads(module);
+    }
+  };
+  if (threaded) unreachable?.register(attn, module, attn);
   return Object.freeze(attn);
 }

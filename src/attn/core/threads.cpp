@@ -24,7 +24,8 @@ namespace {
 // for a pool that is busy with its caller.
 thread_local bool inside_task = false;
 
-// Below this many multiply-adds per worker, waking threads costs more than it saves.
+// Below this many multiply-adds per worker (about 10 us natively), waking threads costs more than
+// it saves: the models' small matrix products stay on one thread.
 constexpr double min_work_per_worker = 1 << 18;
 
 // How long an idle worker watches for the next job before it sleeps: the models call attention
@@ -43,9 +44,10 @@ class Pool {
     size_.store(1, std::memory_order_relaxed);
     // a worker waits for the job after this one; it may start running after a job has been posted
     const unsigned long current = generation_.load(std::memory_order_relaxed);
+    const unsigned long alerted = alerts_;  // alert() holds run_mutex_ too
     try {
       for (int slot = 1; slot < count; ++slot) {
-        workers_.emplace_back([this, slot, current] { worker_loop(slot, current); });
+        workers_.emplace_back([this, slot, current, alerted] { worker_loop(slot, current, alerted); });
         size_.store(slot + 1, std::memory_order_relaxed);
       }
     } catch (const std::system_error& e) {
@@ -54,10 +56,19 @@ class Pool {
     }
   }
 
+  // Wakes the sleeping workers to watch for the next job (see wake_threads).
+  void alert() {
+    std::unique_lock<std::mutex> running(run_mutex_, std::try_to_lock);
+    if (!running.owns_lock() || size() <= 1) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++alerts_;
+    }
+    wake_.notify_all();
+  }
+
   // Runs the job on up to `workers` threads; false when the pool is in use (the caller then runs
-  // it alone). The caller works too and returns as soon as every item is done and no thread is
-  // still inside the job: it never waits for a thread that has not joined (on a virtual machine
-  // waking a sleeping thread can take longer than a small job).
+  // it alone).
   bool run(int count, int workers, int grain, const std::function<void(int, int)>& task) {
     std::unique_lock<std::mutex> running(run_mutex_, std::try_to_lock);
     if (!running.owns_lock()) return false;
@@ -70,29 +81,30 @@ class Pool {
       grain_ = grain;
       active_ = active;
       next_.store(0, std::memory_order_relaxed);
-      finished_.store(0, std::memory_order_relaxed);
       error_item_ = count;
       error_ = nullptr;
+      joined_.store(0, std::memory_order_release);  // open: after the job, before the workers look
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     work(0);
-    // the other threads' last items are under way: watch for them before sleeping
-    const auto until = std::chrono::steady_clock::now() + spin_time;
-    while (!done() && std::chrono::steady_clock::now() < until) {
+    // Every item is taken: close the job. A worker that has not joined yet stays out (it is still
+    // waking, or another process has its core), so the caller never waits for a thread that had
+    // no part in the work; it waits for those inside, whose last items are under way. Watch for
+    // them before sleeping: a sleeping thread is slow to wake, in a virtual machine especially.
+    if (joined_.fetch_or(closed, std::memory_order_acq_rel) != 0) {
+      const auto until = std::chrono::steady_clock::now() + spin_time;
+      while (joined_.load(std::memory_order_acquire) != closed && std::chrono::steady_clock::now() < until) {
+      }
     }
-    std::unique_lock<std::mutex> lock(mutex_);  // a thread joining now is seen, and waited for
-    done_.wait(lock, [this] { return done(); });
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return joined_.load(std::memory_order_acquire) == closed; });
     task_ = nullptr;
     if (error_) std::rethrow_exception(error_);
     return true;
   }
 
  private:
-  bool done() const {
-    return finished_.load(std::memory_order_acquire) == count_ && joined_.load(std::memory_order_acquire) == 0;
-  }
-
   void stop_workers() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -104,7 +116,7 @@ class Pool {
     stop_ = false;
   }
 
-  void worker_loop(int slot, unsigned long seen) {
+  void worker_loop(int slot, unsigned long seen, unsigned long alerted) {
     for (;;) {
       const auto until = std::chrono::steady_clock::now() + spin_time;
       while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
@@ -112,28 +124,51 @@ class Pool {
         }
       }
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
+      wake_.wait(lock,
+                 [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen || alerts_ != alerted; });
       if (stop_) return;
+      alerted = alerts_;
+      if (generation_.load(std::memory_order_relaxed) == seen) continue;  // alerted: watch for the job
       seen = generation_.load(std::memory_order_relaxed);
-      // join only a job that still has items for this thread
-      if (slot >= active_ || task_ == nullptr || next_.load(std::memory_order_relaxed) >= count_) continue;
-      joined_.fetch_add(1, std::memory_order_relaxed);
       lock.unlock();
-      work(slot);
-      lock.lock();
-      joined_.fetch_sub(1, std::memory_order_release);
+      // The job may be closed already (its items all done), or even be the next one: what a
+      // worker reads after joining is the job it joined, which cannot end before it leaves.
+      if (!join()) continue;
+      if (slot < active_) work(slot);  // else the job asked for fewer threads
+      leave();
+    }
+  }
+
+  bool join() {
+    int state = joined_.load(std::memory_order_relaxed);
+    do {
+      if (state & closed) return false;
+    } while (!joined_.compare_exchange_weak(state, state + 1, std::memory_order_acquire, std::memory_order_relaxed));
+    return true;
+  }
+
+  void leave() {
+    if (joined_.fetch_sub(1, std::memory_order_acq_rel) == (closed | 1)) {
+      std::lock_guard<std::mutex> done(mutex_);  // the caller is either watching or waiting under the lock
       done_.notify_one();
     }
   }
 
-  // Takes items until none is left.
+  // Takes items until none is left: `grain` at a time while there are enough to go round, then
+  // fewer, so that a thread that started late (a sleeping thread wakes slowly, in WebAssembly
+  // especially) does not leave the others waiting on its last large take. Which thread computes
+  // an item never changes what the item computes.
   void work(int slot) {
     inside_task = true;
     for (;;) {
-      const int first = next_.fetch_add(grain_, std::memory_order_relaxed);
+      int first = next_.load(std::memory_order_relaxed), take = 0;
+      do {
+        const int left = count_ - first;
+        if (left <= 0) break;
+        take = std::min(grain_, std::max(1, left / active_));
+      } while (!next_.compare_exchange_weak(first, first + take, std::memory_order_relaxed));
       if (first >= count_) break;
-      const int last = std::min(first + grain_, count_);
-      for (int item = first; item < last; ++item) {
+      for (int item = first; item < first + take; ++item) {
         try {
           (*task_)(item, slot);
         } catch (...) {
@@ -144,21 +179,23 @@ class Pool {
           }
         }
       }
-      finished_.fetch_add(last - first, std::memory_order_release);
     }
     inside_task = false;
   }
 
   std::mutex run_mutex_;  // held by the thread whose job the pool runs
-  std::mutex mutex_;      // guards the job, who joins it, and stop_
+  std::mutex mutex_;      // guards the job and stop_
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   std::atomic<int> size_{1};
   std::atomic<unsigned long> generation_{0};
   const std::function<void(int, int)>* task_ = nullptr;
   int count_ = 0, grain_ = 1, active_ = 0, error_item_ = 0;
-  std::atomic<int> next_{0}, finished_{0};
-  std::atomic<int> joined_{0};  // threads inside the job besides the caller (changed under mutex_)
+  unsigned long alerts_ = 0;  // guarded by mutex_: bumped by alert()
+  // The workers inside the current job, with `closed` set once its caller has taken the last item.
+  static constexpr int closed = 1 << 30;
+  std::atomic<int> joined_{closed};
+  std::atomic<int> next_{0};
   std::exception_ptr error_;
   bool stop_ = false;
 };
@@ -182,6 +219,14 @@ void set_threads(int count) {
 }
 
 int threads() noexcept { return pool().size(); }
+
+void wake_threads() noexcept {
+  if (threads() <= 1) return;
+  try {
+    pool().alert();
+  } catch (...) {  // a mutex that fails to lock: the job wakes them, later
+  }
+}
 
 int hardware_threads() noexcept {
   const unsigned count = std::thread::hardware_concurrency();

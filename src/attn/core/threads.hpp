@@ -45,4 +45,10 @@ void parallel_for(int count, int workers, const std::function<void(int item, int
 // each: 1 below the size where waking threads costs more than it saves, at most threads().
 int workers_for(int count, double work_per_item) noexcept;
 
+// Tells the pool's sleeping threads that a parallel_for is coming: they wake and watch for it for
+// a while instead of sleeping. Waking a sleeping thread takes tens of microseconds (more in
+// WebAssembly); a caller about to prepare a large job's inputs (copying them, say) can overlap
+// that with the preparation. Only a hint: nothing happens without a pool or while it runs a job.
+void wake_threads() noexcept;
+
 }  // namespace attn
