@@ -4,6 +4,8 @@
 // float->int conversions, rcp/rsqrt and horizontal adds become scalar loops. The loops below use
 // only operations that map 1:1 (add, mul, div, min/max, compares, selects, and/or, integer
 // add and shifts by constants, loads, stores); horizontal reductions happen once per row.
+// The kernels are noexcept: called from the noexcept dispatchers without being inlined, one that
+// might throw would go through a JS invoke_* trampoline under Emscripten's exception handling.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 // Forced inlining where a function only names a part of a kernel: left to itself, GCC keeps
 // multiply_panel() out of line and then the micro-kernels too, and matmul loses a few percent.
@@ -27,32 +30,66 @@ using floats = xsimd::batch<float, Arch>;
 template <class Arch>
 using ints = xsimd::batch<std::int32_t, Arch>;
 
-// exp(x) with a Cephes polynomial, accurate to about 2 ulp. The power of two is built from the
+// Whether xsimd::fma is one instruction on Arch. Elsewhere (SSE4.1, so WebAssembly) xsimd spells
+// fma as a multiply and an add, and fnma as a negation, a multiply and an add.
+template <class Arch>
+constexpr bool fused_multiply_add =
+    std::is_base_of<xsimd::fma3<xsimd::sse4_2>, Arch>::value || std::is_base_of<xsimd::fma3<xsimd::avx>, Arch>::value ||
+    std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value || std::is_base_of<xsimd::avx512f, Arch>::value;
+
+// z - x*y, fused where the architecture can (the same rounding as xsimd::fnma either way).
+template <class Arch>
+inline floats<Arch> minus_product(floats<Arch> x, floats<Arch> y, floats<Arch> z) {
+  if constexpr (fused_multiply_add<Arch>) {
+    return xsimd::fnma(x, y, z);
+  } else {
+    return z - x * y;
+  }
+}
+
+// x where keep is set, +0 elsewhere. Where a mask is a vector of all-ones or all-zero lanes (SSE,
+// AVX, so WebAssembly) that is one AND; a select would be three instructions in WebAssembly.
+template <class Arch>
+inline floats<Arch> zero_unless(xsimd::batch_bool<float, Arch> keep, floats<Arch> x) {
+  using F = floats<Arch>;
+  if constexpr (sizeof(xsimd::batch_bool<float, Arch>) == sizeof(F)) {  // not a bit mask (AVX-512's)
+    return F(static_cast<typename F::register_type>(keep)) & x;
+  } else {
+    return xsimd::select(keep, x, F(0.0f));
+  }
+}
+
+// exp(x) with a Cephes-style polynomial, accurate to about 2 ulp. The power of two is built from the
 // bits of a float rounded by adding 1.5*2^23 (no float->int conversion), so it stays vector code
-// in WebAssembly. Inputs below -87.34 give exactly 0 (so exp(-inf) = 0, as masking needs).
+// in WebAssembly. Inputs below -87.34 give exactly 0 (so exp(-inf) = 0, as masking needs), inputs
+// above 88 give exp(88). Each step maps to one WebAssembly instruction where it can: the upper
+// clamp compares bits as integers (one i32x4.min_s; a float min is four instructions there, and
+// integer order is float order for x >= 0 while negative x stay as they are), and the underflow
+// is zeroed by a mask (zero_unless) instead of a clamp and a select.
 template <class Arch>
 inline floats<Arch> exp(floats<Arch> x) {
   using F = floats<Arch>;
   using I = ints<Arch>;
-  const F lowest(-87.33654f), highest(88.0f);
-  const auto underflow = x < lowest;
-  x = xsimd::min(xsimd::max(x, lowest), highest);
+  const auto representable = x >= F(-87.33654f);
+  x = xsimd::bitwise_cast<F>(xsimd::min(xsimd::bitwise_cast<I>(x), I(0x42B00000)));  // 0x42B00000 = 88.0f
   const F magic(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer held in the low bits
   const F shifted = xsimd::fma(x, F(1.44269504088896341f), magic);
   const F n = shifted - magic;
-  F r = xsimd::fnma(n, F(0.693359375f), x);  // x - n*ln2, ln2 split in two for precision
-  r = xsimd::fnma(n, F(-2.12194440e-4f), r);
-  F p = F(1.9875691500e-4f);
-  p = xsimd::fma(p, r, F(1.3981999507e-3f));
-  p = xsimd::fma(p, r, F(8.3334519073e-3f));
-  p = xsimd::fma(p, r, F(4.1665795894e-2f));
-  p = xsimd::fma(p, r, F(1.6666665459e-1f));
-  p = xsimd::fma(p, r, F(5.0000001201e-1f));
-  p = xsimd::fma(p * r, r, r) + F(1.0f);
-  // bits(shifted) = 0x4B400000 + n; move n + 127 into the exponent field to get 2^n.
-  const I exponent = (xsimd::bitwise_cast<I>(shifted) - I(0x4B400000 - 127)) << 23;
-  const F result = p * xsimd::bitwise_cast<F>(exponent);
-  return xsimd::select(underflow, F(0.0f), result);
+  F r = minus_product<Arch>(n, F(0.693359375f), x);  // x - n*ln2, ln2 split in two for precision
+  r = minus_product<Arch>(n, F(-2.12194440e-4f), r);
+  // e^r = 1 + r + r^2 q(r), q of degree 4 fitted for relative error on |r| <= ln2/2 (Cephes's
+  // form, one degree less than its q: as accurate in float32, two instructions fewer)
+  F q = F(1.3814468402e-3f);
+  q = xsimd::fma(q, r, F(8.3687808365e-3f));
+  q = xsimd::fma(q, r, F(4.1668392718e-2f));
+  q = xsimd::fma(q, r, F(1.6666519642e-1f));
+  q = xsimd::fma(q, r, F(4.9999994040e-1f));
+  const F p = xsimd::fma(q * r, r, r) + F(1.0f);
+  // p * 2^n as an integer add to p's exponent field: bits(shifted) = 0x4B400000 + n, and shifted
+  // left by 23 that is n << 23 (the constant's low 9 bits are 0). Exact for every x kept: from
+  // -87.34 up, p * 2^n is a normal float (n = -126 only when r >= 0, so p >= 1).
+  const I exponent = xsimd::bitwise_cast<I>(shifted) << 23;
+  return zero_unless<Arch>(representable, xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(p) + exponent));
 }
 
 // tanh(x): an odd polynomial near 0 (where 1 - 2/(e^2x + 1) would cancel), the exp form elsewhere.
@@ -195,7 +232,7 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
 // chunks, so the packed panels live on the stack: no allocation, nothing to throw.
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
-            bool accumulate) {
+            bool accumulate) noexcept {
   constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
   constexpr int chunk = 256;
   if (K == 0) {  // the empty sum
@@ -223,30 +260,46 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   }
 }
 
+// Four running maxima: one would chain every step on the last (in WebAssembly a float max is a
+// compare and a select, several cycles deep).
 template <class Arch>
-float max(const float* x, int n) {
+float max(const float* x, int n) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   float best = x[0];
   int i = 0;
   if (n >= W) {
-    F acc = F::load_unaligned(x);
-    for (i = W; i + W <= n; i += W) acc = xsimd::max(acc, F::load_unaligned(x + i));
+    F acc[4] = {F::load_unaligned(x), F::load_unaligned(x), F::load_unaligned(x), F::load_unaligned(x)};
+    for (i = W; i + 4 * W <= n; i += 4 * W) {
+      for (int a = 0; a < 4; ++a) acc[a] = xsimd::max(acc[a], F::load_unaligned(x + i + a * W));
+    }
+    for (; i + W <= n; i += W) acc[0] = xsimd::max(acc[0], F::load_unaligned(x + i));
+    const F all = xsimd::max(xsimd::max(acc[0], acc[1]), xsimd::max(acc[2], acc[3]));
     alignas(64) float lanes[W];
-    acc.store_aligned(lanes);
+    all.store_aligned(lanes);
     for (float lane : lanes) best = lane > best ? lane : best;
   }
   for (; i < n; ++i) best = x[i] > best ? x[i] : best;
   return best;
 }
 
+// Two vectors a step: the exp is a long chain of dependent instructions, and a second chain beside
+// it keeps the vector units busy. The sum adds them in order, as one vector at a time would.
 template <class Arch>
-float exp_shifted_sum(float* x, int n, float shift) {
+float exp_shifted_sum(float* x, int n, float shift) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   const F offset(shift);
   F acc(0.0f);
   int i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const F e0 = exp<Arch>(F::load_unaligned(x + i) - offset);
+    const F e1 = exp<Arch>(F::load_unaligned(x + i + W) - offset);
+    e0.store_unaligned(x + i);
+    e1.store_unaligned(x + i + W);
+    acc += e0;
+    acc += e1;
+  }
   for (; i + W <= n; i += W) {
     const F e = exp<Arch>(F::load_unaligned(x + i) - offset);
     e.store_unaligned(x + i);
@@ -267,7 +320,7 @@ float exp_shifted_sum(float* x, int n, float shift) {
 }
 
 template <class Arch>
-void scale(float* x, int n, float factor) {
+void scale(float* x, int n, float factor) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   const F f(factor);
@@ -277,7 +330,7 @@ void scale(float* x, int n, float factor) {
 }
 
 template <class Arch>
-void tanh(float* x, int n) {
+void tanh(float* x, int n) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   int i = 0;
@@ -293,7 +346,7 @@ void tanh(float* x, int n) {
 // Vectorized over keys: each step adds v[h]*tanh(q[h] + K^T[h][j..j+W)), no horizontal adds.
 template <class Arch>
 void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
-                     int key_length, float* scores) {
+                     int key_length, float* scores) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   int j = 0;
