@@ -121,16 +121,48 @@ struct Tile {
   static constexpr int cols = width >= 16 ? 4 : 2;
 };
 
+// Four vectors of four lanes, rows of a 4x4 block, become its columns: eight shuffles.
+template <class Arch>
+inline void transpose4(floats<Arch>& r0, floats<Arch>& r1, floats<Arch>& r2, floats<Arch>& r3) {
+  using F = floats<Arch>;
+  using D = xsimd::batch<double, Arch>;  // pairs of lanes move together as one double
+  static_assert(F::size == 4, "a 4x4 block");
+  const D t0 = xsimd::bitwise_cast<D>(xsimd::zip_lo(r0, r1)), t1 = xsimd::bitwise_cast<D>(xsimd::zip_hi(r0, r1));
+  const D t2 = xsimd::bitwise_cast<D>(xsimd::zip_lo(r2, r3)), t3 = xsimd::bitwise_cast<D>(xsimd::zip_hi(r2, r3));
+  r0 = xsimd::bitwise_cast<F>(xsimd::zip_lo(t0, t2));
+  r1 = xsimd::bitwise_cast<F>(xsimd::zip_hi(t0, t2));
+  r2 = xsimd::bitwise_cast<F>(xsimd::zip_lo(t1, t3));
+  r3 = xsimd::bitwise_cast<F>(xsimd::zip_hi(t1, t3));
+}
+
 // A panel of Rows rows of A (times alpha), packed k-major (panel[k * Rows + r]) so that one
-// pointer walks it with constant offsets; rows past `rows` are zeros.
-template <int Rows>
+// pointer walks it with constant offsets; rows past `rows` are zeros. Where a panel is as tall as
+// a vector is wide (four rows of four lanes: SSE, so WebAssembly), a full panel goes through 4x4
+// transposes in registers, four loads and eight shuffles where scalar copies take sixteen loads.
+template <class Arch, int Rows>
 inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, float* panel) {
+  using F = floats<Arch>;
+  int k0 = 0;
+  if constexpr (Rows == 4 && F::size == 4) {
+    if (rows == Rows) {
+      const F scale(alpha);
+      for (const float* a = A; k0 + 4 <= K; k0 += 4, a += 4, panel += 4 * Rows) {
+        F r0 = F::load_unaligned(a) * scale, r1 = F::load_unaligned(a + lda) * scale;
+        F r2 = F::load_unaligned(a + 2 * lda) * scale, r3 = F::load_unaligned(a + 3 * lda) * scale;
+        transpose4<Arch>(r0, r1, r2, r3);
+        r0.store_unaligned(panel);
+        r1.store_unaligned(panel + 4);
+        r2.store_unaligned(panel + 8);
+        r3.store_unaligned(panel + 12);
+      }
+    }
+  }
   for (int r = 0; r < Rows; ++r) {
     const float* a = A + static_cast<long>(r) * lda;
     if (r < rows) {
-      for (int k = 0; k < K; ++k) panel[k * Rows + r] = alpha * a[k];
+      for (int k = k0; k < K; ++k) panel[(k - k0) * Rows + r] = alpha * a[k];
     } else {
-      for (int k = 0; k < K; ++k) panel[k * Rows + r] = 0.0f;
+      for (int k = k0; k < K; ++k) panel[(k - k0) * Rows + r] = 0.0f;
     }
   }
 }
@@ -185,21 +217,21 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   const int vectors = N - N % W;        // ... and in whole vectors
   const int rest = N - vectors;         // columns past the last whole vector
   if (rows == R) {
-    pack_panel<R>(R, kc, alpha, A, lda, panel);
+    pack_panel<Arch, R>(R, kc, alpha, A, lda, panel);
     for (int j = 0; j < full; j += Cols * W)
       micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     for (int j = full; j < vectors; j += W)
       micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
   } else if (rows == 1) {
-    pack_panel<1>(1, kc, alpha, A, lda, panel);
+    pack_panel<Arch, 1>(1, kc, alpha, A, lda, panel);
     for (int j = 0; j < full; j += Cols * W)
       micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     for (int j = full; j < vectors; j += W)
       micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, edge, W, tile, W, false);
   } else {
-    pack_panel<R>(rows, kc, alpha, A, lda, panel);
+    pack_panel<Arch, R>(rows, kc, alpha, A, lda, panel);
     const auto copy_rows = [&](const float* from, int width, int j) {
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < width; ++c) {
@@ -327,6 +359,48 @@ void scale(float* x, int n, float factor) noexcept {
   int i = 0;
   for (; i + W <= n; i += W) (F::load_unaligned(x + i) * f).store_unaligned(x + i);
   for (; i < n; ++i) x[i] *= factor;
+}
+
+// out[c][r] = in[r][c] for rows [row_begin, rows) and columns [col_begin, cols), in 16x16 blocks
+// so that the reads and the strided writes stay within a few cache lines.
+inline void transpose_region(const float* in, int row_begin, int rows, int col_begin, int cols, int ld_in, float* out,
+                             long ldo) noexcept {
+  constexpr int block = 16;
+  for (int r0 = row_begin; r0 < rows; r0 += block) {
+    const int r1 = r0 + block < rows ? r0 + block : rows;
+    for (int c0 = col_begin; c0 < cols; c0 += block) {
+      const int c1 = c0 + block < cols ? c0 + block : cols;
+      for (int r = r0; r < r1; ++r) {
+        for (int c = c0; c < c1; ++c) out[c * ldo + r] = in[static_cast<long>(r) * ld_in + c];
+      }
+    }
+  }
+}
+
+// Where a vector holds four floats, whole 4x4 blocks go through registers (transpose4); the
+// edges, and every block elsewhere, element by element.
+template <class Arch>
+void transpose(const float* in, int rows, int cols, float* out, long ldo) noexcept {
+  using F = floats<Arch>;
+  int block_rows = 0, block_cols = 0;
+  if constexpr (F::size == 4) {
+    block_rows = rows - rows % 4;
+    block_cols = cols - cols % 4;
+    for (int r = 0; r < block_rows; r += 4) {
+      const float* a = in + static_cast<long>(r) * cols;
+      for (int c = 0; c < block_cols; c += 4) {
+        F r0 = F::load_unaligned(a + c), r1 = F::load_unaligned(a + cols + c);
+        F r2 = F::load_unaligned(a + 2 * cols + c), r3 = F::load_unaligned(a + 3 * cols + c);
+        transpose4<Arch>(r0, r1, r2, r3);
+        r0.store_unaligned(out + c * ldo + r);
+        r1.store_unaligned(out + (c + 1) * ldo + r);
+        r2.store_unaligned(out + (c + 2) * ldo + r);
+        r3.store_unaligned(out + (c + 3) * ldo + r);
+      }
+    }
+  }
+  transpose_region(in, 0, block_rows, block_cols, cols, cols, out, ldo);  // right edge of the blocks
+  transpose_region(in, block_rows, rows, 0, cols, cols, out, ldo);        // rows below them
 }
 
 template <class Arch>
