@@ -312,6 +312,17 @@ void multiply_scores(const ScoreProduct& product, int first_row, int rows, int f
                   product.keys_t + first_key, product.ldk, scores, ldc, false);
 }
 
+// Floats that every use writes before it reads, so left uninitialized: a std::vector<float> would
+// clear them on every call, a memset a few percent as long as a sentence's attention.
+class Scratch {
+ public:
+  explicit Scratch(std::size_t size) : data_(size > 0 ? new float[size] : nullptr) {}
+  float* data() { return data_.get(); }
+
+ private:
+  std::unique_ptr<float[]> data_;
+};
+
 // FlashAttention's schedule (Dao et al. 2022) with the online softmax of Milakov & Gimelshein
 // (2018): a block of query rows meets the keys one tile at a time; each row keeps its running
 // maximum m and sum l, rescales what it has accumulated when m grows, and divides by l at the
@@ -428,7 +439,7 @@ class FusedAttention {
   const Shape& shape_;
   const AttentionOptions& options_;
   const int value_dim_, ldk_;
-  std::vector<float> keys_t_, projected_, tile_;
+  Scratch keys_t_, projected_, tile_;
   std::vector<detail::KeyRange> ranges_;
   std::vector<float> running_max_, running_sum_;
   ScoreProduct product_;
