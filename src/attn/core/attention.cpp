@@ -355,8 +355,9 @@ class FusedAttention {
       prepared_head_ = h;
     }
     const ScoreProduct& product = product_;
-    std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim_, 0.0f);
     const detail::KeyRange seen = start_block(h, first_row, rows);
+    // the first tile's product writes the block, later ones add to it
+    if (seen.first >= seen.last) std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim_, 0.0f);
     for (int first_key = seen.first; first_key < seen.last; first_key += tile_keys) {
       const int keys = std::min(tile_keys, seen.last - first_key);
       multiply_scores(product, first_row, rows, first_key, keys, tile_.data(), keys);
@@ -365,7 +366,8 @@ class FusedAttention {
                  out_block + static_cast<std::size_t>(r) * value_dim_);
       }
       kernels::matmul(rows, value_dim_, keys, 1.0f, tile_.data(), keys,
-                      v + static_cast<std::size_t>(first_key) * value_dim_, value_dim_, out_block, value_dim_, true);
+                      v + static_cast<std::size_t>(first_key) * value_dim_, value_dim_, out_block, value_dim_,
+                      first_key != seen.first);
     }
     for (int r = 0; r < rows; ++r) {
       const float sum = running_sum_[r];
