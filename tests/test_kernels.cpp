@@ -193,3 +193,32 @@ TEST_CASE("additive scores match the double reference for odd key counts", "[ker
     }
   }
 }
+
+TEST_CASE("transpose moves every element for odd sizes and leaves the row padding alone", "[kernels]") {
+  std::uint64_t seed = 123;
+  for (int rows : odd_sizes) {
+    for (int cols : {1, 3, 4, 7, 17, 64, 65}) {
+      const auto in = random_values(static_cast<std::size_t>(rows) * cols, ++seed);
+      const long ldo = rows + 5;
+      for (Versions version : versions()) {
+        std::vector<float> out(static_cast<std::size_t>(cols) * ldo, 7.0f);
+        if (version.simd) {
+#if ATTN_SIMD
+          kernels::simd::transpose(in.data(), rows, cols, out.data(), ldo);
+#endif
+        } else {
+          kernels::scalar::transpose(in.data(), rows, cols, out.data(), ldo);
+        }
+        INFO(version.name << " rows=" << rows << " cols=" << cols);
+        bool exact = true;
+        for (int c = 0; c < cols; ++c) {
+          for (long r = 0; r < ldo; ++r) {
+            const float want = r < rows ? in[static_cast<std::size_t>(r) * cols + c] : 7.0f;
+            exact = exact && out[static_cast<std::size_t>(c) * ldo + r] == want;
+          }
+        }
+        CHECK(exact);
+      }
+    }
+  }
+}

@@ -312,6 +312,17 @@ void multiply_scores(const ScoreProduct& product, int first_row, int rows, int f
                   product.keys_t + first_key, product.ldk, scores, ldc, false);
 }
 
+// Floats that every use writes before it reads, so left uninitialized: a std::vector<float> would
+// clear them on every call, a memset a few percent as long as a sentence's attention.
+class Scratch {
+ public:
+  explicit Scratch(std::size_t size) : data_(size > 0 ? new float[size] : nullptr) {}
+  float* data() { return data_.get(); }
+
+ private:
+  std::unique_ptr<float[]> data_;
+};
+
 // FlashAttention's schedule (Dao et al. 2022) with the online softmax of Milakov & Gimelshein
 // (2018): a block of query rows meets the keys one tile at a time; each row keeps its running
 // maximum m and sum l, rescales what it has accumulated when m grows, and divides by l at the
@@ -344,8 +355,9 @@ class FusedAttention {
       prepared_head_ = h;
     }
     const ScoreProduct& product = product_;
-    std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim_, 0.0f);
     const detail::KeyRange seen = start_block(h, first_row, rows);
+    // the first tile's product writes the block, later ones add to it
+    if (seen.first >= seen.last) std::fill(out_block, out_block + static_cast<std::size_t>(rows) * value_dim_, 0.0f);
     for (int first_key = seen.first; first_key < seen.last; first_key += tile_keys) {
       const int keys = std::min(tile_keys, seen.last - first_key);
       multiply_scores(product, first_row, rows, first_key, keys, tile_.data(), keys);
@@ -354,7 +366,8 @@ class FusedAttention {
                  out_block + static_cast<std::size_t>(r) * value_dim_);
       }
       kernels::matmul(rows, value_dim_, keys, 1.0f, tile_.data(), keys,
-                      v + static_cast<std::size_t>(first_key) * value_dim_, value_dim_, out_block, value_dim_, true);
+                      v + static_cast<std::size_t>(first_key) * value_dim_, value_dim_, out_block, value_dim_,
+                      first_key != seen.first);
     }
     for (int r = 0; r < rows; ++r) {
       const float sum = running_sum_[r];
@@ -428,7 +441,7 @@ class FusedAttention {
   const Shape& shape_;
   const AttentionOptions& options_;
   const int value_dim_, ldk_;
-  std::vector<float> keys_t_, projected_, tile_;
+  Scratch keys_t_, projected_, tile_;
   std::vector<detail::KeyRange> ranges_;
   std::vector<float> running_max_, running_sum_;
   ScoreProduct product_;

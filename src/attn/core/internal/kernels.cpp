@@ -45,6 +45,20 @@ void scale(float* x, int n, float factor) noexcept {
   for (int i = 0; i < n; ++i) x[i] *= factor;
 }
 
+// In 16x16 blocks, so that both the reads and the strided writes stay within a few cache lines.
+void transpose(const float* in, int rows, int cols, float* out, long ldo) noexcept {
+  constexpr int block = 16;
+  for (int r0 = 0; r0 < rows; r0 += block) {
+    const int r1 = r0 + block < rows ? r0 + block : rows;
+    for (int c0 = 0; c0 < cols; c0 += block) {
+      const int c1 = c0 + block < cols ? c0 + block : cols;
+      for (int r = r0; r < r1; ++r) {
+        for (int c = c0; c < c1; ++c) out[c * ldo + r] = in[static_cast<long>(r) * cols + c];
+      }
+    }
+  }
+}
+
 void tanh(float* x, int n) noexcept {
   for (int i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
 }
@@ -74,6 +88,9 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
 float max(const float* x, int n) noexcept { return simd_impl::max<arch>(x, n); }
 float exp_shifted_sum(float* x, int n, float shift) noexcept { return simd_impl::exp_shifted_sum<arch>(x, n, shift); }
 void scale(float* x, int n, float factor) noexcept { simd_impl::scale<arch>(x, n, factor); }
+void transpose(const float* in, int rows, int cols, float* out, long ldo) noexcept {
+  simd_impl::transpose<arch>(in, rows, cols, out, ldo);
+}
 void tanh(float* x, int n) noexcept { simd_impl::tanh<arch>(x, n); }
 void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
                      int key_length, float* scores) noexcept {
@@ -115,6 +132,9 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
 float max(const float* x, int n) noexcept { ATTN_DISPATCH(max(x, n)); }
 float exp_shifted_sum(float* x, int n, float shift) noexcept { ATTN_DISPATCH(exp_shifted_sum(x, n, shift)); }
 void scale(float* x, int n, float factor) noexcept { ATTN_DISPATCH(scale(x, n, factor)); }
+void transpose(const float* in, int rows, int cols, float* out, long ldo) noexcept {
+  ATTN_DISPATCH(transpose(in, rows, cols, out, ldo));
+}
 void tanh(float* x, int n) noexcept { ATTN_DISPATCH(tanh(x, n)); }
 void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
                      int key_length, float* scores) noexcept {

@@ -26,6 +26,8 @@ const char* instruction_set();
   float exp_shifted_sum(float* x, int n, float shift) noexcept;                                                      \
   /* x[i] *= factor */                                                                                               \
   void scale(float* x, int n, float factor) noexcept;                                                                \
+  /* out[c][r] = in[r][c]: in [rows][cols], out with row stride ldo >= rows */                                       \
+  void transpose(const float* in, int rows, int cols, float* out, long ldo) noexcept;                                \
   /* x[i] = tanh(x[i]) */                                                                                            \
   void tanh(float* x, int n) noexcept;                                                                               \
   /* Bahdanau's score for one query against every key:                                                               \

@@ -4,6 +4,8 @@
 // float->int conversions, rcp/rsqrt and horizontal adds become scalar loops. The loops below use
 // only operations that map 1:1 (add, mul, div, min/max, compares, selects, and/or, integer
 // add and shifts by constants, loads, stores); horizontal reductions happen once per row.
+// The kernels are noexcept: called from the noexcept dispatchers without being inlined, one that
+// might throw would go through a JS invoke_* trampoline under Emscripten's exception handling.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 // Forced inlining where a function only names a part of a kernel: left to itself, GCC keeps
 // multiply_panel() out of line and then the micro-kernels too, and matmul loses a few percent.
@@ -27,32 +30,54 @@ using floats = xsimd::batch<float, Arch>;
 template <class Arch>
 using ints = xsimd::batch<std::int32_t, Arch>;
 
-// exp(x) with a Cephes polynomial, accurate to about 2 ulp. The power of two is built from the
-// bits of a float rounded by adding 1.5*2^23 (no float->int conversion), so it stays vector code
-// in WebAssembly. Inputs below -87.34 give exactly 0 (so exp(-inf) = 0, as masking needs).
+// Whether xsimd::fma is one instruction on Arch. Elsewhere (SSE4.1, so WebAssembly) xsimd spells
+// fma as a multiply and an add, and fnma as a negation, a multiply and an add.
+template <class Arch>
+constexpr bool fused_multiply_add =
+    std::is_base_of<xsimd::fma3<xsimd::sse4_2>, Arch>::value || std::is_base_of<xsimd::fma3<xsimd::avx>, Arch>::value ||
+    std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value || std::is_base_of<xsimd::avx512f, Arch>::value;
+
+// z - x*y, fused where the architecture can (the same rounding as xsimd::fnma either way).
+template <class Arch>
+inline floats<Arch> minus_product(floats<Arch> x, floats<Arch> y, floats<Arch> z) {
+  if constexpr (fused_multiply_add<Arch>) {
+    return xsimd::fnma(x, y, z);
+  } else {
+    return z - x * y;
+  }
+}
+
+// exp(x) with a Cephes-style polynomial, accurate to about 1 ulp (7.6e-8 worst over [-87, 88] in
+// float32 without FMA). The power of two is built from the bits of a float rounded by adding
+// 1.5*2^23 (no float->int conversion), so it stays vector code in WebAssembly. x is clamped to
+// [-88, 88] on its bits, two integer mins (unsigned: negative floats above -88 in magnitude; signed:
+// positive ones above 88), where a float min or max would be a compare and a select, four
+// WebAssembly instructions. Below about -87.68 the power of two is 2^-127, built as +0, so the
+// result is exactly 0 (exp(-inf) = 0, as masking needs); above 88 it is exp(88).
 template <class Arch>
 inline floats<Arch> exp(floats<Arch> x) {
   using F = floats<Arch>;
   using I = ints<Arch>;
-  const F lowest(-87.33654f), highest(88.0f);
-  const auto underflow = x < lowest;
-  x = xsimd::min(xsimd::max(x, lowest), highest);
+  using U = xsimd::batch<std::uint32_t, Arch>;
+  x = xsimd::bitwise_cast<F>(xsimd::min(xsimd::bitwise_cast<U>(x), U(0xC2B00000u)));  // -88.0f
+  x = xsimd::bitwise_cast<F>(xsimd::min(xsimd::bitwise_cast<I>(x), I(0x42B00000)));   // 88.0f
   const F magic(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer held in the low bits
   const F shifted = xsimd::fma(x, F(1.44269504088896341f), magic);
   const F n = shifted - magic;
-  F r = xsimd::fnma(n, F(0.693359375f), x);  // x - n*ln2, ln2 split in two for precision
-  r = xsimd::fnma(n, F(-2.12194440e-4f), r);
-  F p = F(1.9875691500e-4f);
-  p = xsimd::fma(p, r, F(1.3981999507e-3f));
-  p = xsimd::fma(p, r, F(8.3334519073e-3f));
-  p = xsimd::fma(p, r, F(4.1665795894e-2f));
-  p = xsimd::fma(p, r, F(1.6666665459e-1f));
-  p = xsimd::fma(p, r, F(5.0000001201e-1f));
-  p = xsimd::fma(p * r, r, r) + F(1.0f);
-  // bits(shifted) = 0x4B400000 + n; move n + 127 into the exponent field to get 2^n.
-  const I exponent = (xsimd::bitwise_cast<I>(shifted) - I(0x4B400000 - 127)) << 23;
-  const F result = p * xsimd::bitwise_cast<F>(exponent);
-  return xsimd::select(underflow, F(0.0f), result);
+  F r = minus_product<Arch>(n, F(0.693359375f), x);  // x - n*ln2, ln2 split in two for precision
+  r = minus_product<Arch>(n, F(-2.12194440e-4f), r);
+  // e^r = 1 + r + r^2 q(r), q of degree 4 fitted for relative error on |r| <= ln2/2 (Cephes's
+  // form, one degree less than its q: as accurate in float32), by Estrin's scheme: two halves side
+  // by side, a chain half as deep as Horner's for the same instruction count
+  const F r2 = r * r;
+  const F low = xsimd::fma(F(1.6666519642e-1f), r, F(4.9999994040e-1f));
+  const F high = xsimd::fma(F(8.3687808365e-3f), r, F(4.1668392718e-2f));
+  const F q = xsimd::fma(xsimd::fma(F(1.3814468402e-3f), r2, high), r2, low);
+  const F p = xsimd::fma(q, r2, r) + F(1.0f);
+  // 2^n: bits(shifted) = 0x4B400000 + n, which shifted left by 23 is n << 23 (the constant's low
+  // 9 bits are 0); 127 << 23 (the bits of 1.0f) moves n + 127 into the exponent field
+  const I exponent = (xsimd::bitwise_cast<I>(shifted) << 23) + I(0x3F800000);
+  return p * xsimd::bitwise_cast<F>(exponent);
 }
 
 // tanh(x): an odd polynomial near 0 (where 1 - 2/(e^2x + 1) would cancel), the exp form elsewhere.
@@ -84,16 +109,48 @@ struct Tile {
   static constexpr int cols = width >= 16 ? 4 : 2;
 };
 
+// Four vectors of four lanes, rows of a 4x4 block, become its columns: eight shuffles.
+template <class Arch>
+inline void transpose4(floats<Arch>& r0, floats<Arch>& r1, floats<Arch>& r2, floats<Arch>& r3) {
+  using F = floats<Arch>;
+  using D = xsimd::batch<double, Arch>;  // pairs of lanes move together as one double
+  static_assert(F::size == 4, "a 4x4 block");
+  const D t0 = xsimd::bitwise_cast<D>(xsimd::zip_lo(r0, r1)), t1 = xsimd::bitwise_cast<D>(xsimd::zip_hi(r0, r1));
+  const D t2 = xsimd::bitwise_cast<D>(xsimd::zip_lo(r2, r3)), t3 = xsimd::bitwise_cast<D>(xsimd::zip_hi(r2, r3));
+  r0 = xsimd::bitwise_cast<F>(xsimd::zip_lo(t0, t2));
+  r1 = xsimd::bitwise_cast<F>(xsimd::zip_hi(t0, t2));
+  r2 = xsimd::bitwise_cast<F>(xsimd::zip_lo(t1, t3));
+  r3 = xsimd::bitwise_cast<F>(xsimd::zip_hi(t1, t3));
+}
+
 // A panel of Rows rows of A (times alpha), packed k-major (panel[k * Rows + r]) so that one
-// pointer walks it with constant offsets; rows past `rows` are zeros.
-template <int Rows>
+// pointer walks it with constant offsets; rows past `rows` are zeros. Where a panel is as tall as
+// a vector is wide (four rows of four lanes: SSE, so WebAssembly), a full panel goes through 4x4
+// transposes in registers, four loads and eight shuffles where scalar copies take sixteen loads.
+template <class Arch, int Rows>
 inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, float* panel) {
+  using F = floats<Arch>;
+  int k0 = 0;
+  if constexpr (Rows == 4 && F::size == 4) {
+    if (rows == Rows) {
+      const F scale(alpha);
+      for (const float* a = A; k0 + 4 <= K; k0 += 4, a += 4, panel += 4 * Rows) {
+        F r0 = F::load_unaligned(a) * scale, r1 = F::load_unaligned(a + lda) * scale;
+        F r2 = F::load_unaligned(a + 2 * lda) * scale, r3 = F::load_unaligned(a + 3 * lda) * scale;
+        transpose4<Arch>(r0, r1, r2, r3);
+        r0.store_unaligned(panel);
+        r1.store_unaligned(panel + 4);
+        r2.store_unaligned(panel + 8);
+        r3.store_unaligned(panel + 12);
+      }
+    }
+  }
   for (int r = 0; r < Rows; ++r) {
     const float* a = A + static_cast<long>(r) * lda;
     if (r < rows) {
-      for (int k = 0; k < K; ++k) panel[k * Rows + r] = alpha * a[k];
+      for (int k = k0; k < K; ++k) panel[(k - k0) * Rows + r] = alpha * a[k];
     } else {
-      for (int k = 0; k < K; ++k) panel[k * Rows + r] = 0.0f;
+      for (int k = k0; k < K; ++k) panel[(k - k0) * Rows + r] = 0.0f;
     }
   }
 }
@@ -148,21 +205,21 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   const int vectors = N - N % W;        // ... and in whole vectors
   const int rest = N - vectors;         // columns past the last whole vector
   if (rows == R) {
-    pack_panel<R>(R, kc, alpha, A, lda, panel);
+    pack_panel<Arch, R>(R, kc, alpha, A, lda, panel);
     for (int j = 0; j < full; j += Cols * W)
       micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     for (int j = full; j < vectors; j += W)
       micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
   } else if (rows == 1) {
-    pack_panel<1>(1, kc, alpha, A, lda, panel);
+    pack_panel<Arch, 1>(1, kc, alpha, A, lda, panel);
     for (int j = 0; j < full; j += Cols * W)
       micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     for (int j = full; j < vectors; j += W)
       micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
     if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, edge, W, tile, W, false);
   } else {
-    pack_panel<R>(rows, kc, alpha, A, lda, panel);
+    pack_panel<Arch, R>(rows, kc, alpha, A, lda, panel);
     const auto copy_rows = [&](const float* from, int width, int j) {
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < width; ++c) {
@@ -195,7 +252,7 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
 // chunks, so the packed panels live on the stack: no allocation, nothing to throw.
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
-            bool accumulate) {
+            bool accumulate) noexcept {
   constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
   constexpr int chunk = 256;
   if (K == 0) {  // the empty sum
@@ -223,30 +280,46 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   }
 }
 
+// Four running maxima: one would chain every step on the last (in WebAssembly a float max is a
+// compare and a select, several cycles deep).
 template <class Arch>
-float max(const float* x, int n) {
+float max(const float* x, int n) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   float best = x[0];
   int i = 0;
   if (n >= W) {
-    F acc = F::load_unaligned(x);
-    for (i = W; i + W <= n; i += W) acc = xsimd::max(acc, F::load_unaligned(x + i));
+    F acc[4] = {F::load_unaligned(x), F::load_unaligned(x), F::load_unaligned(x), F::load_unaligned(x)};
+    for (i = W; i + 4 * W <= n; i += 4 * W) {
+      for (int a = 0; a < 4; ++a) acc[a] = xsimd::max(acc[a], F::load_unaligned(x + i + a * W));
+    }
+    for (; i + W <= n; i += W) acc[0] = xsimd::max(acc[0], F::load_unaligned(x + i));
+    const F all = xsimd::max(xsimd::max(acc[0], acc[1]), xsimd::max(acc[2], acc[3]));
     alignas(64) float lanes[W];
-    acc.store_aligned(lanes);
+    all.store_aligned(lanes);
     for (float lane : lanes) best = lane > best ? lane : best;
   }
   for (; i < n; ++i) best = x[i] > best ? x[i] : best;
   return best;
 }
 
+// Two vectors a step: the exp is a long chain of dependent instructions, and a second chain beside
+// it keeps the vector units busy. The sum adds them in order, as one vector at a time would.
 template <class Arch>
-float exp_shifted_sum(float* x, int n, float shift) {
+float exp_shifted_sum(float* x, int n, float shift) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   const F offset(shift);
   F acc(0.0f);
   int i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const F e0 = exp<Arch>(F::load_unaligned(x + i) - offset);
+    const F e1 = exp<Arch>(F::load_unaligned(x + i + W) - offset);
+    e0.store_unaligned(x + i);
+    e1.store_unaligned(x + i + W);
+    acc += e0;
+    acc += e1;
+  }
   for (; i + W <= n; i += W) {
     const F e = exp<Arch>(F::load_unaligned(x + i) - offset);
     e.store_unaligned(x + i);
@@ -267,7 +340,7 @@ float exp_shifted_sum(float* x, int n, float shift) {
 }
 
 template <class Arch>
-void scale(float* x, int n, float factor) {
+void scale(float* x, int n, float factor) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   const F f(factor);
@@ -276,8 +349,50 @@ void scale(float* x, int n, float factor) {
   for (; i < n; ++i) x[i] *= factor;
 }
 
+// out[c][r] = in[r][c] for rows [row_begin, rows) and columns [col_begin, cols), in 16x16 blocks
+// so that the reads and the strided writes stay within a few cache lines.
+inline void transpose_region(const float* in, int row_begin, int rows, int col_begin, int cols, int ld_in, float* out,
+                             long ldo) noexcept {
+  constexpr int block = 16;
+  for (int r0 = row_begin; r0 < rows; r0 += block) {
+    const int r1 = r0 + block < rows ? r0 + block : rows;
+    for (int c0 = col_begin; c0 < cols; c0 += block) {
+      const int c1 = c0 + block < cols ? c0 + block : cols;
+      for (int r = r0; r < r1; ++r) {
+        for (int c = c0; c < c1; ++c) out[c * ldo + r] = in[static_cast<long>(r) * ld_in + c];
+      }
+    }
+  }
+}
+
+// Where a vector holds four floats, whole 4x4 blocks go through registers (transpose4); the
+// edges, and every block elsewhere, element by element.
 template <class Arch>
-void tanh(float* x, int n) {
+void transpose(const float* in, int rows, int cols, float* out, long ldo) noexcept {
+  using F = floats<Arch>;
+  int block_rows = 0, block_cols = 0;
+  if constexpr (F::size == 4) {
+    block_rows = rows - rows % 4;
+    block_cols = cols - cols % 4;
+    for (int r = 0; r < block_rows; r += 4) {
+      const float* a = in + static_cast<long>(r) * cols;
+      for (int c = 0; c < block_cols; c += 4) {
+        F r0 = F::load_unaligned(a + c), r1 = F::load_unaligned(a + cols + c);
+        F r2 = F::load_unaligned(a + 2 * cols + c), r3 = F::load_unaligned(a + 3 * cols + c);
+        transpose4<Arch>(r0, r1, r2, r3);
+        r0.store_unaligned(out + c * ldo + r);
+        r1.store_unaligned(out + (c + 1) * ldo + r);
+        r2.store_unaligned(out + (c + 2) * ldo + r);
+        r3.store_unaligned(out + (c + 3) * ldo + r);
+      }
+    }
+  }
+  transpose_region(in, 0, block_rows, block_cols, cols, cols, out, ldo);  // right edge of the blocks
+  transpose_region(in, block_rows, rows, 0, cols, cols, out, ldo);        // rows below them
+}
+
+template <class Arch>
+void tanh(float* x, int n) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   int i = 0;
@@ -293,7 +408,7 @@ void tanh(float* x, int n) {
 // Vectorized over keys: each step adds v[h]*tanh(q[h] + K^T[h][j..j+W)), no horizontal adds.
 template <class Arch>
 void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v, int hidden,
-                     int key_length, float* scores) {
+                     int key_length, float* scores) noexcept {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   int j = 0;

@@ -9,19 +9,9 @@
 namespace attn {
 
 // out[cols][rows] = in[rows][cols]^T
-// out[c][r] = in[r][c], out with row stride ldo (>= rows). In 16x16 blocks, so that both the
-// reads and the strided writes stay within a few cache lines.
+// out[c][r] = in[r][c], out with row stride ldo (>= rows).
 inline void transpose(const float* in, int rows, int cols, float* out, long ldo) {
-  constexpr int block = 16;
-  for (int r0 = 0; r0 < rows; r0 += block) {
-    const int r1 = r0 + block < rows ? r0 + block : rows;
-    for (int c0 = 0; c0 < cols; c0 += block) {
-      const int c1 = c0 + block < cols ? c0 + block : cols;
-      for (int r = r0; r < r1; ++r) {
-        for (int c = c0; c < c1; ++c) out[c * ldo + r] = in[static_cast<long>(r) * cols + c];
-      }
-    }
-  }
+  kernels::transpose(in, rows, cols, out, ldo);
 }
 
 inline void transpose(const float* in, int rows, int cols, float* out) { transpose(in, rows, cols, out, rows); }
