@@ -184,6 +184,36 @@ inline void micro_kernel(int K, const float* panel, const float* B, int ldb, flo
   }
 }
 
+// The same product reading A's rows in place (alpha = 1): no packing, Rows broadcasts from
+// Rows row pointers per step. For long K (probabilities times values) packing costs as much as a
+// fifth of the multiply-adds.
+template <class Arch, int Rows, int Cols>
+inline void micro_kernel_direct(int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+                                bool accumulate) {
+  using F = floats<Arch>;
+  constexpr int W = static_cast<int>(F::size);
+  F acc[Rows][Cols];
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c) acc[r][c] = F(0.0f);
+  const float* b = B;
+  for (int k = 0; k < K; ++k, b += ldb) {
+    F bv[Cols];
+    for (int c = 0; c < Cols; ++c) bv[c] = F::load_unaligned(b + c * W);
+    for (int r = 0; r < Rows; ++r) {
+      const F av(A[static_cast<long>(r) * lda + k]);
+      for (int c = 0; c < Cols; ++c) acc[r][c] = xsimd::fma(av, bv[c], acc[r][c]);
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    float* c_row = C + static_cast<long>(r) * ldc;
+    for (int c = 0; c < Cols; ++c) {
+      F out = acc[r][c];
+      if (accumulate) out += F::load_unaligned(c_row + c * W);
+      out.store_unaligned(c_row + c * W);
+    }
+  }
+}
+
 // B's last `rest` columns (from column `vectors`) for one chunk of kc rows, zero-padded to W.
 template <int W>
 inline void pack_edge(int kc, const float* b_chunk, int ldb, int vectors, int rest, float* edge) {
@@ -204,6 +234,11 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   const int full = N - N % (Cols * W);  // columns in whole tiles
   const int vectors = N - N % W;        // ... and in whole vectors
   const int rest = N - vectors;         // columns past the last whole vector
+  if (rows == R && alpha == 1.0f && full == N && rest == 0) {
+    for (int j = 0; j < full; j += Cols * W)
+      micro_kernel_direct<Arch, R, Cols>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add);
+    return;
+  }
   if (rows == R) {
     pack_panel<Arch, R>(R, kc, alpha, A, lda, panel);
     for (int j = 0; j < full; j += Cols * W)
