@@ -234,7 +234,8 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   const int full = N - N % (Cols * W);  // columns in whole tiles
   const int vectors = N - N % W;        // ... and in whole vectors
   const int rest = N - vectors;         // columns past the last whole vector
-  if (rows == R && alpha == 1.0f && full == N && rest == 0) {
+  // natively (8 or 16 lanes); the four-lane build (WebAssembly) packs by register transposes instead
+  if (W >= 8 && rows == R && alpha == 1.0f && full == N && rest == 0) {
     for (int j = 0; j < full; j += Cols * W)
       micro_kernel_direct<Arch, R, Cols>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add);
     return;
