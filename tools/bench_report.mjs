@@ -142,6 +142,9 @@ OpenBLAS SGEMM 2048×2048, one thread: ${sgemm ? `${fmt(sgemm.gflops)} GFLOP/s` 
 
 ${table(nativeN, [native1b, torchN], { shapes: COMPUTE_BOUND })}
 
+PyTorch's own ${nativeThreads}-thread times swing widely on this virtual machine from round to round (its
+OpenMP threads wait for a core the other round's process may hold): read its column with its range.
+
 ## Scaling with sequence length
 
 ![time against sequence length](benchmarks-scaling.png)
@@ -162,17 +165,21 @@ Every timed result matched the float64 reference: largest max abs error ${worst.
 
 // The README's speed table: the same rounds, ours against the closest peer on each target.
 const readmeRow = (shape) => {
-  const cells = [[wasm1, col('wasm', 'onnxruntime-web', 1)], [wasmN, ortN], [native1, torch1], [nativeN, torchN]];
-  return `| ${shape.replaceAll('x', '×')} | ${cells.map(([a, b]) => `${fmt(timeOf(a, shape))} ms | ${fmt(timeOf(b, shape))} ms | ${spread(ratios(a, b, shape))}`).join(' | ')} |`;
+  const cells = [[wasm1, col('wasm', 'onnxruntime-web', 1)], [wasmN, ortN], [native1, torch1]];
+  return `| ${shape.replaceAll('x', '×')} | ${cells.map(([a, b]) => `${fmt(timeOf(a, shape))} ms | ${fmt(timeOf(b, shape))} ms | ${spread(ratios(a, b, shape))}`).join(' | ')} | ` +
+    `${fmt(timeOf(nativeN, shape))} ms | ${spread(ratios(nativeN, native1b, shape))} |`;
 };
+const simdOverScalar = spread(geomeanRatios(wasm1, col('wasm', 'attn-wasm-scalar', 1), DEFAULT_SHAPES));
 const readme = `<!-- speed:start (written by tools/bench_report.mjs) -->
 softmax(QKᵀ/√d)V from one \`./run bench\` on ${meta.machine ?? 'the development machine'} (${meta.cores ?? '?'} cores, a shared VM), ${meta.date ?? ''}:
 ${roundsText}, ours and the peer alternating; "×" is the peer's time over ours, median (range) over the rounds.
 Full tables, peaks, commands, compilers and flags in [\`docs/BENCHMARKS.md\`](docs/BENCHMARKS.md).
 
-| shape (B×H×L×S×D) | SIMD128, 1 thread | onnxruntime-web | × | SIMD128, ${wasmThreads} threads | onnxruntime-web, ${wasmThreads} | × | native, 1 thread | PyTorch 1t | × | native, ${nativeThreads} threads | PyTorch ${nativeThreads}t | × |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| shape (B×H×L×S×D) | SIMD128, 1 thread | onnxruntime-web | × | SIMD128, ${wasmThreads} threads | onnxruntime-web, ${wasmThreads} | × | native, 1 thread | PyTorch 1t | × | native, ${nativeThreads} threads | × vs 1 thread |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${DEFAULT_SHAPES.map(readmeRow).join('\n')}
+
+The SIMD128 build is ${simdOverScalar}× the scalar build (geometric mean over the shapes).
 <!-- speed:end -->`;
 const readmePath = new URL('../README.md', import.meta.url);
 const readmeText = readFileSync(readmePath, 'utf8');
