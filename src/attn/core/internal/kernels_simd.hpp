@@ -155,52 +155,26 @@ inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, fl
   }
 }
 
-// C[Rows][Cols*W] (+)= panel * B[.][0..Cols*W): the micro-kernel, held in registers.
-template <class Arch, int Rows, int Cols>
-inline void micro_kernel(int K, const float* panel, const float* B, int ldb, float* C, int ldc, bool accumulate) {
+// C[Rows][Cols*W] (+)= A * B[.][0..Cols*W): the micro-kernel, held in registers. A is a packed
+// panel (panel[k * Rows + r], lda unused) or, when Direct, Rows rows of A read in place
+// (A[r * lda + k], alpha = 1): packing costs as much as a fifth of the multiply-adds for long K
+// (probabilities times values), while broadcasting from Rows row pointers costs nothing natively.
+template <class Arch, int Rows, int Cols, bool Direct = false>
+inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate) {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
+  const long row_step = Direct ? lda : 1, k_step = Direct ? 1 : Rows;
   F acc[Rows][Cols];
   for (int r = 0; r < Rows; ++r)
     for (int c = 0; c < Cols; ++c) acc[r][c] = F(0.0f);
   // pointers bumped rather than indices multiplied: the loop body stays loads and arithmetic
   const float* b = B;
-  const float* a = panel;
-  for (int k = 0; k < K; ++k, b += ldb, a += Rows) {
+  const float* a = A;
+  for (int k = 0; k < K; ++k, b += ldb, a += k_step) {
     F bv[Cols];
     for (int c = 0; c < Cols; ++c) bv[c] = F::load_unaligned(b + c * W);
     for (int r = 0; r < Rows; ++r) {
-      const F av(a[r]);
-      for (int c = 0; c < Cols; ++c) acc[r][c] = xsimd::fma(av, bv[c], acc[r][c]);
-    }
-  }
-  for (int r = 0; r < Rows; ++r) {
-    float* c_row = C + static_cast<long>(r) * ldc;
-    for (int c = 0; c < Cols; ++c) {
-      F out = acc[r][c];
-      if (accumulate) out += F::load_unaligned(c_row + c * W);
-      out.store_unaligned(c_row + c * W);
-    }
-  }
-}
-
-// The same product reading A's rows in place (alpha = 1): no packing, Rows broadcasts from
-// Rows row pointers per step. For long K (probabilities times values) packing costs as much as a
-// fifth of the multiply-adds.
-template <class Arch, int Rows, int Cols>
-inline void micro_kernel_direct(int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
-                                bool accumulate) {
-  using F = floats<Arch>;
-  constexpr int W = static_cast<int>(F::size);
-  F acc[Rows][Cols];
-  for (int r = 0; r < Rows; ++r)
-    for (int c = 0; c < Cols; ++c) acc[r][c] = F(0.0f);
-  const float* b = B;
-  for (int k = 0; k < K; ++k, b += ldb) {
-    F bv[Cols];
-    for (int c = 0; c < Cols; ++c) bv[c] = F::load_unaligned(b + c * W);
-    for (int r = 0; r < Rows; ++r) {
-      const F av(A[static_cast<long>(r) * lda + k]);
+      const F av(a[r * row_step]);
       for (int c = 0; c < Cols; ++c) acc[r][c] = xsimd::fma(av, bv[c], acc[r][c]);
     }
   }
@@ -237,23 +211,23 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   // natively (8 or 16 lanes); the four-lane build (WebAssembly) packs by register transposes instead
   if (W >= 8 && rows == R && alpha == 1.0f && full == N && rest == 0) {
     for (int j = 0; j < full; j += Cols * W)
-      micro_kernel_direct<Arch, R, Cols>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add);
+      micro_kernel<Arch, R, Cols, true>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add);
     return;
   }
   if (rows == R) {
     pack_panel<Arch, R>(R, kc, alpha, A, lda, panel);
     for (int j = 0; j < full; j += Cols * W)
-      micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+      micro_kernel<Arch, R, Cols>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
     for (int j = full; j < vectors; j += W)
-      micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
+      micro_kernel<Arch, R, 1>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
+    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, 0, edge, W, tile, W, false);
   } else if (rows == 1) {
     pack_panel<Arch, 1>(1, kc, alpha, A, lda, panel);
     for (int j = 0; j < full; j += Cols * W)
-      micro_kernel<Arch, 1, Cols>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
+      micro_kernel<Arch, 1, Cols>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
     for (int j = full; j < vectors; j += W)
-      micro_kernel<Arch, 1, 1>(kc, panel, b_chunk + j, ldb, c_block + j, ldc, add);
-    if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, edge, W, tile, W, false);
+      micro_kernel<Arch, 1, 1>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
+    if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, 0, edge, W, tile, W, false);
   } else {
     pack_panel<Arch, R>(rows, kc, alpha, A, lda, panel);
     const auto copy_rows = [&](const float* from, int width, int j) {
@@ -264,14 +238,14 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
         }
     };
     for (int j = 0; j < full; j += Cols * W) {
-      micro_kernel<Arch, R, Cols>(kc, panel, b_chunk + j, ldb, wide, Cols * W, false);
+      micro_kernel<Arch, R, Cols>(kc, panel, 0, b_chunk + j, ldb, wide, Cols * W, false);
       copy_rows(wide, Cols * W, j);
     }
     for (int j = full; j < vectors; j += W) {
-      micro_kernel<Arch, R, 1>(kc, panel, b_chunk + j, ldb, tile, W, false);
+      micro_kernel<Arch, R, 1>(kc, panel, 0, b_chunk + j, ldb, tile, W, false);
       copy_rows(tile, W, j);
     }
-    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, edge, W, tile, W, false);
+    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, 0, edge, W, tile, W, false);
   }
   if (rest > 0) {
     for (int r = 0; r < rows; ++r)
