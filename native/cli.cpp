@@ -94,16 +94,17 @@ class Progress {
   bool enabled_;
 };
 
-// Each line's result (its output and, if it failed, the problem), made by `work` on the thread
-// pool a batch of lines at a time and written in input order after each batch: the output does
-// not depend on the thread count. The models are read-only, so lines share them.
+// Each line's result: its output, and the problem to warn about (the line's output is then
+// written as it is, usually empty).
 struct LineResult {
   std::string output, problem;
 };
 
+// Runs `work` on every line on the thread pool, a batch of lines at a time, and writes each
+// result in input order after each batch, its problem as "attn COMMAND: line N: PROBLEM": the
+// output does not depend on the thread count. The models are read-only, so lines share them.
 template <class Work>
-void for_each_line(const std::vector<std::string>& lines, Progress& progress, Work work,
-                   const std::function<void(std::size_t, const LineResult&)>& write) {
+void for_each_line(const char* command, const std::vector<std::string>& lines, Progress& progress, Work work) {
   const std::size_t batch = 64 * static_cast<std::size_t>(threads());
   std::vector<LineResult> results;
   for (std::size_t first = 0; first < lines.size(); first += batch) {
@@ -111,7 +112,10 @@ void for_each_line(const std::vector<std::string>& lines, Progress& progress, Wo
     results.assign(count, LineResult{});
     parallel_for(static_cast<int>(count), 0, [&](int i, int) { results[i] = work(lines[first + i]); });
     for (std::size_t i = 0; i < count; ++i) {
-      write(first + i, results[i]);
+      const LineResult& result = results[i];
+      if (!result.problem.empty())
+        std::cerr << "attn " << command << ": line " << first + i + 1 << ": " << result.problem << "\n";
+      std::cout << result.output << '\n';
       progress.update(first + i + 1);
     }
   }
@@ -223,6 +227,11 @@ Arguments parse(int argc, char** argv, int first) {
   return a;
 }
 
+// The -m model, or the shipped en-es one.
+std::string forward_model_path(const Arguments& a) {
+  return a.model.empty() ? models_directory() + "/" + default_forward : a.model;
+}
+
 // The models the chosen method needs, loaded once (the shipped ones unless the flags name others).
 class PairAligner {
  public:
@@ -240,7 +249,7 @@ class PairAligner {
     }
     if (a.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
     if (!needs_model(method)) return;
-    forward_ = std::make_unique<TranslationModel>(load_model(a.model.empty() ? directory + default_forward : a.model));
+    forward_ = std::make_unique<TranslationModel>(load_model(forward_model_path(a)));
     if (needs_reverse(method)) {
       if (a.reverse.empty() && !a.model.empty())
         fail("method '", to_string(method), "' needs a reverse model: give -r");
@@ -276,33 +285,37 @@ std::string split_pair(const std::string& line, std::vector<std::string>& source
   return "";
 }
 
+// A `source ||| target` line's result: what produce(source, target) writes, or the problem with
+// the line or the one the library names; the line's output is then empty.
+template <class Produce>
+LineResult pair_result(const std::string& line, Produce produce) {
+  LineResult result;
+  std::vector<std::string> source, target;
+  result.problem = split_pair(line, source, target);
+  if (result.problem.empty()) {
+    try {
+      result.output = produce(source, target);
+    } catch (const Error& e) {
+      result.problem = e.what();
+    }
+  }
+  if (!result.problem.empty()) result.problem += "; writing an empty line";
+  return result;
+}
+
 int align(const Arguments& a) {
   const PairAligner aligner(a);
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "aligning");
-  const auto align_line = [&](const std::string& line) {
-    LineResult result;
-    std::vector<std::string> source, target;
-    result.problem = split_pair(line, source, target);
-    if (result.problem.empty()) {
-      try {
-        result.output = to_pharaoh(aligner.align(source, target));
-      } catch (const Error& e) {
-        result.problem = e.what();
-      }
-    }
-    return result;
+  const auto align_pair_words = [&](const std::vector<std::string>& source, const std::vector<std::string>& target) {
+    return to_pharaoh(aligner.align(source, target));
   };
-  for_each_line(lines, progress, align_line, [](std::size_t n, const LineResult& result) {
-    if (!result.problem.empty())
-      std::cerr << "attn align: line " << n + 1 << ": " << result.problem << "; writing an empty line\n";
-    std::cout << result.output << '\n';
-  });
+  for_each_line("align", lines, progress, [&](const std::string& line) { return pair_result(line, align_pair_words); });
   return 0;
 }
 
 int translate(const Arguments& a) {
-  const TranslationModel model = load_model(a.model.empty() ? models_directory() + "/" + default_forward : a.model);
+  const TranslationModel model = load_model(forward_model_path(a));
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "translating");
   const auto translate_line = [&](const std::string& line) {
@@ -319,10 +332,7 @@ int translate(const Arguments& a) {
     }
     return result;
   };
-  for_each_line(lines, progress, translate_line, [](std::size_t n, const LineResult& result) {
-    if (!result.problem.empty()) std::cerr << "attn translate: line " << n + 1 << ": " << result.problem << "\n";
-    std::cout << result.output << '\n';
-  });
+  for_each_line("translate", lines, progress, translate_line);
   return 0;
 }
 
@@ -355,34 +365,21 @@ nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int he
 
 // One JSON object a line: source and target words (or pieces), and every attention map.
 int attentions(const Arguments& a) {
-  const TranslationModel model = load_model(a.model.empty() ? models_directory() + "/" + default_forward : a.model);
+  const TranslationModel model = load_model(forward_model_path(a));
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "attending");
-  const auto attend_line = [&](const std::string& line) {
-    LineResult result;
-    std::vector<std::string> source, target;
-    result.problem = split_pair(line, source, target);
-    if (!result.problem.empty()) return result;
-    try {
-      const AttentionMaps maps = attention_maps(model, source, target, a.pieces);
-      const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
-      nlohmann::ordered_json json = {{"source", maps.source}, {"target", maps.target}};
-      json["cross"] = nested(maps.cross, maps.layers, maps.heads, T, S);
-      if (model.architecture() == Architecture::transformer) {
-        json["encoder"] = nested(maps.encoder, maps.encoder_layers, maps.heads, S, S);
-        json["decoder"] = nested(maps.decoder, maps.layers, maps.heads, T, T);
-      }
-      result.output = json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-    } catch (const Error& e) {
-      result.problem = e.what();
+  const auto attend = [&](const std::vector<std::string>& source, const std::vector<std::string>& target) {
+    const AttentionMaps maps = attention_maps(model, source, target, a.pieces);
+    const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
+    nlohmann::ordered_json json = {{"source", maps.source}, {"target", maps.target}};
+    json["cross"] = nested(maps.cross, maps.layers, maps.heads, T, S);
+    if (model.architecture() == Architecture::transformer) {
+      json["encoder"] = nested(maps.encoder, maps.encoder_layers, maps.heads, S, S);
+      json["decoder"] = nested(maps.decoder, maps.layers, maps.heads, T, T);
     }
-    return result;
+    return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   };
-  for_each_line(lines, progress, attend_line, [](std::size_t n, const LineResult& result) {
-    if (!result.problem.empty())
-      std::cerr << "attn attentions: line " << n + 1 << ": " << result.problem << "; writing an empty line\n";
-    std::cout << result.output << '\n';
-  });
+  for_each_line("attentions", lines, progress, [&](const std::string& line) { return pair_result(line, attend); });
   return 0;
 }
 
