@@ -22,6 +22,19 @@ inline std::vector<float> random_values(std::size_t count, std::uint64_t seed, f
   return values;
 }
 
+// A Shape from its sizes (key_dim, value_dim 0: dim).
+inline attn::Shape make_shape(int heads, int query_length, int key_length, int dim, int key_dim = 0,
+                              int value_dim = 0) {
+  attn::Shape shape;
+  shape.heads = heads;
+  shape.query_length = query_length;
+  shape.key_length = key_length;
+  shape.dim = dim;
+  shape.key_dim = key_dim;
+  shape.value_dim = value_dim;
+  return shape;
+}
+
 inline int random_int(attn::Rng& rng, int low, int high) {  // inclusive
   return low + static_cast<int>(rng.next() % static_cast<std::uint64_t>(high - low + 1));
 }

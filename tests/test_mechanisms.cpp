@@ -10,16 +10,7 @@ using namespace attn;
 using Catch::Matchers::Contains;
 
 namespace {
-Shape make_shape(int heads, int query_length, int key_length, int dim, int key_dim, int value_dim) {
-  Shape shape;
-  shape.heads = heads;
-  shape.query_length = query_length;
-  shape.key_length = key_length;
-  shape.dim = dim;
-  shape.key_dim = key_dim;
-  shape.value_dim = value_dim;
-  return shape;
-}
+using testing::make_shape;
 
 std::vector<float> random_for(const Shape& shape, int length, int dim, std::uint64_t seed, float scale = 1.0f) {
   return testing::random_values(std::size_t(shape.heads) * length * dim, seed, -scale, scale);

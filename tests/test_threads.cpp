@@ -127,12 +127,7 @@ TEST_CASE("a parallel_for inside a task runs in place", "[threads]") {
 TEST_CASE("attention gives the same bits on one thread and many", "[threads][attention]") {
   if (!threads_supported()) return;
   const int heads = 5, length = 150, keys = 130, dim = 24, value_dim = 20;
-  Shape shape;
-  shape.heads = heads;
-  shape.query_length = length;
-  shape.key_length = keys;
-  shape.dim = dim;
-  shape.value_dim = value_dim;
+  const Shape shape = testing::make_shape(heads, length, keys, dim, 0, value_dim);
   const auto q = testing::random_values(std::size_t(heads) * length * dim, 1);
   const auto k = testing::random_values(std::size_t(heads) * keys * dim, 2);
   const auto v = testing::random_values(std::size_t(heads) * keys * value_dim, 3);
@@ -216,10 +211,7 @@ TEST_CASE("attention gives the same bits on one thread and many", "[threads][att
 TEST_CASE("attention on many threads names bad input as on one", "[threads][attention]") {
   if (!threads_supported()) return;
   ThreadCount threads_on(4);
-  Shape shape;
-  shape.heads = 8;
-  shape.query_length = shape.key_length = 128;
-  shape.dim = 64;
+  const Shape shape = testing::make_shape(8, 128, 128, 64);
   auto q = testing::random_values(std::size_t(8) * 128 * 64, 1, -1e20f, 1e20f);
   const auto k = testing::random_values(q.size(), 2, -1e20f, 1e20f);
   // products overflow float32 in every head: the error is the same whichever thread meets it first
