@@ -1,8 +1,9 @@
 // attn: the command-line tool.
-//   attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [-i FILE]
+//   attn align [--pair en-XX] [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [-i FILE]
 //       lines "source ||| target" (fast_align's input; words are the space-separated tokens)
 //       -> one line of 0-based source-target links per pair (Pharaoh format)
-//   attn translate [-m MODEL] [--beam N] [-i FILE]     one translation per line
+//   attn translate [--pair en-XX|XX-en] [-m MODEL] [--beam N] [-i FILE]     one translation per line
+//   (--pair picks the shipped models of a language pair, attn/align/pairs.hpp; without it, en-es)
 //   attn aer GOLD PREDICTED                              AER, precision, recall
 //   attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]
 //       trains the statistical baseline (IBM Model 2 + fast_align's diagonal prior, both directions)
@@ -26,6 +27,7 @@
 #include "attn/align/attention_aligner.hpp"
 #include "attn/align/hmm.hpp"
 #include "attn/align/ibm2.hpp"
+#include "attn/align/pairs.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/threads.hpp"
 
@@ -38,11 +40,6 @@ std::string models_directory() {
   if (const char* directory = std::getenv("ATTN_MODELS")) return directory;
   return ATTN_DEFAULT_MODELS;
 }
-
-const char* const default_forward = "en-es-additive.safetensors";
-const char* const default_reverse = "es-en-additive.safetensors";
-const char* const default_statistical_file[] = {"ibm2-en-es.safetensors",
-                                                "hmm-en-es.safetensors"};  // by StatisticalKind
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -124,9 +121,11 @@ void for_each_line(const char* command, const std::vector<std::string>& lines, P
 // Every setting starts at the library's defaults (attn/align/methods.hpp: the best measured).
 struct Arguments {
   std::vector<std::string> positional;
+  std::string pair;  // --pair: "" for the default pair (en-es)
   std::string model, reverse, input, ibm2, hmm, source, target, output;
   AlignOptions align;
-  StatisticalKind statistical = align_defaults.statistical;  // the hybrid's
+  bool method_given = false, posterior_threshold_given = false;  // else the pair's defaults
+  StatisticalKind statistical = align_defaults.statistical;      // the hybrid's
   bool viterbi = false;
   float min_probability = -1.0f;  // per trainer: its format's default
   int iterations = 5;
@@ -175,9 +174,12 @@ Arguments parse(int argc, char** argv, int first) {
       a.model = value();
     else if (arg == "-r" || arg == "--reverse")
       a.reverse = value();
-    else if (arg == "--method")
+    else if (arg == "--pair")
+      a.pair = value();
+    else if (arg == "--method") {
       a.align.method = named_flag(arg, value(), parse_align_method);
-    else if (arg == "-i" || arg == "--input")
+      a.method_given = true;
+    } else if (arg == "-i" || arg == "--input")
       a.input = value();
     else if (arg == "--ibm2")
       a.ibm2 = value();
@@ -187,9 +189,10 @@ Arguments parse(int argc, char** argv, int first) {
       a.statistical = named_flag(arg, value(), parse_statistical_kind);
     else if (arg == "--symmetrize")
       a.align.symmetrization = named_flag(arg, value(), parse_symmetrization);
-    else if (arg == "--posterior-threshold")
+    else if (arg == "--posterior-threshold") {
       a.align.posterior_threshold = number();
-    else if (arg == "--mix")
+      a.posterior_threshold_given = true;
+    } else if (arg == "--mix")
       a.align.mix = named_flag(arg, value(), parse_mix);
     else if (arg == "--viterbi")
       a.viterbi = true;
@@ -227,34 +230,64 @@ Arguments parse(int argc, char** argv, int first) {
   return a;
 }
 
-// The -m model, or the shipped en-es one.
+// The -m model, else the shipped translation model of --pair's direction (en-XX or XX-en), else en-es's.
 std::string forward_model_path(const Arguments& a) {
-  return a.model.empty() ? models_directory() + "/" + default_forward : a.model;
+  if (!a.model.empty()) return a.model;
+  return models_directory() + "/" + translation_model_file(a.pair.empty() ? default_language_pair().name : a.pair);
+}
+
+// The --pair that align reads (English on the source side), or en-es without one.
+const LanguagePair& alignment_pair(const std::string& name) {
+  if (name.empty()) return default_language_pair();
+  if (name.size() > 3 && name.compare(name.size() - 3, 3, "-en") == 0) {
+    const std::string english_first = "en-" + name.substr(0, name.size() - 3);
+    for (const LanguagePair& pair : language_pairs()) {
+      if (pair.name == english_first)
+        fail("align reads English as the source side: use --pair ", english_first, " (and 'English ||| ",
+             pair.language_name, "' lines)");
+    }
+  }
+  return language_pair(name);
+}
+
+// A file of the pair's, or an error saying that the pair has none of that kind.
+std::string shipped_file(const LanguagePair& pair, const std::string& file, const char* what, AlignMethod method) {
+  if (file.empty()) {
+    fail("method '", to_string(method), "' needs ", what, ", and none is shipped for ", pair.name,
+         " (its default method: ", to_string(pair.method), ")");
+  }
+  return models_directory() + "/" + file;
 }
 
 // The models the chosen method needs, loaded once (the shipped ones unless the flags name others).
 class PairAligner {
  public:
   explicit PairAligner(const Arguments& a) : arguments_(a) {
-    validate(a.align);
-    const AlignMethod method = a.align.method;
-    const std::string directory = models_directory() + "/";
+    const LanguagePair& pair = alignment_pair(a.pair);
+    // the pair's default method and threshold, unless the flags name others
+    if (!a.method_given) arguments_.align.method = pair.method;
+    if (!a.posterior_threshold_given) arguments_.align.posterior_threshold = pair.posterior_threshold;
+    validate(arguments_.align);
+    const AlignMethod method = arguments_.align.method;
     if (needs_statistical(method)) {
       const StatisticalKind kind = needs_model(method) ? a.statistical : statistical_kind(method);
       const std::string& given = kind == StatisticalKind::hmm ? a.hmm : a.ibm2;
-      statistical_ = load_statistical_aligner(
-          read_file(given.empty() ? directory + default_statistical_file[static_cast<int>(kind)] : given));
+      const char* what = kind == StatisticalKind::hmm ? "the HMM aligner" : "IBM Model 2";
+      statistical_ = load_statistical_aligner(read_file(
+          given.empty() ? shipped_file(pair, kind == StatisticalKind::hmm ? pair.hmm : pair.ibm2, what, method)
+                        : given));
       if (statistical_->kind() != kind)
         fail("--", to_string(kind), " names a file of the ", to_string(statistical_->kind()), " aligner");
     }
-    if (a.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
+    if (arguments_.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
     if (!needs_model(method)) return;
-    forward_ = std::make_unique<TranslationModel>(load_model(forward_model_path(a)));
+    forward_ = std::make_unique<TranslationModel>(
+        load_model(a.model.empty() ? shipped_file(pair, pair.forward, "an attention model", method) : a.model));
     if (needs_reverse(method)) {
       if (a.reverse.empty() && !a.model.empty())
         fail("method '", to_string(method), "' needs a reverse model: give -r");
-      reverse_ =
-          std::make_unique<TranslationModel>(load_model(a.reverse.empty() ? directory + default_reverse : a.reverse));
+      reverse_ = std::make_unique<TranslationModel>(load_model(
+          a.reverse.empty() ? shipped_file(pair, pair.reverse, "a reverse attention model", method) : a.reverse));
     }
   }
 
@@ -469,14 +502,15 @@ void usage() {
   const AlignDefaults& d = align_defaults;
   std::cerr
       << "usage:\n"
-         "  attn align [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [--ibm2 FILE]\n"
+         "  attn align [--pair en-XX] [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [--threshold X] [--ibm2 "
+         "FILE]\n"
          "             [--statistical "
       << joined(statistical_kind_names(), "|")
       << "] [--hmm FILE] [--statistical-weight W]\n"
          "             [--mix "
       << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
       << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
-         "  attn translate [-m MODEL] [--beam N] [-i FILE]\n"
+         "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--beam N] [-i FILE]\n"
          "  attn attentions [-m MODEL] [--pieces] [-i FILE]   (one JSON object a line: every attention map)\n"
          "  (align and translate: --threads N, lines on N threads; default: every core)\n"
          "  attn aer GOLD PREDICTED\n"
@@ -490,6 +524,14 @@ void usage() {
   std::cerr << "defaults: --statistical " << to_string(d.statistical) << " --statistical-weight "
             << d.statistical_weight << " --mix " << to_string(d.mix) << " --symmetrize " << to_string(d.symmetrization)
             << " --posterior-threshold " << d.posterior_threshold << " --threshold " << d.threshold
+            << " (for --pair en-es, the pair without --pair)\nlanguage pairs (--pair; align's default method):";
+  for (const LanguagePair& pair : language_pairs()) {
+    std::cerr << " " << pair.name << " (" << to_string(pair.method);
+    if (pair.method != d.method || pair.posterior_threshold != d.posterior_threshold)
+      std::cerr << ", --posterior-threshold " << pair.posterior_threshold;
+    std::cerr << ")";
+  }
+  std::cerr << "\ntranslation models (translate --pair): " << joined(translation_directions(), ", ")
             << "\nmodels: " << models_directory() << " (set ATTN_MODELS to change)\n";
 }
 

@@ -23,3 +23,4 @@
 #include "attn/align/hmm.hpp"
 #include "attn/align/ibm2.hpp"
 #include "attn/align/links.hpp"
+#include "attn/align/pairs.hpp"
