@@ -8,7 +8,8 @@
 //   attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]
 //       trains the statistical baseline (IBM Model 2 + fast_align's diagonal prior, both directions)
 //   attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]
-//       trains the HMM aligner (from IBM Model 2, both directions)
+//                  [--source-prefix N] [--target-prefix N]
+//       trains the HMM aligner (from IBM Model 2, both directions; words cut to N characters)
 #include <unistd.h>
 
 #include <algorithm>
@@ -130,6 +131,7 @@ struct Arguments {
   float min_probability = -1.0f;  // per trainer: its format's default
   int iterations = 5;
   float null_probability = HmmOptions().null_probability;
+  int source_prefix = 0, target_prefix = 0;  // hmm-train: words cut to N characters (0: whole)
   int beam = 4;
   int threads = 0;  // 0: every core the hardware offers
   bool pieces = false;
@@ -200,6 +202,10 @@ Arguments parse(int argc, char** argv, int first) {
       a.iterations = whole_number_flag(arg, value());
     else if (arg == "--null-probability")
       a.null_probability = number();
+    else if (arg == "--source-prefix")
+      a.source_prefix = whole_number_flag(arg, value());
+    else if (arg == "--target-prefix")
+      a.target_prefix = whole_number_flag(arg, value());
     else if (arg == "-s" || arg == "--source")
       a.source = value();
     else if (arg == "-t" || arg == "--target")
@@ -475,6 +481,8 @@ int hmm_train(const Arguments& a) {
   HmmOptions options;
   options.iterations = a.iterations;
   options.null_probability = a.null_probability;
+  options.source_prefix = a.source_prefix;
+  options.target_prefix = a.target_prefix;
   HmmAligner aligner;
   aligner.train(source, target, options);
   const std::string bytes =
@@ -516,6 +524,7 @@ void usage() {
          "  attn aer GOLD PREDICTED\n"
          "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
          "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
+         "                 [--source-prefix N] [--target-prefix N]   (words cut to their first N characters)\n"
          "alignment methods (--method):\n";
   for (const AlignMethodInfo& method : align_methods()) {
     std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description,

@@ -9,6 +9,7 @@
 
 #include "attn/align/hmm.hpp"
 #include "attn/models/safetensors.hpp"
+#include "attn/models/text.hpp"
 #include "support.hpp"
 
 using namespace attn;
@@ -212,6 +213,49 @@ TEST_CASE("the HMM lowercases words and aligns identical unknown words to each o
         "0-1 1-2 2-3 3-0");
 }
 
+TEST_CASE("a target prefix lets a word's inflected forms share one entry, also forms training never saw", "[hmm]") {
+  // a synthetic inflecting language: each noun a 4-letter stem and one of four endings
+  const std::vector<std::string> nouns{"cat", "house", "car", "book"}, stems{"macs", "ház_", "autó", "köny"},
+      endings{"", "ot", "nak", "ban"};
+  Rng rng(11);
+  std::vector<Sentence> source, target;
+  for (int k = 0; k < 300; ++k) {
+    const std::size_t first = rng.next() % 4, second = rng.next() % 4;
+    source.push_back({"the", nouns[first], "sees", "the", nouns[second]});
+    target.push_back(
+        {"el", stems[first] + endings[rng.next() % 4], "es_sees", "el", stems[second] + endings[rng.next() % 4]});
+  }
+  HmmOptions options = quick_options();
+  options.target_prefix = 4;
+  HmmAligner aligner;
+  aligner.train(source, target, options);
+  CHECK(aligner.forward().source_prefix() == 0);
+  CHECK(aligner.forward().target_prefix() == 4);
+  CHECK(aligner.backward().source_prefix() == 4);  // the other direction's source is this one's target
+  CHECK(aligner.backward().target_prefix() == 0);
+  for (const auto& [word, id] : aligner.forward().lexicon().target_vocabulary) {
+    std::size_t position = 0;
+    int characters = 0;
+    while (position < word.size()) next_code_point(word, position), ++characters;
+    CHECK(characters <= 4);  // prefixes of code points, not of bytes: "autó" is 5 bytes
+  }
+  // endings never seen in training ("-ról", "-val") still find their stem's English word
+  const Sentence english{"the", "car", "sees", "the", "book"}, inflected{"el", "AUTÓRÓL", "es_sees", "el", "könyval"};
+  CHECK(to_pharaoh(aligner.align(english, inflected)) == "0-0 1-1 2-2 3-3 4-4");
+  const HmmAligner loaded = HmmAligner::deserialize(aligner.serialize());
+  CHECK(loaded.forward().target_prefix() == 4);
+  CHECK(loaded.backward().source_prefix() == 4);
+  CHECK(loaded.align(english, inflected) == aligner.align(english, inflected));
+  // a whole-word model's file has no prefix keys at all (files from before the option read the same)
+  HmmAligner whole;
+  whole.train(source, target, quick_options());
+  const SafeTensors file = SafeTensors::parse(whole.serialize());
+  CHECK(file.metadata().count("forward.target_prefix") == 0);
+  CHECK(file.metadata().count("backward.source_prefix") == 0);
+  options.target_prefix = -1;
+  CHECK_THROWS_WITH(HmmAligner().train(source, target, options), Contains("must be in 0..1000"));
+}
+
 TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason", "[hmm]") {
   const Corpus corpus = filler_corpus(100, 7);
   HmmAligner aligner;
@@ -253,6 +297,12 @@ TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason
   CHECK_THROWS_WITH(
       HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("backward.lowercase", "yes"); })),
       Contains("backward.lowercase must be true or false"));
+  CHECK_THROWS_WITH(
+      HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("forward.target_prefix", "2.5"); })),
+      Contains("forward.target_prefix = 2.5 is not a whole number"));
+  CHECK_THROWS_WITH(
+      HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("backward.source_prefix", "-3"); })),
+      Contains("backward.source_prefix = -3 is outside"));
   CHECK_THROWS_WITH(HmmAligner::deserialize(damaged(
                         [](SafeTensorsWriter& w) { w.add("forward.target", std::vector<std::int32_t>{}, {0}); })),
                     Contains("forward.target"));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "attn/core/error.hpp"
 #include "attn/models/safetensors.hpp"
@@ -17,13 +18,31 @@ namespace {
 // hardly matters (0.01 to 0.5 measure the same), only that it beats the 1e-9 of other unseen pairs
 constexpr double identical_unseen_probability = 0.1;
 constexpr int largest_max_jump = 1000;  // no sentence is longer, so no wider bucket is meaningful
+constexpr int largest_prefix = 1000;    // no longer word is meaningful either
 
-// Every sentence case-folded (the `lowercase` option): fewer, denser counts.
-std::vector<Sentence> folded_corpus(const std::vector<Sentence>& sentences) {
+// The word cut to its first `prefix` code points (0: the whole word).
+std::string cut(const std::string& word, int prefix) {
+  if (prefix <= 0) return word;
+  std::size_t position = 0;
+  for (int n = 0; n < prefix && position < word.size(); ++n) next_code_point(word, position);
+  return word.substr(0, position);
+}
+
+// Every sentence case-folded (the `lowercase` option) and its words cut (the prefix options): fewer,
+// denser counts.
+std::vector<Sentence> keyed_corpus(const std::vector<Sentence>& sentences, bool lowercase, int prefix) {
   std::vector<Sentence> out;
   out.reserve(sentences.size());
-  for (const Sentence& s : sentences) out.push_back(case_folded(s));
+  for (const Sentence& s : sentences) {
+    Sentence words = lowercase ? case_folded(s) : s;
+    for (std::string& word : words) word = cut(word, prefix);
+    out.push_back(std::move(words));
+  }
   return out;
+}
+
+void check_prefix(int prefix, const char* name) {
+  if (prefix < 0 || prefix > largest_prefix) fail(name, " must be in 0..", largest_prefix, ", got ", prefix);
 }
 
 // transition [I + 1][I]: p(word i | last position i') / (1 - p0) for i' = 0..I (0 = start), i = 1..I
@@ -172,13 +191,22 @@ void check_jump(const std::vector<float>& jump, const char* name) {
 
 }  // namespace
 
+HmmOptions reversed(const HmmOptions& options) {
+  HmmOptions other = options;
+  std::swap(other.source_prefix, other.target_prefix);
+  return other;
+}
+
 void HmmModel::train(const std::vector<Sentence>& source, const std::vector<Sentence>& target,
                      const HmmOptions& options) {
+  check_prefix(options.source_prefix, "source_prefix");
+  check_prefix(options.target_prefix, "target_prefix");
   Ibm2Model initial;
-  if (options.lowercase) {
-    const std::vector<Sentence> folded_source = folded_corpus(source), folded_target = folded_corpus(target);
-    initial.train(folded_source, folded_target, options.ibm2);
-    train(initial, folded_source, folded_target, options);
+  if (options.lowercase || options.source_prefix > 0 || options.target_prefix > 0) {
+    const std::vector<Sentence> keyed_source = keyed_corpus(source, options.lowercase, options.source_prefix),
+                                keyed_target = keyed_corpus(target, options.lowercase, options.target_prefix);
+    initial.train(keyed_source, keyed_target, options.ibm2);
+    train(initial, keyed_source, keyed_target, options);
   } else {
     initial.train(source, target, options.ibm2);
     train(initial, source, target, options);
@@ -201,6 +229,8 @@ struct HmmTraining {
     if (options.max_jump < 1 || options.max_jump > largest_max_jump) fail("max_jump must be in 1..", largest_max_jump);
     if (!(options.null_probability > 0.0f && options.null_probability < 1.0f))
       fail("the NULL probability must be in (0, 1)");
+    check_prefix(options.source_prefix, "source_prefix");
+    check_prefix(options.target_prefix, "target_prefix");
     model.lexicon_ = TranslationTable();
     model.lexicon_.source_vocabulary = initial.lexicon().source_vocabulary;
     model.lexicon_.target_vocabulary = initial.lexicon().target_vocabulary;
@@ -209,6 +239,8 @@ struct HmmTraining {
     counts.assign(theta.size(), 0.0);
     model.null_probability_ = options.null_probability;
     model.lowercase_ = options.lowercase;
+    model.source_prefix_ = options.source_prefix;
+    model.target_prefix_ = options.target_prefix;
     // jumps start near-monotone, c(d) ~ 1 / (1 + |d - 1|), so the first E-step keeps a diagonal bias
     model.jump_.assign(2 * options.max_jump + 1, 0.0f);
     for (int d = -options.max_jump; d <= options.max_jump; ++d)
@@ -286,10 +318,10 @@ std::vector<double> HmmModel::emissions(const Sentence& original_source, const S
   const Sentence target = lowercase_ ? case_folded(original_target) : nfc(original_target);
   const std::size_t I = source.size(), J = target.size();
   std::vector<int> s(I);
-  for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(source[i]);
+  for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(cut(source[i], source_prefix_));
   std::vector<double> emission(J * (I + 1));
   for (std::size_t j = 0; j < J; ++j) {
-    const int f = lexicon_.target_id(target[j]);
+    const int f = lexicon_.target_id(cut(target[j], target_prefix_));
     emission[j * (I + 1)] = lexicon_.translation(0, f);
     for (std::size_t i = 0; i < I; ++i) {
       // a word the table has never seen is likely its own translation where the other side has it (names, numbers)
@@ -374,6 +406,9 @@ void HmmModel::write(SafeTensorsWriter& writer, const std::string& prefix, float
   writer.add(prefix + "jump", jump_, {static_cast<std::int64_t>(jump_.size())});
   writer.metadata(prefix + "null_probability", std::to_string(null_probability_));
   writer.metadata(prefix + "lowercase", lowercase_ ? "true" : "false");
+  // only when words are cut, so that a whole-word model's file stays as it was
+  if (source_prefix_ > 0) writer.metadata(prefix + "source_prefix", std::to_string(source_prefix_));
+  if (target_prefix_ > 0) writer.metadata(prefix + "target_prefix", std::to_string(target_prefix_));
 }
 
 HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix) {
@@ -386,6 +421,14 @@ HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix) {
   if (lowercase != "true" && lowercase != "false")
     fail(prefix, "lowercase must be true or false, got '", lowercase, "'");
   model.lowercase_ = lowercase == "true";
+  const auto whole_number = [&](const std::string& key) {
+    if (file.metadata().count(key) == 0) return 0;
+    const float value = read_number(file, key, 0.0f, static_cast<float>(largest_prefix));
+    if (value != std::floor(value)) fail(key, " = ", value, " is not a whole number");
+    return static_cast<int>(value);
+  };
+  model.source_prefix_ = whole_number(prefix + "source_prefix");
+  model.target_prefix_ = whole_number(prefix + "target_prefix");
   return model;
 }
 

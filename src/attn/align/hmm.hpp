@@ -30,7 +30,12 @@ struct HmmOptions {
   float alpha = 0.01f;
   // words are case-folded (Unicode full case folding) in training and alignment: fewer, denser counts
   bool lowercase = true;
+  // Words cut to their first N code points (after folding) in training and alignment, 0 for whole
+  // words: a crude stemmer for a language with rich inflection, whose forms then share one entry.
+  int source_prefix = 0, target_prefix = 0;
 };
+// The options of the other direction (BidirectionalAligner trains it): the prefixes swap sides.
+HmmOptions reversed(const HmmOptions& options);
 
 // One direction: target words choose source words (or NULL).
 class HmmModel {
@@ -42,7 +47,8 @@ class HmmModel {
 
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
   void train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options = {});
-  // The same from a trained IBM Model 2 of this direction (whose vocabulary covers the corpus).
+  // The same from a trained IBM Model 2 of this direction (whose vocabulary covers the corpus),
+  // the corpus already folded and cut as `options` say.
   void train(const Ibm2Model& initial, const std::vector<Sentence>& source, const std::vector<Sentence>& target,
              const HmmOptions& options);
 
@@ -56,7 +62,8 @@ class HmmModel {
   double log_likelihood(const Sentence& source, const Sentence& target) const;
 
   // Storage under `prefix`: the translation table (as IBM Model 2 stores it), jump [2 max_jump + 1]
-  // F32 (c(-max_jump) .. c(max_jump)) and null_probability in the metadata.
+  // F32 (c(-max_jump) .. c(max_jump)), null_probability and lowercase in the metadata, and
+  // source_prefix / target_prefix when not 0 (a file without them reads whole words).
   void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
   static HmmModel read(const SafeTensors& file, const std::string& prefix);
 
@@ -69,6 +76,8 @@ class HmmModel {
   std::size_t table_size() const { return lexicon_.size(); }
   bool trained() const { return trained_; }
   bool lowercase() const { return lowercase_; }
+  int source_prefix() const { return source_prefix_; }
+  int target_prefix() const { return target_prefix_; }
   const TranslationTable& lexicon() const { return lexicon_; }
 
  private:
@@ -82,6 +91,7 @@ class HmmModel {
   std::vector<float> jump_;
   float null_probability_ = 0.15f;
   bool lowercase_ = false;
+  int source_prefix_ = 0, target_prefix_ = 0;
   bool trained_ = false;
 };
 

@@ -24,6 +24,8 @@ struct Ibm2Options {
   bool variational_bayes = true;  // fast_align -v
   float alpha = 0.01f;            // Dirichlet concentration for -v
 };
+// The options of the other direction (BidirectionalAligner trains it): the same.
+inline const Ibm2Options& reversed(const Ibm2Options& options) { return options; }
 
 // One direction: aligns each target word to one source word (or none).
 class Ibm2Model {

@@ -101,7 +101,7 @@ class BidirectionalAligner : public StatisticalModel {
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
   void train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Options& options = {}) {
     forward_.train(source, target, options);
-    backward_.train(target, source, options);
+    backward_.train(target, source, reversed(options));  // the options of a side follow the side
   }
   StatisticalKind kind() const override { return Direction::kind; }
   std::vector<float> forward_posteriors(const Sentence& source, const Sentence& target) const override {
