@@ -60,6 +60,38 @@ TEST_CASE("Cyrillic and Latin diacritics survive NFC and case folding", "[text]"
   CHECK(case_folded(std::vector<std::string>{"ИВАН", "É"}) == std::vector<std::string>{"иван", "é"});
 }
 
+TEST_CASE("every language of the shipped pairs keeps its letters through tokenization, NFC and case folding",
+          "[text][pairs]") {
+  struct Alphabet {
+    const char *language, *upper, *lower;
+  };
+  // the letters beyond ASCII of each language beside English (attn/align/pairs.hpp), capital and small
+  const Alphabet alphabets[] = {
+      {"bg", "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЬЮЯ", "абвгдежзийклмнопрстуфхцчшщъьюя"},
+      {"da", "ÆØÅÉ", "æøåé"},
+      {"es", "ÁÉÍÓÚÜÑ", "áéíóúüñ"},
+      {"et", "ÕÄÖÜŠŽ", "õäöüšž"},
+      {"hu", "ÁÉÍÓÖŐÚÜŰ", "áéíóöőúüű"},
+      {"it", "ÀÈÉÌÍÎÒÓÙÚ", "àèéìíîòóùú"},
+      {"nl", "ÁÉÈËÏÓÖÜ", "áéèëïóöü"},
+      {"pt", "ÁÂÃÀÇÉÊÍÓÔÕÚ", "áâãàçéêíóôõú"},
+      {"ru", "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ", "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"},
+      {"sl", "ČŠŽĆĐ", "čšžćđ"},
+  };
+  for (const Alphabet& alphabet : alphabets) {
+    INFO(alphabet.language);
+    const std::string upper = alphabet.upper, lower = alphabet.lower;
+    CHECK(nfc(upper) == upper);  // already composed: NFC leaves every letter as it is
+    CHECK(nfc(lower) == lower);
+    CHECK(case_folded(upper) == lower);
+    CHECK(case_folded(lower) == lower);
+    // a word of them stays one word between punctuation, and whitespace splitting keeps it whole
+    CHECK(split_words("«" + upper + lower + "», " + lower + ".") ==
+          std::vector<std::string>{"«", upper + lower, "»", ",", lower, "."});
+    CHECK(split_on_spaces(upper + " " + lower) == std::vector<std::string>{upper, lower});
+  }
+}
+
 TEST_CASE("invalid UTF-8 becomes U+FFFD, one byte at a time", "[text]") {
   CHECK(valid_utf8("a\xFF"
                    "b") == "a" + fffd + "b");
