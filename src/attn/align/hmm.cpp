@@ -317,15 +317,18 @@ std::vector<double> HmmModel::emissions(const Sentence& original_source, const S
   const Sentence source = lowercase_ ? case_folded(original_source) : nfc(original_source);
   const Sentence target = lowercase_ ? case_folded(original_target) : nfc(original_target);
   const std::size_t I = source.size(), J = target.size();
+  // the words as the table keys them: cut to the prefixes, if any (a name keeps its first letters
+  // whatever its ending: Islandi and Iceland do not, but Europe and Euroopa meet as "europ")
+  Sentence source_keys(I), target_keys(J);
   std::vector<int> s(I);
-  for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(cut(source[i], source_prefix_));
+  for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(source_keys[i] = cut(source[i], source_prefix_));
   std::vector<double> emission(J * (I + 1));
   for (std::size_t j = 0; j < J; ++j) {
-    const int f = lexicon_.target_id(cut(target[j], target_prefix_));
+    const int f = lexicon_.target_id(target_keys[j] = cut(target[j], target_prefix_));
     emission[j * (I + 1)] = lexicon_.translation(0, f);
     for (std::size_t i = 0; i < I; ++i) {
       // a word the table has never seen is likely its own translation where the other side has it (names, numbers)
-      const bool unseen_twins = (s[i] < 0 || f < 0) && source[i] == target[j];
+      const bool unseen_twins = (s[i] < 0 || f < 0) && source_keys[i] == target_keys[j];
       emission[j * (I + 1) + i + 1] = unseen_twins ? identical_unseen_probability : lexicon_.translation(s[i], f);
     }
   }
