@@ -28,6 +28,7 @@ const values = {
   StatisticalKind: union(alignment.statisticalKinds),
   Mix: union(alignment.mixes),
   Symmetrization: union(alignment.symmetrizations),
+  PairName: union(alignment.pairs.map((pair) => pair.name)),
 };
 for (const [name, value] of Object.entries(alignment.defaults)) values[`default.${name}`] = literal(value);
 

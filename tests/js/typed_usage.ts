@@ -12,6 +12,8 @@ import type {
   AlignMethodName,
   AlignMethodRule,
   AlignmentRules,
+  LanguagePair,
+  PairName,
   AlignOptions,
   AlignResult,
   ExtractMethod,
@@ -256,6 +258,16 @@ async function rules(attn: Attn, model: Model, reverse: Model, aligner: Statisti
   const modelMethods: AlignMethod[] = alignment.methods.filter((m) => m.needsModel).map((m) => m.name as AlignMethod);
   const extraction: ExtractMethod = 'itermax';
   void [name, needs, described, kinds, mixes, symmetrizations, numbers, result, byDefault, modelMethods, extraction];
+  // a language pair's files and defaults, as the model index lists them too
+  const italian: LanguagePair | undefined = alignment.pairs.find((pair) => pair.name === 'en-it');
+  const hmmFile: string | undefined = italian?.files.hmm;
+  const pairName: PairName = 'en-sl';
+  const pairMethod: AlignMethodName | undefined = italian?.method;
+  const pairThreshold: number | undefined = italian?.posteriorThreshold;
+  void [hmmFile, pairName, pairMethod, pairThreshold];
+  // @ts-expect-error: not a shipped pair
+  const unknownPair: PairName = 'en-fr';
+  void unknownPair;
   // @ts-expect-error: the rules are read-only
   alignment.defaults = defaults;
   // @ts-expect-error: and so are their fields

@@ -2,14 +2,18 @@
 // attn.d.ts read them instead of copying them: alignmentRules() -> {
 //   methods: [{ name, description, needsModel, needsReverse, needsStatistical }],
 //   statisticalKinds, mixes, symmetrizations: string[],
-//   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold } }
+//   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold },
+//   pairs: [{ name, language, languageName, files: { hmm?, ibm2?, forward?, reverse?, general? },
+//             method, posteriorThreshold }] }   (attn/align/pairs.hpp: en-es first, the default)
 // The loader freezes it as `attn.alignment`.
 #include <emscripten/bind.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "attn/align/methods.hpp"
+#include "attn/align/pairs.hpp"
 #include "js_args.hpp"
 
 namespace attn::js {
@@ -55,6 +59,32 @@ val defaults() {
   return result;
 }
 
+// Each language pair, its shipped files by role (a role without a file is left out) and its
+// default alignment method.
+val pair_list() {
+  val pairs = val::array();
+  int index = 0;
+  for (const LanguagePair& pair : language_pairs()) {
+    val files = val::object();
+    for (const auto& [role, file] : {std::pair<const char*, const std::string&>{"hmm", pair.hmm},
+                                     {"ibm2", pair.ibm2},
+                                     {"forward", pair.forward},
+                                     {"reverse", pair.reverse},
+                                     {"general", pair.general}}) {
+      if (!file.empty()) files.set(role, file);
+    }
+    val entry = val::object();
+    entry.set("name", pair.name);
+    entry.set("language", pair.language);
+    entry.set("languageName", pair.language_name);
+    entry.set("files", files);
+    entry.set("method", std::string(to_string(pair.method)));
+    entry.set("posteriorThreshold", decimal(pair.posterior_threshold));
+    pairs.set(index++, entry);
+  }
+  return pairs;
+}
+
 val alignment_rules() {
   val rules = val::object();
   rules.set("methods", method_list());
@@ -62,6 +92,7 @@ val alignment_rules() {
   rules.set("mixes", string_array(mix_names()));
   rules.set("symmetrizations", string_array(symmetrization_names()));
   rules.set("defaults", defaults());
+  rules.set("pairs", pair_list());
   return rules;
 }
 
