@@ -1,11 +1,12 @@
-// The alignment view: two sentences in, attention out. Requests go to the model worker (only the
+// The alignment view: two sentences in, attention (or, for a language pair without an attention
+// model, the HMM aligner's posteriors) out. Requests go to the model worker (only the
 // latest settings are sent once the one running is answered), results are drawn as a heatmap and
 // a line view with the chosen method's links, the Pharaoh text, and linked highlighting. While a
 // request runs (or waits for a model to download) a busy indicator shows, with Cancel; an error
 // shows next to its control and clears the figures, links and exports it no longer matches.
 import { Requests, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
-import { listMethods } from './methods.mjs';
+import { listMethods, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -21,14 +22,23 @@ const figureOf = (r, colormap, title) => ({
 // The control an error from the worker is about: a sentence it names, else the method.
 const controlFor = (message) => (/^source\b/i.test(message) ? 'source' : /^target\b/i.test(message) ? 'target' : 'method');
 
+// The file a method needs that `pair` does not ship (described), or '' when it has them all.
+export function missingFor(rules, rule, pair) {
+  const kind = rule.needsStatistical ? statisticalKindOf(rules, rule) : null;
+  if (rule.needsModel && !pair.files.forward) return 'an attention model';
+  if (rule.needsReverse && !pair.files.reverse) return `the ${pair.language}-en model`;
+  if (kind && !pair.files[kind]) return kind === 'hmm' ? 'the HMM aligner' : 'IBM Model 2';
+  return '';
+}
+
 export class AlignView {
-  constructor(client, { alignment, shipped }) {
+  constructor(client, { alignment }) {
     this.client = client;    // the model worker's WorkerClient (worker-client.mjs)
     this.rules = alignment;  // the library's alignment rules (attn.alignment)
-    this.shipped = shipped;  // which optional models the build ships
+    this.pair = null;        // the language pair of the model index: {name, language, languageName, files, method, …}
     this.result = null;
     this.heatmap = new Heatmap($('heatmap'), {
-      label: 'attention heatmap: Spanish words as rows, English words as columns', onSpot: (spot) => this.lines.setSpot(spot),
+      label: 'alignment heatmap: target words as rows, English words as columns', onSpot: (spot) => this.lines.setSpot(spot),
     });
     this.general = new Heatmap($('heatmap-general'), { label: 'attention heatmap of the general-attention model' });
     this.lines = new LineView($('lines'), { onSpot: (spot) => this.heatmap.setSpot(spot) });
@@ -37,23 +47,35 @@ export class AlignView {
     this.waiting = false;
   }
 
-  // Lists the library's methods (those this build cannot run are disabled, saying why), sets the
-  // default threshold and listens to the controls.
-  start() {
-    listMethods($('method'), this.rules.methods, this.rules.defaults);
-    const missing = (rule) => (rule.needsReverse && !this.shipped.reverse ? 'the es-en model'
-      : rule.needsStatistical && !this.shipped.statistical ? 'the statistical aligners' : '');
-    for (const option of $('method').options) {
-      const lacking = missing(this.rules.methods.find((rule) => rule.name === option.value));
+  // Lists the library's methods for `pair` (those whose files it lacks are disabled, saying why;
+  // `attn align --pair`'s default says so) and keeps the chosen method where the pair can run it,
+  // else (and always when `reset`, as when the reader switches pairs) takes the first the pair can
+  // run: argmax, the attention itself, where there is an attention model, else the pair's default.
+  setPair(pair, { reset = false } = {}) {
+    this.pair = pair;
+    const select = $('method'), chosen = select.value;
+    listMethods(select, this.rules.methods, { method: pair.method });
+    for (const option of select.options) {
+      const lacking = missingFor(this.rules, this.rules.methods.find((rule) => rule.name === option.value), pair);
       if (lacking) {
         option.disabled = true;
-        option.textContent += ` — needs ${lacking}, not shipped with this build`;
+        option.textContent += ` — needs ${lacking}, not shipped for ${pair.name}`;
       }
     }
-    if (!this.shipped.general) {
-      $('compare').disabled = true;
-      $('compare').parentElement.title = 'the general-attention model is not shipped with this build';
+    const keep = !reset && [...select.options].some((option) => option.value === chosen && !option.disabled);
+    select.value = keep ? chosen : [...select.options].find((option) => !option.disabled)?.value ?? pair.method;
+    const compare = $('compare');
+    compare.disabled = !pair.files.general;
+    compare.parentElement.title = pair.files.general ? '' : `no general-attention model is shipped for ${pair.name}`;
+    $('shift').disabled = !pair.files.forward;
+    for (const hint of document.querySelectorAll('[data-pair-kind]')) {
+      hint.hidden = hint.dataset.pairKind !== (pair.files.forward ? 'attention' : 'statistical');
     }
+    $('target').lang = pair.language;
+  }
+
+  // Sets the default threshold and listens to the controls.
+  start() {
     $('threshold').value = String(this.rules.defaults.threshold);
     $('export-svg').addEventListener('click', () => exportSvg(this.heatmap));
     $('export-png').addEventListener('click', () => exportPng(this.heatmap));
@@ -92,8 +114,8 @@ export class AlignView {
     const threshold = readNumber($('threshold'));
     if (threshold === null) return null;
     return {
-      source: $('source').value, target: $('target').value, method: $('method').value, shift: $('shift').checked, threshold,
-      compare: $('compare').checked && !$('compare').disabled,
+      pair: this.pair.name, source: $('source').value, target: $('target').value, method: $('method').value,
+      shift: $('shift').checked && !$('shift').disabled, threshold, compare: $('compare').checked && !$('compare').disabled,
     };
   }
 
@@ -158,8 +180,10 @@ export class AlignView {
     const r = this.result;
     if (!r) return;
     const colormap = $('colormap').value;
-    const method = $('method').value;
-    const figure = figureOf(r, colormap, `Attention of the en-es model, Spanish rows and English columns, ${method} links`);
+    const method = $('method').value, pair = this.pair;
+    const what = this.rules.methods.find((rule) => rule.name === method)?.needsModel ? `Attention of the ${pair.name} model`
+      : `Posteriors of the ${method === 'ibm2' ? 'IBM Model 2' : 'HMM'} aligner (${pair.name})`;
+    const figure = figureOf(r, colormap, `${what}, ${pair.languageName} rows and English columns, ${method} links`);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);
     this.lines.draw({ ...figure, topK: figure.cols > 40 ? 2 : 3 });

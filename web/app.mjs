@@ -1,5 +1,6 @@
 // The explorer page's start-up. Two workers: the model worker (worker.mjs) loads the module and
-// then the en-es model, the only model the first view needs; the module worker (module-worker.mjs)
+// then the first model the chosen language pair's first view needs (en-es's attention model, or
+// another pair's HMM aligner); the module worker (module-worker.mjs)
 // needs the module alone and serves bring-your-own and the playground. This thread instantiates no
 // WebAssembly. Each view starts as soon as what it needs is in, so the playground and
 // bring-your-own work before any model has arrived. Every control is registered with the URL hash (state.mjs)
@@ -8,6 +9,7 @@
 import { simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
 import { ByoView } from './byo.mjs';
+import { exampleOf, isExample } from './examples.mjs';
 import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
 import { ModelView } from './model-view.mjs';
 import { HashState } from './state.mjs';
@@ -25,8 +27,39 @@ function controls(state, pairs) {
   for (const [key, id] of pairs) state.control(key, $(id));
 }
 
+// The #pair select: the index's pairs, en-es (the default) first; the URL hash remembers the choice.
+// Switching pairs shows the pair's example sentences (unless the reader typed their own), its
+// default method, and in every view that pair's models only.
+function startPairs(state, pairs, views) {
+  const select = $('pair');
+  select.replaceChildren(...Object.values(pairs).map((pair) => new Option(`English–${pair.languageName}`, pair.name)));
+  select.value = 'en-es';
+  state.control('pair', select);  // the hash's pair, if any, is chosen now
+  const chosen = () => pairs[select.value] ?? pairs['en-es'];
+  const show = ({ reset }) => {
+    const pair = chosen();
+    document.body.dataset.pair = pair.name;
+    for (const name of document.querySelectorAll('.language-name')) name.textContent = pair.languageName;
+    const example = exampleOf(pair.language);
+    if (example && isExample($('source').value, $('target').value)) {
+      $('source').value = example.source;
+      $('target').value = example.target;
+    }
+    for (const view of views) view.setPair(pair, { reset });
+  };
+  show({ reset: false });
+  select.addEventListener('input', () => {
+    // the reader's choice resets the method to the pair's default; a link (hash) keeps its own
+    show({ reset: !state.applying });
+    const [align, translate, inside] = views;
+    align.update();
+    if (chosen().files.forward) translate.translate();
+    inside.update();
+  });
+}
+
 async function startAlignment(client, state) {
-  const module = await client.module;  // {simd, instructionSet, threads, alignment, shipped}
+  const module = await client.module;  // {simd, instructionSet, threads, alignment, pairs, models}
   // threads: the hardware's where the page is cross-origin isolated (tools/serve.mjs makes it so)
   const threads = module.threads > 1 ? `${module.threads} threads` : 'one thread';
   $('build').textContent = module.simd
@@ -34,20 +67,26 @@ async function startAlignment(client, state) {
     : `WebAssembly scalar build (${threads}; no SIMD in this browser, or forced with ?simd=0)`;
   document.body.dataset.simd = String(module.simd);
   document.body.dataset.threads = String(module.threads);
-  for (const [name, shipped] of Object.entries(module.shipped)) document.body.dataset[`${name}Shipped`] = String(shipped);
+  const enEs = module.pairs['en-es']?.files ?? {};
+  for (const role of ['reverse', 'general']) document.body.dataset[`${role}Shipped`] = String(Boolean(enEs[role]));
+  document.body.dataset.statisticalShipped = String(Boolean(enEs.hmm && enEs.ibm2));
   const align = new AlignView(client, module);
   const translate = new TranslateView(client);
   const inside = new ModelView(client, module);
+  // the sentences first: the hash's, if any, before the pair decides whether its example replaces them
+  controls(state, [['s', 'source'], ['t', 'target']]);
+  startPairs(state, module.pairs, [align, translate, inside]);
   align.start();
   translate.start();
   inside.start();
-  controls(state, [['s', 'source'], ['t', 'target'], ['m', 'method'], ['th', 'threshold'], ['shift', 'shift'], ['cmp', 'compare'],
+  controls(state, [['m', 'method'], ['th', 'threshold'], ['shift', 'shift'], ['cmp', 'compare'],
     ['tr', 'translate-source'], ['beam', 'beam'], ['model', 'model'], ['kind', 'attention-kind'], ['show', 'model-aggregate']]);
   state.field('z', zoomField(align.heatmap));
   state.field('step', { element: $('step'), get: () => translate.step, set: (value) => { translate.step = value; } });
-  client.ready.then(({ models }) => {
-    $('build').textContent += ` · ${models.forward.direction} model loaded; the others load when a method needs them`;
-  }, (error) => { $('build').textContent = `the translation model failed to load: ${error.message}`; });
+  client.ready.then(({ pair, models }) => {
+    $('build').textContent += models.forward ? ` · ${models.forward.direction} model loaded; the others load when a method needs them`
+      : ` · the ${pair} aligner loaded (${pair} has no attention model yet)`;
+  }, (error) => { $('build').textContent = `the first model failed to load: ${error.message}`; });
   await Promise.all([align.update(), translate.translate(), inside.update()]);
 }
 
@@ -74,7 +113,9 @@ async function main() {
   const simd = parameter === '0' ? false : parameter === '1' ? true : simdSupported();
   const state = new HashState({ share: $('share') });
   state.control('c', $('colormap'));  // shared by every view: registered before any draws
-  const models = new WorkerClient(new URL('./worker.mjs', import.meta.url), { type: 'init', simd });
+  // the worker fetches the linked pair's first model at once (the index decides whether it exists)
+  const pair = new URLSearchParams(location.hash.slice(1)).get('pair') ?? 'en-es';
+  const models = new WorkerClient(new URL('./worker.mjs', import.meta.url), { type: 'init', simd, pair });
   const matrices = new WorkerClient(new URL('./module-worker.mjs', import.meta.url), { type: 'init', simd });
   await Promise.all([startAlignment(models, state), startModuleViews(matrices, state)]);
   document.body.dataset.ready = 'true';

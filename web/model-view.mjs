@@ -3,7 +3,8 @@
 // attention or of the encoder's or decoder's self-attention; or the mean over heads per layer,
 // the mean over everything, or attention rollout (Abnar & Zuidema 2020) of self-attention. A click
 // (or Enter) on a map shows it large, with its lines. Requests go to the model worker; the
-// newest settings win while one runs; while the section is off screen nothing is asked.
+// newest settings win while one runs; while the section is off screen nothing is asked. The models
+// listed are the chosen language pair's (files named en-XX-… and XX-en-…); a pair with none says so.
 import { Requests, showProblem } from './controls.mjs';
 import { colourInto, colourTable } from './colormap.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
@@ -18,6 +19,7 @@ export class ModelView {
   constructor(client, { models }) {
     this.client = client;
     this.models = models;  // the shipped translation models' file stems
+    this.pair = null;
     this.result = null;    // the worker's answer: maps, words, the model's info
     this.maps = [];        // what the grid shows: [{layer, head, label, data, rows, cols}]
     this.requests = new Requests($('model-busy'), (settings) => this.client.request({ type: 'attentions', ...settings }),
@@ -34,11 +36,6 @@ export class ModelView {
       this.visible = entry.isIntersecting;
       if (this.visible && this.stale) this.update();
     }).observe($('model-section'));
-    const select = $('model');
-    for (const stem of this.models) select.add(new Option(stem, stem));
-    // a Transformer first, where the build ships one: its heads are what this view is for
-    const transformer = this.models.find((stem) => /transformer/.test(stem) && stem.startsWith('en-es'));
-    if (transformer) select.value = transformer;
     let timer = 0;
     const soon = () => {
       clearTimeout(timer);
@@ -59,6 +56,19 @@ export class ModelView {
     });
   }
 
+  // Lists the pair's models (a Transformer first, where there is one: its heads are what this view
+  // is for); the model chosen stays when the pair has it.
+  setPair(pair) {
+    this.pair = pair;
+    const select = $('model'), chosen = select.value;
+    const stems = this.models.filter((stem) => stem.startsWith(`${pair.name}-`) || stem.startsWith(`${pair.language}-en-`));
+    select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
+    const transformer = stems.find((stem) => /transformer/.test(stem) && stem.startsWith(pair.name));
+    select.value = stems.includes(chosen) ? chosen : transformer ?? stems[0] ?? '';
+    select.disabled = stems.length === 0;
+    $('model-section').dataset.pair = pair.name;
+  }
+
   settings() {
     const aggregate = $('model-aggregate').value;
     return {
@@ -69,15 +79,20 @@ export class ModelView {
 
   /** Asks for the maps of the current settings; resolves once they are drawn (or refused). */
   async update() {
+    if (!$('model').value) {
+      this.requests.refuse();
+      this.clear();
+      $('model-status').textContent = `No attention model is shipped for English–${this.pair.languageName} yet ` +
+        '(no attention model could be trained for it so far), so there are no layers or heads to show.';
+      $('model-section').dataset.state = 'none';
+      return;
+    }
+    $('model-section').dataset.state = 'ok';
     if (!this.visible) {
       this.stale = true;
       return;
     }
     this.stale = false;
-    if (!$('model').value) {
-      $('model-status').textContent = 'This build ships no translation model.';
-      return;
-    }
     const settings = this.settings();
     const reply = await this.requests.ask('Attending', settings);
     if (!reply) return;

@@ -1,7 +1,8 @@
 // The translation view: the model translates in the worker; a slider steps through the output,
 // showing the attention rows of the words produced so far (later rows stay empty). A busy
 // indicator with Cancel shows while it works; an error (an empty sentence, a beam out of range)
-// shows next to its control and clears the translation it no longer matches.
+// shows next to its control and clears the translation it no longer matches. A language pair with
+// no translation model says so instead of translating (never with another pair's model).
 import { Requests, readNumber, showProblem } from './controls.mjs';
 import { Heatmap } from './views.mjs';
 
@@ -11,6 +12,7 @@ export class TranslateView {
   constructor(client) {
     this.client = client;  // the model worker's WorkerClient (worker-client.mjs)
     this.result = null;
+    this.pair = null;
     this.wantedStep = '';
     this.heatmap = new Heatmap($('translate-heatmap'), { label: 'attention of the translation so far' });
     this.requests = new Requests($('translate-busy'), (request) => client.request(request), { onCancel: () => client.cancel() });
@@ -23,6 +25,25 @@ export class TranslateView {
     $('step-back').addEventListener('click', () => this.move(-1));
     $('step-forward').addEventListener('click', () => this.move(1));
     $('colormap').addEventListener('input', () => this.draw());
+  }
+
+  // The pair whose English -> language model translates; one without a model says so, and the
+  // controls wait for a pair that has one.
+  setPair(pair) {
+    this.pair = pair;
+    const none = !pair.files.forward;
+    for (const id of ['translate', 'beam', 'translate-source', 'step', 'step-back', 'step-forward']) $(id).disabled = none;
+    $('translate-none').hidden = !none;
+    $('translate-none').textContent = none
+      ? `No translation model is shipped for English–${pair.languageName} yet (no attention model could be trained for it so far): the alignment view above uses its HMM aligner.`
+      : '';
+    $('translation').lang = pair.language;
+    $('translate-view').dataset.pair = pair.name;
+    if (none) {
+      this.requests.refuse();
+      this.clear();
+      $('translate-view').dataset.state = 'none';
+    }
   }
 
   move(delta) {
@@ -52,6 +73,7 @@ export class TranslateView {
 
   /** Translates the sentence and shows the step asked for (the whole translation unless one was). */
   async translate() {
+    if (!this.pair.files.forward) return;
     const beam = readNumber($('beam'));
     if (beam === null) {
       this.requests.refuse();
@@ -59,7 +81,7 @@ export class TranslateView {
       return;
     }
     $('translate-view').dataset.state = 'busy';
-    const reply = await this.requests.ask('Translating', { type: 'translate', text: $('translate-source').value, beam });
+    const reply = await this.requests.ask('Translating', { type: 'translate', pair: this.pair.name, text: $('translate-source').value, beam });
     if (!reply) return;
     if (reply.type !== 'result') {
       showProblem($('translate-source'), reply.type === 'cancelled' ? 'Cancelled.' : reply.message);

@@ -1,31 +1,34 @@
-// The explorer's model thread: the WebAssembly module and the translation models live here, so
-// typing on the page never waits for a forced decoding. Only what the first view needs is fetched
-// at start (the module, then the en-es model); the other models and the statistical aligners are
-// fetched when a request first needs them. Downloads report their progress. Messages:
-//   {type: 'init', simd}                      -> {type: 'module', simd, instructionSet, threads, alignment, shipped}
-//                                                then {type: 'ready', models: {forward}} (or 'failed')
-//   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
-//   {type: 'translate', id, text, beam}       -> same
+// The explorer's model thread: the WebAssembly module and the models live here, so typing on the
+// page never waits for a forced decoding. Only what the first view of the chosen language pair
+// needs is fetched at start (the module, the model index, then that pair's first model: en-es's
+// attention model, or the HMM aligner of a pair that has no attention model); the pair's other
+// models are fetched when a request first needs them, and another pair's only once it is chosen.
+// Downloads report their progress. Messages (`pair`: a name of the index, 'en-es' when left out):
+//   {type: 'init', simd, pair}                -> {type: 'module', simd, instructionSet, threads, alignment, pairs}
+//                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
+//   {type: 'align', id, pair, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
+//   {type: 'translate', id, pair, text, beam}       -> same
 //   {type: 'attentions', id, source, target, model, pieces}
 //                                             -> every map of `model` (a shipped file's stem), with its info
 //   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
 // `alignment` is the library's alignment rules (attn.alignment): the page lists its methods from
-// them, and this worker decides from them what a method waits for and loads.
+// them, and this worker decides from them what a method waits for and loads. `pairs` is the model
+// index's (web/dist/models/index.json, written from attn.alignment.pairs): each pair's files by role.
 import loadAttn from './dist/attn.mjs';
 import { methodRule, statisticalKindOf } from './methods.mjs';
 import { answerRequests } from './worker-client.mjs';
 
-const MODELS = {
-  forward: { file: 'en-es-additive.safetensors', what: 'the en-es model' },
-  reverse: { file: 'es-en-additive.safetensors', what: 'the es-en model' },
-  general: { file: 'en-es-general.safetensors', what: 'the general-attention model' },
+// The attention models of a pair, by role (the index's file roles).
+const ROLES = {
+  forward: (pair) => `the ${pair.name} model`,
+  reverse: (pair) => `the ${pair.language}-en model`,
+  general: () => 'the general-attention model',
 };
-// IBM Model 2 and the HMM aligner, for comparison and for the methods that mix one with attention;
-// each is filed under the kind its file declares.
-const STATISTICAL_FILES = ['ibm2-en-es.safetensors', 'hmm-en-es.safetensors'];
+const DEFAULT_PAIR = 'en-es';
 
 let attn = null;
 let shipped = new Set();
+let pairs = {};  // the index's pairs by name, each with its name
 const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
 
 // A file's bytes, with progress messages at most every 100 ms.
@@ -66,68 +69,96 @@ function modelFile(file, what) {
   return loading[file];
 }
 
-// The model called `name` (forward, reverse, general).
-const model = (name) => modelFile(MODELS[name].file, MODELS[name].what);
+// The pair called `name`, or an error naming the ones this build ships.
+function pairOf(name = DEFAULT_PAIR) {
+  const pair = pairs[name];
+  if (!pair) throw new Error(`unknown language pair '${name}' (this build ships: ${Object.keys(pairs).join(', ')})`);
+  return pair;
+}
 
-// The translation models the build ships, by file stem (en-es-additive, …): the statistical
-// aligners' files are not among them.
+// The attention model of `pair` in `role` (forward, reverse, general), or an error saying the pair has none.
+function model(pair, role) {
+  const file = pair.files[role];
+  if (!file) {
+    throw new Error(pair.files.forward ? `${ROLES[role](pair)} is not shipped with this build`
+      : `no attention model is shipped for ${pair.name} (English–${pair.languageName}) yet: only its statistical aligner`);
+  }
+  return modelFile(file, ROLES[role](pair));
+}
+
+// The translation models the build ships, by file stem (en-es-additive, …): every file that no
+// pair lists as a statistical aligner.
+const statisticalFiles = () => new Set(Object.values(pairs).flatMap((pair) => [pair.files.hmm, pair.files.ibm2]));
 const translationModels = () => [...shipped].filter((file) => file.endsWith('.safetensors') &&
-  !STATISTICAL_FILES.includes(file)).map((file) => file.replace(/\.safetensors$/, '')).sort();
+  !statisticalFiles().has(file)).map((file) => file.replace(/\.safetensors$/, '')).sort();
 
-// Every shipped statistical aligner, by the kind its file declares.
-function statisticalAligners() {
-  loading.statistical ??= (async () => {
+// The statistical aligners of `pair`, by the kind each file declares.
+function statisticalAligners(pair) {
+  const key = `statistical:${pair.name}`;
+  loading[key] ??= (async () => {
     const byKind = {};
-    for (const file of STATISTICAL_FILES.filter((name) => shipped.has(name))) {
-      const aligner = await attn.loadStatisticalAligner(await fetchBytes(file, 'the statistical aligners'));
+    for (const file of [pair.files.ibm2, pair.files.hmm].filter(Boolean)) {
+      const aligner = await attn.loadStatisticalAligner(await fetchBytes(file, `the ${pair.name} statistical aligner`));
       byKind[aligner.kind] = aligner;
     }
     return byKind;
-  })();
-  return loading.statistical;
+  })().catch((error) => {
+    delete loading[key];
+    throw error;
+  });
+  return loading[key];
 }
 
-// The module, then (without waiting for it) the en-es model: requests may come once the module is in.
-async function init({ simd }) {
+// What the first view of a pair needs: its forward attention model, else its statistical aligners.
+async function firstModels(pair) {
+  if (pair.files.forward) return { forward: (await model(pair, 'forward')).info };
+  return { statistical: Object.keys(await statisticalAligners(pair)) };
+}
+
+// The module and the index, then (without waiting for it) what the chosen pair's first view
+// needs: requests may come once the module is in.
+async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
   attn = await loadAttn({ simd });
-  const index = await fetch(new URL('./dist/models/index.json', import.meta.url));
-  if (!index.ok) throw new Error(`the model index: HTTP ${index.status}`);
-  shipped = new Set((await index.json()).models);
+  const response = await fetch(new URL('./dist/models/index.json', import.meta.url));
+  if (!response.ok) throw new Error(`the model index: HTTP ${response.status}`);
+  const index = await response.json();
+  shipped = new Set(index.models);
+  pairs = Object.fromEntries(Object.entries(index.pairs ?? {}).map(([name, pair]) => [name, { ...pair, name }]));
   self.postMessage({
     type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, threads: attn.threads, alignment: attn.alignment,
-    shipped: {
-      reverse: shipped.has(MODELS.reverse.file), general: shipped.has(MODELS.general.file),
-      statistical: STATISTICAL_FILES.every((file) => shipped.has(file)),
-    },
-    models: translationModels(),
+    pairs, models: translationModels(),
   });
-  if (!shipped.has(MODELS.forward.file)) throw new Error(`the build ships no ${MODELS.forward.file}`);
-  model('forward').then((forward) => self.postMessage({ type: 'ready', models: { forward: forward.info } }),
+  const pair = pairOf(pairs[chosen] ? chosen : DEFAULT_PAIR);
+  firstModels(pair).then((models) => self.postMessage({ type: 'ready', pair: pair.name, models }),
     (error) => self.postMessage({ type: 'failed', message: error.message }));
 }
 
 // What a method needs comes from the library's rules; the settings the page does not offer
-// (the hybrid's weight, mix, symmetrization and threshold) are left to the library's defaults.
-async function align({ source, target, method, shift, threshold, model: name = 'forward' }) {
+// (the hybrid's weight, mix, symmetrization) are left to the library's defaults, and a statistical
+// aligner alone links at its pair's posterior threshold (attn/align/pairs.hpp).
+async function align({ pair: name, source, target, method, shift, threshold, model: role = 'forward' }) {
+  const pair = pairOf(name);
   const rules = attn.alignment;
   const rule = methodRule(rules, method);
-  const chosen = rule.needsModel ? await model(name) : null;
-  const reverse = rule.needsReverse ? await model('reverse') : null;
+  const chosen = rule.needsModel ? await model(pair, role) : null;
+  const reverse = rule.needsReverse ? await model(pair, 'reverse') : null;
   let aligner = null;
   if (rule.needsStatistical) {
     const kind = statisticalKindOf(rules, rule);
-    aligner = (await statisticalAligners())[kind];
-    if (!aligner) throw new Error(`${rule.name} needs the ${kind} aligner, which is not available in this build`);
+    aligner = (await statisticalAligners(pair))[kind];
+    if (!aligner) throw new Error(`${rule.name} needs the ${kind} aligner, which is not shipped for ${pair.name}`);
   }
   const started = performance.now();
   const result = chosen
     ? chosen.align(source, target, { method, shift, threshold, ...(reverse ? { reverse } : {}), ...(aligner ? { statistical: aligner } : {}) })
-    : aligner.align(source, target);
+    : aligner.align(source, target, { threshold: pair.posteriorThreshold });
   return { ...result, milliseconds: performance.now() - started };
 }
 
-async function translate({ text, beam }) {
-  return (await model('forward')).translate(text, { beam });
+async function translate({ pair: name, text, beam }) {
+  const pair = pairOf(name);
+  if (!pair.files.forward) throw new Error(`no translation model is shipped for ${pair.name} (English–${pair.languageName}) yet: only its statistical aligner`);
+  return (await model(pair, 'forward')).translate(text, { beam });
 }
 
 // Every attention map of a pair through the model whose file stem is `model`.
