@@ -122,7 +122,8 @@ void for_each_line(const char* command, const std::vector<std::string>& lines, P
 // Every setting starts at the library's defaults (attn/align/methods.hpp: the best measured).
 struct Arguments {
   std::vector<std::string> positional;
-  std::string pair;  // --pair: "" for the default pair (en-es)
+  std::string pair;         // --pair's value
+  bool pair_given = false;  // else the default pair, en-es
   std::string model, reverse, input, ibm2, hmm, source, target, output;
   AlignOptions align;
   bool method_given = false, posterior_threshold_given = false;  // else the pair's defaults
@@ -176,9 +177,10 @@ Arguments parse(int argc, char** argv, int first) {
       a.model = value();
     else if (arg == "-r" || arg == "--reverse")
       a.reverse = value();
-    else if (arg == "--pair")
+    else if (arg == "--pair") {
       a.pair = value();
-    else if (arg == "--method") {
+      a.pair_given = true;
+    } else if (arg == "--method") {
       a.align.method = named_flag(arg, value(), parse_align_method);
       a.method_given = true;
     } else if (arg == "-i" || arg == "--input")
@@ -239,12 +241,13 @@ Arguments parse(int argc, char** argv, int first) {
 // The -m model, else the shipped translation model of --pair's direction (en-XX or XX-en), else en-es's.
 std::string forward_model_path(const Arguments& a) {
   if (!a.model.empty()) return a.model;
-  return models_directory() + "/" + translation_model_file(a.pair.empty() ? default_language_pair().name : a.pair);
+  return models_directory() + "/" + translation_model_file(a.pair_given ? a.pair : default_language_pair().name);
 }
 
 // The --pair that align reads (English on the source side), or en-es without one.
-const LanguagePair& alignment_pair(const std::string& name) {
-  if (name.empty()) return default_language_pair();
+const LanguagePair& alignment_pair(const Arguments& a) {
+  if (!a.pair_given) return default_language_pair();
+  const std::string& name = a.pair;
   if (name.size() > 3 && name.compare(name.size() - 3, 3, "-en") == 0) {
     const std::string english_first = "en-" + name.substr(0, name.size() - 3);
     for (const LanguagePair& pair : language_pairs()) {
@@ -269,7 +272,7 @@ std::string shipped_file(const LanguagePair& pair, const std::string& file, cons
 class PairAligner {
  public:
   explicit PairAligner(const Arguments& a) : arguments_(a) {
-    const LanguagePair& pair = alignment_pair(a.pair);
+    const LanguagePair& pair = alignment_pair(a);
     // the pair's default method and threshold, unless the flags name others
     if (!a.method_given) arguments_.align.method = pair.method;
     if (!a.posterior_threshold_given) arguments_.align.posterior_threshold = pair.posterior_threshold;

@@ -1,0 +1,131 @@
+// The language pairs in Debian's Chromium: the #pair select lists the model index's pairs; each
+// switch shows that language's example aligned by the pair's default method, with its links, its
+// labels (Cyrillic and diacritics as typed) and working exports; the URL remembers the pair; a link
+// to a pair fetches only that pair's files; and the views that need an attention model say the
+// pair has none rather than showing Spanish. Screenshots go to build/screenshots/.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
+import { ROOT, SCREENSHOTS, figureOf, openPage, useBrowser } from './browser.mjs';
+
+useBrowser();
+
+const index = JSON.parse(readFileSync(new URL('web/dist/models/index.json', ROOT), 'utf8'));
+
+const save = async (page, button) => {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  return readFile(await download.path(), 'utf8');
+};
+
+// Waits until the alignment view shows the example of `language` (its words as rows), answered.
+async function showsExample(page, language) {
+  const rows = PAIR_EXAMPLES[language].target.split(' ').length;
+  await page.waitForFunction((r) => {
+    const view = document.getElementById('align-view'), heatmap = document.getElementById('heatmap');
+    return view.dataset.state === 'ok' && heatmap.dataset.rows === String(r) && heatmap.dataset.cols === '10';
+  }, rows, { timeout: 20000 });
+}
+
+describe('language pairs', () => {
+  test('switching through every pair of the index aligns its example by its default method, with its labels and links', async () => {
+    const { page, problems } = await openPage();
+    const values = await page.$$eval('#pair option', (options) => options.map((option) => option.value));
+    assert.deepEqual(values, Object.keys(index.pairs));
+    assert.equal(values[0], 'en-es');
+    assert.equal(values.length, 10);
+    for (const name of [...values.slice(1), 'en-es']) {
+      const pair = index.pairs[name], example = PAIR_EXAMPLES[pair.language];
+      await page.selectOption('#pair', name);
+      await showsExample(page, pair.language);
+      assert.equal(await page.inputValue('#target'), example.target, name);
+      // the first method the pair can run: the attention's argmax where there is a model, else the pair's default
+      assert.equal(await page.inputValue('#method'), pair.files.forward ? 'argmax' : pair.method, name);
+      assert.match(await page.evaluate(() => location.hash), name === 'en-es' ? /^$|^#(?!.*pair=)/ : new RegExp(`pair=${name}`));
+      assert.equal(await page.textContent('label[for="target"]'), pair.languageName);
+      const figure = await figureOf(page, 'heatmap');
+      assert.deepEqual(figure.rowLabels, example.target.split(' '), `${name}: the words as typed`);
+      if (!pair.files.forward) {
+        const links = (await page.textContent('#pharaoh')).split(' ');
+        for (const link of example.links) assert.ok(links.includes(link), `${name}: ${link} in ${links.join(' ')}`);
+      }
+      if (name === 'en-ru') await page.screenshot({ path: new URL('pair-en-ru.png', SCREENSHOTS).pathname, fullPage: true });
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('each pair\'s exports (links, matrix JSON, SVG) hold its words and links; a link opens the pair', async () => {
+    for (const [name, pair] of Object.entries(index.pairs)) {
+      const example = PAIR_EXAMPLES[pair.language];
+      const { page, problems } = await openPage(`#pair=${name}`);
+      await showsExample(page, pair.language);
+      const links = await page.textContent('#pharaoh');
+      assert.equal(await save(page, '#export-links'), `${links}\n`, `${name}: the links export`);
+      const json = JSON.parse(await save(page, '#export-json'));
+      assert.deepEqual(json.target, example.target.split(' '), `${name}: the matrix export's rows`);
+      assert.deepEqual(json.source, example.source.split(' '));
+      assert.equal(json.weights.length, json.target.length);
+      assert.match(await save(page, '#export-svg'), new RegExp(`${pair.languageName} rows`), `${name}: the SVG's title`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
+  test('a pair without attention models says so in translation and the model view; en-es comes back whole', async () => {
+    const { page, problems } = await openPage();
+    await page.selectOption('#pair', 'en-it');
+    await showsExample(page, 'it');
+    assert.equal(await page.isVisible('#translate-none'), true);
+    assert.match(await page.textContent('#translate-none'), /No translation model is shipped for English–Italian/);
+    assert.equal(await page.isDisabled('#translate'), true);
+    assert.equal(await page.textContent('#translation'), '');
+    assert.equal(await page.getAttribute('#translate-heatmap', 'data-rows'), '0');
+    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => /No attention model is shipped for English–Italian/.test(document.getElementById('model-status').textContent));
+    assert.equal(await page.$$eval('#model option', (options) => options.length), 0);
+    assert.equal(await page.getAttribute('#model-view', 'data-layers'), '0');
+    // the methods that need an attention model cannot be chosen, and say why
+    const hybrid = await page.$eval('#method option[value="hybrid"]', (option) => ({ disabled: option.disabled, text: option.textContent }));
+    assert.equal(hybrid.disabled, true);
+    assert.match(hybrid.text, /needs an attention model, not shipped for en-it/);
+    assert.equal(await page.isVisible('#align-view [data-pair-kind="statistical"]'), true);
+    assert.equal(await page.isVisible('#align-view [data-pair-kind="attention"]'), false);
+    await page.screenshot({ path: new URL('pair-en-it.png', SCREENSHOTS).pathname, fullPage: true });
+    await page.selectOption('#pair', 'en-es');
+    await showsExample(page, 'es');
+    assert.equal(await page.inputValue('#method'), 'argmax');
+    assert.equal(await page.isVisible('#translate-none'), false);
+    await page.waitForFunction(() => document.getElementById('translation').textContent.length > 0, null, { timeout: 20000 });
+    await page.waitForFunction(() => document.getElementById('model').options.length > 0);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a link to a pair opens it, fetching only its own files; typed sentences survive a switch', async () => {
+    const fetched = [];
+    const { page, problems } = await openPage('#pair=en-ru', {
+      routes: [['**/*', (route) => { fetched.push(new URL(route.request().url()).pathname); return route.continue(); }]],
+    });
+    await showsExample(page, 'ru');
+    assert.equal(await page.inputValue('#pair'), 'en-ru');
+    const heavy = fetched.filter((path) => path.endsWith('.safetensors')).map((path) => path.split('/').pop());
+    assert.deepEqual(heavy, [index.pairs['en-ru'].files.hmm]);
+    // the reader's own sentences stay when the pair changes; only an example is replaced
+    await page.fill('#source', 'The cat sleeps .');
+    await page.fill('#target', 'Кошка спит .');
+    await page.waitForFunction(() => document.getElementById('heatmap').dataset.rows === '3');
+    await page.selectOption('#pair', 'en-bg');
+    await page.waitForFunction(() => document.getElementById('align-view').dataset.state === 'ok' &&
+      location.hash.includes('pair=en-bg'));
+    assert.equal(await page.inputValue('#target'), 'Кошка спит .');
+    assert.match(await page.evaluate(() => location.hash), /pair=en-bg/);
+    // the hash changed in the same tab: the page follows it
+    await page.evaluate(() => { location.hash = '#pair=en-sl'; });
+    await showsExample(page, 'sl');
+    assert.equal(await page.inputValue('#pair'), 'en-sl');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,86 @@
+// `attn align --pair en-XX` and `attn translate --pair …` on the shipped models: every pair's aligner
+// links the explorer's example sentence pair; without --pair the output is en-es's, byte for byte;
+// and every bad value is a clear error that names what is available.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ATTN = join(ROOT, 'build/bin/attn');
+const PAIRS = ['en-es', 'en-bg', 'en-da', 'en-et', 'en-hu', 'en-it', 'en-nl', 'en-pt', 'en-ru', 'en-sl'];
+
+function attn(args, input) {
+  const env = { ...process.env };
+  delete env.ATTN_MODELS;  // the shipped models of the source tree
+  const result = spawnSync(ATTN, args, { input, encoding: 'utf8', env });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test('align --pair picks each pair\'s shipped models and links its example sentence pair', () => {
+  for (const pair of PAIRS) {
+    const example = PAIR_EXAMPLES[pair.slice(3)];
+    const run = attn(['align', '--pair', pair], `${example.source} ||| ${example.target}\n`);
+    assert.equal(run.status, 0, `${pair}: ${run.stderr}`);
+    assert.equal(run.stderr, '');
+    const links = run.stdout.trim().split(' ');
+    for (const link of example.links) assert.ok(links.includes(link), `${pair}: ${link} in ${run.stdout.trim()}`);
+  }
+});
+
+test('without --pair, align and translate are en-es\'s, byte for byte', () => {
+  const lines = [PAIR_EXAMPLES.es, { source: 'The red house is small .', target: 'La casa roja es pequeña .' }]
+    .map(({ source, target }) => `${source} ||| ${target}`).join('\n') + '\n';
+  for (const method of [[], ['--method', 'hmm'], ['--method', 'ibm2']]) {
+    const plain = attn(['align', ...method], lines), paired = attn(['align', '--pair', 'en-es', ...method], lines);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.equal(paired.stdout, plain.stdout, method.join(' ') || 'the default method');
+  }
+  const sentence = 'Save the file before closing the window .\n';
+  const translated = attn(['translate'], sentence);
+  assert.equal(translated.status, 0, translated.stderr);
+  assert.notEqual(translated.stdout.trim(), '');
+  assert.equal(attn(['translate', '--pair', 'en-es'], sentence).stdout, translated.stdout);
+  const back = attn(['translate', '--pair', 'es-en'], 'La casa es pequeña .\n');  // the reverse model
+  assert.equal(back.status, 0, back.stderr);
+  assert.match(back.stdout, /\bsmall\b/);  // English out ("The home is small .")
+  assert.doesNotMatch(back.stdout, /pequeña/);
+});
+
+test('an unknown pair is an error that lists the available ones; align takes English first', () => {
+  for (const bad of ['en-fr', 'fr', 'EN-IT', 'en_it', '']) {
+    const run = attn(['align', '--pair', bad], 'a ||| b\n');
+    assert.equal(run.status, 1, bad);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, new RegExp(`unknown language pair '${bad}' \\(available: ${PAIRS.join(', ')}\\)`), bad);
+  }
+  const reversed = attn(['align', '--pair', 'it-en'], 'a ||| b\n');
+  assert.equal(reversed.status, 1);
+  assert.match(reversed.stderr, /align reads English as the source side: use --pair en-it/);
+  const missing = attn(['align', '--pair'], '');
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /--pair needs a value/);
+  const unknown = attn(['translate', '--pair', 'fr-en'], 'a\n');
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /unknown language pair 'fr-en' \(available: en-es, es-en, en-bg, bg-en, .*sl-en\)/);
+});
+
+test('a pair without attention models says so for translation and for methods that need one', () => {
+  for (const direction of ['en-it', 'it-en', 'en-ru', 'sl-en']) {
+    const run = attn(['translate', '--pair', direction], 'The house is small .\n');
+    assert.equal(run.status, 1, direction);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, new RegExp(`no translation model is shipped for ${direction} .*translation models: en-es, es-en`));
+  }
+  const hybrid = attn(['align', '--pair', 'en-it', '--method', 'hybrid'], 'a ||| b\n');
+  assert.equal(hybrid.status, 1);
+  assert.match(hybrid.stderr, /method 'hybrid' needs an attention model, and none is shipped for en-it \(its default method: hmm\)/);
+  const ibm2 = attn(['align', '--pair', 'en-hu', '--method', 'ibm2'], 'a ||| b\n');
+  assert.equal(ibm2.status, 1);
+  assert.match(ibm2.stderr, /method 'ibm2' needs IBM Model 2, and none is shipped for en-hu/);
+  // a file given by flag still wins over the pair's
+  const given = attn(['align', '--pair', 'en-it', '--method', 'hmm', '--hmm', join(ROOT, 'tests/data/tiny-hmm.safetensors')], 'a b ||| c d\n');
+  assert.equal(given.status, 0, given.stderr);
+});

@@ -1,0 +1,61 @@
+// The language pairs from JS: attn.alignment.pairs (attn/align/pairs.hpp) and the model index the
+// build writes from it (web/dist/models/index.json), and each pair's shipped models loaded the way
+// the README documents, aligning the explorer's example by the pair's default method. Both builds.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import loadAttn from '../../web/dist/attn.mjs';
+import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
+
+const MODELS = new URL('../../models/', import.meta.url);
+const index = JSON.parse(readFileSync(new URL('../../web/dist/models/index.json', import.meta.url), 'utf8'));
+
+for (const simd of [true, false]) {
+  describe(`language pairs [${simd ? 'SIMD' : 'scalar'} build]`, async () => {
+    const attn = await loadAttn({ simd });
+    const pairs = attn.alignment.pairs;
+
+    it('lists en-es first and English with each XL-WA language, each with its files and default method', () => {
+      assert.deepEqual(pairs.map((pair) => pair.name),
+        ['en-es', 'en-bg', 'en-da', 'en-et', 'en-hu', 'en-it', 'en-nl', 'en-pt', 'en-ru', 'en-sl']);
+      assert.equal(pairs[0].method, attn.alignment.defaults.method);
+      for (const pair of pairs) {
+        assert.equal(pair.name, `en-${pair.language}`);
+        assert.equal(pair.files.hmm, `hmm-${pair.name}.safetensors`);
+        assert.ok(attn.alignment.methods.some((method) => method.name === pair.method), pair.name);
+        if (!pair.files.forward) assert.equal(pair.method, 'hmm', `${pair.name} has no attention model: the HMM aligns`);
+      }
+      assert.throws(() => { pairs[0].files.hmm = 'other'; }, TypeError);  // frozen, like the rest of the rules
+    });
+
+    it('the model index lists every pair with exactly the files it ships, all present in models/', () => {
+      assert.deepEqual(Object.keys(index.pairs), pairs.map((pair) => pair.name));
+      for (const pair of pairs) {
+        const listed = index.pairs[pair.name];
+        assert.deepEqual(listed.files, pair.files, pair.name);
+        assert.equal(listed.method, pair.method);
+        assert.equal(listed.posteriorThreshold, pair.posteriorThreshold);
+        let bytes = 0;
+        for (const file of Object.values(pair.files)) {
+          assert.ok(index.models.includes(file), `${file} is in the index's models`);
+          assert.ok(existsSync(new URL(file, MODELS)), `models/${file}`);
+          bytes += readFileSync(new URL(file, MODELS)).length;
+        }
+        assert.equal(listed.bytes, bytes, pair.name);
+      }
+    });
+
+    it('each pair\'s aligner loads from its file and links the example sentence pair', async () => {
+      for (const pair of pairs) {
+        const example = PAIR_EXAMPLES[pair.language];
+        const aligner = await attn.loadStatisticalAligner(new Uint8Array(readFileSync(new URL(pair.files.hmm, MODELS))));
+        assert.equal(aligner.kind, 'hmm');
+        const result = aligner.align(example.source, example.target, { threshold: pair.posteriorThreshold });
+        assert.deepEqual(result.targetWords, example.target.split(' '), pair.name);  // Cyrillic and diacritics intact
+        const links = result.pharaoh.split(' ');
+        for (const link of example.links) assert.ok(links.includes(link), `${pair.name}: ${link} in ${result.pharaoh}`);
+        aligner.delete();
+      }
+    });
+  });
+}

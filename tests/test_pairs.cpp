@@ -1,0 +1,143 @@
+// The language pairs (attn/align/pairs.hpp): the list's rules, its errors, and each pair's shipped
+// models loaded from models/ and aligning a fixed sentence pair (natively and, through NODERAWFS,
+// in WebAssembly under Node).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "attn/align/attention_aligner.hpp"
+#include "attn/align/pairs.hpp"
+#include "attn/align/statistical.hpp"
+#include "attn/core/error.hpp"
+#include "attn/models/tokenizer.hpp"
+
+using namespace attn;
+
+namespace {
+
+std::string shipped(const std::string& file) {
+  std::ifstream in(std::string(ATTN_MODELS_DIR) + "/" + file, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// The explorer's example of each language (web/examples.mjs) and word pairs its default method must
+// link: the same English sentence every time.
+struct Example {
+  const char* language;
+  const char* target;
+  std::vector<std::pair<const char*, const char*>> links;  // English word, the language's word
+};
+const char* const english = "The old man walks to the market every morning .";
+const Example examples[] = {
+    {"bg", "Старецът ходи до пазара всяка сутрин .", {{"market", "пазара"}, {"morning", "сутрин"}, {".", "."}}},
+    {"da",
+     "Den gamle mand går til markedet hver morgen .",
+     {{"market", "markedet"}, {"morning", "morgen"}, {"man", "mand"}}},
+    {"es", "El anciano camina al mercado cada mañana .", {{"market", "mercado"}, {"morning", "mañana"}, {".", "."}}},
+    {"et", "Vana mees kõnnib igal hommikul turule .", {{"man", "mees"}, {"morning", "hommikul"}, {".", "."}}},
+    {"hu", "Az idős férfi minden reggel a piacra sétál .", {{"man", "férfi"}, {"morning", "reggel"}, {".", "."}}},
+    {"it",
+     "Il vecchio cammina fino al mercato ogni mattina .",
+     {{"market", "mercato"}, {"morning", "mattina"}, {".", "."}}},
+    {"nl",
+     "De oude man loopt elke ochtend naar de markt .",
+     {{"market", "markt"}, {"morning", "ochtend"}, {"old", "oude"}}},
+    {"pt",
+     "O velho caminha até ao mercado todas as manhãs .",
+     {{"market", "mercado"}, {"morning", "manhãs"}, {".", "."}}},
+    {"ru", "Старик каждое утро ходит на рынок .", {{"every", "каждое"}, {"morning", "утро"}, {".", "."}}},
+    {"sl", "Starec vsako jutro hodi na tržnico .", {{"every", "vsako"}, {"morning", "jutro"}, {".", "."}}},
+};
+
+std::size_t position(const std::vector<std::string>& words, const char* word) {
+  const auto at = std::find(words.begin(), words.end(), word);
+  REQUIRE(at != words.end());
+  return static_cast<std::size_t>(at - words.begin());
+}
+
+std::string error_of(void (*call)()) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the pairs are English with each of the ten XL-WA languages, en-es first, files named after the pair",
+          "[pairs]") {
+  const std::vector<std::string> names = language_pair_names();
+  CHECK(names == std::vector<std::string>{"en-es", "en-bg", "en-da", "en-et", "en-hu", "en-it", "en-nl", "en-pt",
+                                          "en-ru", "en-sl"});
+  CHECK(default_language_pair().name == "en-es");
+  for (const LanguagePair& pair : language_pairs()) {
+    INFO(pair.name);
+    CHECK(pair.name == "en-" + pair.language);
+    CHECK(&language_pair(pair.name) == &pair);
+    CHECK(pair.hmm == "hmm-" + pair.name + ".safetensors");  // every pair ships its HMM aligner
+    if (!pair.forward.empty()) CHECK(pair.forward.rfind(pair.name + "-", 0) == 0);
+    if (!pair.reverse.empty()) CHECK(pair.reverse.rfind(pair.language + "-en-", 0) == 0);
+    // the default method is one the pair has the files for
+    if (needs_model(pair.method)) CHECK_FALSE(pair.forward.empty());
+    if (needs_reverse(pair.method)) CHECK_FALSE(pair.reverse.empty());
+    CHECK(pair.posterior_threshold > 0.0f);
+    CHECK(pair.posterior_threshold <= 1.0f);
+  }
+  // en-es is what every entry point did before pairs: the library's defaults
+  CHECK(default_language_pair().method == align_defaults.method);
+  CHECK(default_language_pair().posterior_threshold == align_defaults.posterior_threshold);
+}
+
+TEST_CASE("an unknown pair is an error that lists every available pair", "[pairs]") {
+  const std::string message = error_of([] { language_pair("en-fr"); });
+  CHECK(message.find("unknown language pair 'en-fr'") != std::string::npos);
+  for (const std::string& name : language_pair_names()) CHECK(message.find(name) != std::string::npos);
+  CHECK_THROWS_AS(language_pair(""), Error);
+  CHECK_THROWS_AS(language_pair("EN-ES"), Error);
+}
+
+TEST_CASE("translation picks en-es's models both ways and says clearly when a pair has none", "[pairs]") {
+  CHECK(translation_model_file("en-es") == "en-es-additive.safetensors");
+  CHECK(translation_model_file("es-en") == "es-en-additive.safetensors");
+  CHECK(translation_directions() == std::vector<std::string>{"en-es", "es-en"});
+  const std::string none = error_of([] { translation_model_file("en-it"); });
+  CHECK(none.find("no translation model is shipped for en-it") != std::string::npos);
+  CHECK(none.find("en-es, es-en") != std::string::npos);
+  CHECK(error_of([] { translation_model_file("it-en"); }).find("no translation model is shipped for it-en") !=
+        std::string::npos);
+  const std::string unknown = error_of([] { translation_model_file("fr-en"); });
+  CHECK(unknown.find("unknown language pair 'fr-en'") != std::string::npos);
+  CHECK(unknown.find("sl-en") != std::string::npos);
+}
+
+TEST_CASE("each pair's shipped statistical aligner loads and aligns the explorer's example by the pair's default",
+          "[pairs][models]") {
+  std::set<std::string> seen;
+  for (const Example& example : examples) {
+    const LanguagePair& pair = language_pair(std::string("en-") + example.language);
+    INFO(pair.name);
+    seen.insert(pair.name);
+    const std::unique_ptr<StatisticalModel> aligner = load_statistical_aligner(shipped(pair.hmm));
+    CHECK(aligner->kind() == StatisticalKind::hmm);
+    const std::vector<std::string> source = split_on_spaces(english), target = split_on_spaces(example.target);
+    AlignOptions options;
+    options.method = AlignMethod::hmm;  // every pair's statistical part (en-es mixes it with attention)
+    options.posterior_threshold = pair.posterior_threshold;
+    const Alignment links = align_pair({nullptr, nullptr, aligner.get()}, source, target, options).links;
+    for (const auto& [english_word, word] : example.links) {
+      INFO(english_word << " - " << word);
+      const Link expected{static_cast<int>(position(source, english_word)), static_cast<int>(position(target, word))};
+      CHECK(std::find(links.begin(), links.end(), expected) != links.end());
+    }
+    CHECK(links.size() >= source.size() / 2);  // most words are linked, not just the three checked
+  }
+  CHECK(seen.size() == language_pairs().size());
+}
