@@ -36,13 +36,13 @@ async function startAlignment(client, state) {
   document.body.dataset.threads = String(module.threads);
   for (const [name, shipped] of Object.entries(module.shipped)) document.body.dataset[`${name}Shipped`] = String(shipped);
   const align = new AlignView(client, module);
-  const translate = new TranslateView(client);
+  const translate = new TranslateView(client, module);
   const inside = new ModelView(client, module);
   align.start();
   translate.start();
   inside.start();
   controls(state, [['s', 'source'], ['t', 'target'], ['m', 'method'], ['th', 'threshold'], ['shift', 'shift'], ['cmp', 'compare'],
-    ['tr', 'translate-source'], ['beam', 'beam'], ['model', 'model'], ['kind', 'attention-kind'], ['show', 'model-aggregate']]);
+    ['tr', 'translate-source'], ['tm', 'translate-model'], ['beam', 'beam'], ['model', 'model'], ['kind', 'attention-kind'], ['show', 'model-aggregate']]);
   state.field('z', zoomField(align.heatmap));
   state.field('step', { element: $('step'), get: () => translate.step, set: (value) => { translate.step = value; } });
   client.ready.then(({ models }) => {

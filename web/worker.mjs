@@ -5,7 +5,7 @@
 //   {type: 'init', simd}                      -> {type: 'module', simd, instructionSet, threads, alignment, shipped}
 //                                                then {type: 'ready', models: {forward}} (or 'failed')
 //   {type: 'align', id, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
-//   {type: 'translate', id, text, beam}       -> same
+//   {type: 'translate', id, text, beam, model?} -> same (model: a file stem)
 //   {type: 'attentions', id, source, target, model, pieces}
 //                                             -> every map of `model` (a shipped file's stem), with its info
 //   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
@@ -126,14 +126,22 @@ async function align({ source, target, method, shift, threshold, model: name = '
   return { ...result, milliseconds: performance.now() - started };
 }
 
-async function translate({ text, beam }) {
-  return (await model('forward')).translate(text, { beam });
+// The translation model whose file stem is `stem` (en-es-additive, …).
+function modelByStem(stem) {
+  if (!translationModels().includes(stem)) return Promise.reject(new Error(`model '${stem}' is not shipped with this build`));
+  return modelFile(`${stem}.safetensors`, `the ${stem} model`);
+}
+
+// A translation by the model whose file stem is `model` (by default the forward one), with every
+// layer's and head's cross-attention of its output and the model's info.
+async function translate({ text, beam, model: stem }) {
+  const chosen = stem ? await modelByStem(stem) : await model('forward');
+  return { ...chosen.translate(text, { beam }), info: chosen.info };
 }
 
 // Every attention map of a pair through the model whose file stem is `model`.
 async function attentions({ source, target, model: stem, pieces }) {
-  if (!translationModels().includes(stem)) throw new Error(`model '${stem}' is not shipped with this build`);
-  const chosen = await modelFile(`${stem}.safetensors`, `the ${stem} model`);
+  const chosen = await modelByStem(stem);
   const started = performance.now();
   const maps = chosen.attentions(source, target, { pieces: Boolean(pieces) });
   return { ...maps, info: chosen.info, milliseconds: performance.now() - started };

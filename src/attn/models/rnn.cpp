@@ -338,6 +338,7 @@ WordTranslation translate_words(const RnnModel& model, const std::vector<std::st
   result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;
+  result.cross = result.attention.weights;
   for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;
   return result;
 }

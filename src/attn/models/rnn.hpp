@@ -106,7 +106,11 @@ WordAttention align_words(const RnnModel& model, const std::vector<std::string>&
 
 struct WordTranslation {
   std::string text;
-  WordAttention attention;  // of the output, word level
+  WordAttention attention;  // of the output, word level (a Transformer's: its alignment head)
+  // Every cross-attention map of the output at word level, [layers][heads][target words][source
+  // words] (as attention_maps gives them); an RNN's is its one map, attention.weights.
+  int layers = 1, heads = 1;
+  std::vector<float> cross;
 };
 WordTranslation translate_words(const RnnModel& model, const std::vector<std::string>& source_words, int beam = 4);
 
