@@ -261,10 +261,7 @@ TEST_CASE("a two-direction alignment runs its directions side by side with the s
   const TranslationModel backward = TranslationModel::load(read_file("tiny-general.safetensors"));
   const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
   const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
-  HmmAligner statistical;
-  HmmOptions training;
-  training.iterations = 2;
-  statistical.train({source, {"the", "dog"}, {"a", "cat"}}, {target, {"el", "perro"}, {"un", "gato"}}, training);
+  const HmmAligner statistical = tiny_hmm(source, target);
   const AlignmentModels models{&forward, &backward, &statistical};
   for (const AlignMethod method : {AlignMethod::hybrid, AlignMethod::grow_diag_final_and, AlignMethod::argmax}) {
     AlignOptions options;
