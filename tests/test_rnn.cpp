@@ -232,10 +232,7 @@ TEST_CASE(
   const TranslationModel& backward = translation_model("general");
   const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
   const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
-  HmmAligner statistical;
-  HmmOptions training;
-  training.iterations = 2;
-  statistical.train({source, {"the", "dog"}, {"a", "cat"}}, {target, {"el", "perro"}, {"un", "gato"}}, training);
+  const HmmAligner statistical = tiny_hmm(source, target);
   const AlignmentModels models{&forward, &backward, &statistical};
   AlignOptions options;
   options.method = AlignMethod::hybrid;

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "attn/align/attention_aligner.hpp"
+#include "attn/align/hmm.hpp"
 #include "attn/core/internal/linalg.hpp"
 #include "attn/models/translation_model.hpp"
 #include "fixtures.hpp"
@@ -251,4 +253,29 @@ TEST_CASE("a Transformer aligns and translates alike on one thread and many", "[
   CHECK(same_bits(many.encoder, one.encoder));
   CHECK(same_bits(many.decoder, one.decoder));
   CHECK(translate_words(model, source, 4).text == translated.text);
+}
+
+TEST_CASE("a two-direction alignment runs its directions side by side with the same result", "[threads][align]") {
+  if (!threads_supported()) return;
+  const TranslationModel forward = TranslationModel::load(read_file("tiny-additive.safetensors"));
+  const TranslationModel backward = TranslationModel::load(read_file("tiny-general.safetensors"));
+  const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
+  const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
+  const HmmAligner statistical = tiny_hmm(source, target);
+  const AlignmentModels models{&forward, &backward, &statistical};
+  for (const AlignMethod method : {AlignMethod::hybrid, AlignMethod::grow_diag_final_and, AlignMethod::argmax}) {
+    AlignOptions options;
+    options.method = method;
+    const PairAlignment one = align_pair(models, source, target, options);
+    ThreadCount threads_on(2);
+    const PairAlignment two = align_pair(models, source, target, options);
+    CHECK(same_bits(two.forward.weights, one.forward.weights));
+    CHECK(same_bits(two.backward.weights, one.backward.weights));
+    CHECK(two.links == one.links);
+  }
+  // the first direction's error wins, as one after the other
+  ThreadCount threads_on(2);
+  AlignOptions options;
+  options.method = AlignMethod::hybrid;
+  CHECK_THROWS_WITH(align_pair(models, std::vector<std::string>{}, target, options), Contains("source"));
 }

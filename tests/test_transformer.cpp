@@ -108,6 +108,16 @@ TEST_CASE("forced decoding agrees with the PyTorch reference on log-probabilitie
     CHECK(maps_only.log_probs.empty());
     CHECK(maps_only.cross == forced.cross);
     CHECK(maps_only.decoder == forced.decoder);
+    // the first layers alone: the same maps as those layers of the whole decoding
+    const int layers = model().architecture().decoder_layers;
+    for (int first = 1; first < layers; ++first) {
+      const TransformerModel::Forced part = model().force(source, target, false, first);
+      REQUIRE(part.cross.size() * layers == forced.cross.size() * first);
+      REQUIRE(part.decoder.size() * layers == forced.decoder.size() * first);
+      CHECK(std::equal(part.cross.begin(), part.cross.end(), forced.cross.begin()));
+      CHECK(std::equal(part.decoder.begin(), part.decoder.end(), forced.decoder.begin()));
+      CHECK(part.encoder == forced.encoder);
+    }
   }
 }
 
@@ -287,4 +297,11 @@ TEST_CASE("a malformed Transformer file is refused with a message naming the pro
   CHECK_THROWS_WITH(model().encode({}), Contains("source sentence is empty"));
   CHECK_THROWS_WITH(model().encode({model().tokenizer().size()}), Contains("outside the vocabulary"));
   CHECK_THROWS_WITH(model().force(std::vector<int>{5}, std::vector<int>{}), Contains("target sentence is empty"));
+  const int layers = model().architecture().decoder_layers;
+  const std::vector<int> five{5}, six{6};
+  CHECK_THROWS_WITH(model().force(five, six, false, layers + 1),
+                    Contains("layers must be in [0, " + std::to_string(layers) + "]"));
+  CHECK_THROWS_WITH(model().force(five, six, false, -1),
+                    Contains("layers must be in [0, " + std::to_string(layers) + "]"));
+  CHECK_THROWS_WITH(model().force(five, six, true, 1), Contains("log probabilities need every decoder layer"));
 }

@@ -164,10 +164,40 @@ TEST_CASE("align_words reads the alignment head; translate_words its rows while 
   for (int w = 0; w < Tw; ++w)
     for (int s = 0; s < Sw; ++s) expected[std::size_t(w) * Sw + s] /= std::max(rows[w], 1);
   CHECK(testing::max_abs_difference(translation.attention.weights, expected) < 1e-6);
+  // every layer's and head's map of the output, the same as forced decoding gives for the pieces
+  // it produced: the alignment head's is the attention above
+  REQUIRE(translation.layers == a.decoder_layers);
+  REQUIRE(translation.heads == a.heads);
+  REQUIRE(translation.cross.size() == std::size_t(a.decoder_layers) * a.heads * Tw * Sw);
+  const float* aligning = map_of(translation.cross, a.heads, a.alignment_layer, a.alignment_head, Tw, Sw);
+  for (int i = 0; i < Tw * Sw; ++i) CHECK(aligning[i] == Approx(translation.attention.weights[i]).margin(1e-6));
+  std::vector<int> forced_ids(pieces.ids.begin(), pieces.ids.end() - 1);  // force() appends </s>
+  const TransformerModel::Forced forced = model.force(encoding, forced_ids, false);
+  const int T = int(pieces.ids.size());
+  for (int l = 0; l < a.decoder_layers; ++l) {
+    for (int h = 0; h < a.heads; ++h) {
+      const float* got = map_of(translation.cross, a.heads, l, h, Tw, Sw);
+      const float* rows_of = map_of(forced.cross, a.heads, l, h, T, S);
+      for (int w = 0; w < Tw; ++w) {
+        for (int s = 0; s < Sw; ++s) {
+          double sum = 0.0;
+          for (int t = 0; t < T; ++t) {
+            if (word_of[t] != w) continue;
+            for (int p = 0; p + 1 < S; ++p) sum += sp.word_of_piece[p] == s ? rows_of[t * S + p] : 0.0f;
+          }
+          CHECK(got[w * Sw + s] == Approx(sum / rows[w]).margin(1e-5));
+        }
+      }
+    }
+  }
 
   // the RNN behind the same interface gives what it gives alone
   const WordAttention rnn_words = align_words(rnn(), source, target);
   CHECK(rnn_words.weights == align_words(*rnn().rnn(), source, target).weights);
+  const WordTranslation rnn_translation = translate_words(rnn(), source, 2);
+  CHECK(rnn_translation.layers == 1);
+  CHECK(rnn_translation.heads == 1);
+  CHECK(rnn_translation.cross == rnn_translation.attention.weights);
   const AttentionMaps rnn_maps = attention_maps(rnn(), source, target, false);
   CHECK(rnn_maps.layers == 1);
   CHECK(rnn_maps.heads == 1);

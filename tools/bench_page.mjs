@@ -87,7 +87,9 @@ async function repeat(measure) {
     const ms = steps.map((step) => step.ms), tasks = steps.map((step) => step.longestTaskMs ?? 0);
     print({
       ...first, ms: ms.includes(null) ? null : median(ms), longestTaskMs: median(tasks) || null, longestTaskMaxMs: Math.max(...tasks) || null,
-      ...(first.answerToHeatmapMs !== undefined ? { answerToHeatmapMs: median(steps.map((step) => step.answerToHeatmapMs)) } : {}), runs,
+      ...Object.fromEntries(['answerToHeatmapMs', 'workerMapsMs', 'answerMs', 'alignMs', 'alignAnswerMs'].filter((key) => first[key] !== undefined)
+        .map((key) => [key, median(steps.map((step) => step[key]))])),
+      runs,
     });
   });
 }
@@ -214,8 +216,14 @@ async function modelView(browser, url, words) {
   await page.waitForSelector('body[data-ready="true"]');
   const sentence = (word) => Array.from({ length: words }, (_, i) => `${word}${i % 9}`).join(' ');
   await page.locator('#model-section').scrollIntoViewIfNeeded();  // the view draws while on screen
-  await page.fill('#target', sentence('casa'));
   await page.waitForFunction(() => document.getElementById('model-view').dataset.drawnAt);
+  // the target typed first, and its maps and alignment drawn: the timed keystroke finds the worker idle
+  const drawn = () => page.evaluate(() => [document.getElementById('model-view').dataset.drawnAt, document.getElementById('heatmap').dataset.answeredAt]);
+  const before = await drawn();
+  await page.fill('#target', sentence('casa'));
+  await page.waitForFunction(([grid, heatmap]) => document.getElementById('model-view').dataset.drawnAt !== grid &&
+    document.getElementById('heatmap').dataset.answeredAt !== heatmap, before);
+  await page.waitForTimeout(200);
   const [start, end] = await page.evaluate(([text, limit]) => new Promise((resolve) => {
     const grid = document.getElementById('model-view'), source = document.getElementById('source');
     const before = grid.dataset.drawnAt;
@@ -227,7 +235,21 @@ async function modelView(browser, url, words) {
     poll();
   }), [sentence('house'), timeout]);
   const grid = await page.evaluate(() => `${document.getElementById('model').value}: ${document.getElementById('model-view').dataset.layers} layers x ${document.getElementById('model-view').dataset.heads} heads`);
-  const step = { case: `model-${words}`, step: `typed to the grid redrawn (${grid})`, ms: round(end === null ? null : end - start), longestTaskMs: await longestTask(page, start, end ?? start + timeout) };
+  // where the time went: the worker's maps, when their answer came, and when the alignment view's
+  // answer (the same worker, the same keystroke) came
+  const parts = await page.evaluate((started) => ({
+    mapsMs: Number((document.getElementById('model-status').textContent.match(/maps in ([\d.]+) ms/) ?? [])[1]),
+    answered: Number(document.getElementById('model-view').dataset.answeredAt) - started,
+    alignAnswered: Number(document.getElementById('heatmap').dataset.answeredAt) - started,
+    alignMs: Number((document.getElementById('align-status').textContent.match(/aligned in ([\d.]+) ms/) ?? [])[1]),
+    threads: document.body.dataset.threads,
+  }), start);
+  const step = {
+    case: `model-${words}`, step: `typed to the grid redrawn (${grid})`, ms: round(end === null ? null : end - start),
+    workerMapsMs: round(parts.mapsMs), answerMs: round(parts.answered), alignMs: round(parts.alignMs),
+    alignAnswerMs: round(parts.alignAnswered), threads: Number(parts.threads),
+    longestTaskMs: await longestTask(page, start, end ?? start + timeout),
+  };
   await context.close();
   return [step];
 }

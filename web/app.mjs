@@ -71,7 +71,7 @@ async function startAlignment(client, state) {
   for (const role of ['reverse', 'general']) document.body.dataset[`${role}Shipped`] = String(Boolean(enEs[role]));
   document.body.dataset.statisticalShipped = String(Boolean(enEs.hmm && enEs.ibm2));
   const align = new AlignView(client, module);
-  const translate = new TranslateView(client);
+  const translate = new TranslateView(client, module);
   const inside = new ModelView(client, module);
   // the sentences first: the hash's, if any, before the pair decides whether its example replaces them
   controls(state, [['s', 'source'], ['t', 'target']]);
@@ -80,7 +80,8 @@ async function startAlignment(client, state) {
   translate.start();
   inside.start();
   controls(state, [['m', 'method'], ['th', 'threshold'], ['shift', 'shift'], ['cmp', 'compare'],
-    ['tr', 'translate-source'], ['beam', 'beam'], ['model', 'model'], ['kind', 'attention-kind'], ['show', 'model-aggregate']]);
+    ['tr', 'translate-source'], ['tm', 'translate-model'], ['beam', 'beam'], ['model', 'model'], ['kind', 'attention-kind'],
+    ['show', 'model-aggregate']]);
   state.field('z', zoomField(align.heatmap));
   state.field('step', { element: $('step'), get: () => translate.step, set: (value) => { translate.step = value; } });
   client.ready.then(({ pair, models }) => {

@@ -1,16 +1,21 @@
 // The translation view: the model translates in the worker; a slider steps through the output,
 // showing the attention rows of the words produced so far (later rows stay empty). A busy
 // indicator with Cancel shows while it works; an error (an empty sentence, a beam out of range)
-// shows next to its control and clears the translation it no longer matches. A language pair with
-// no translation model says so instead of translating (never with another pair's model).
+// shows next to its control and clears the translation it no longer matches. A model with several
+// layers or heads (a Transformer) shows the cross-attention of the chosen layer and head, or the
+// mean over the layer's heads; by default the head the model aligns with. The models offered are
+// the chosen language pair's; a pair with no translation model says so instead of translating
+// (never with another pair's model).
 import { Requests, readNumber, showProblem } from './controls.mjs';
+import { meanOverHeads, slice } from './maps.mjs';
 import { Heatmap } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 
 export class TranslateView {
-  constructor(client) {
+  constructor(client, { models = [] } = {}) {
     this.client = client;  // the model worker's WorkerClient (worker-client.mjs)
+    this.models = models;  // every shipped translation model's stem: setPair offers the pair's English→language ones
     this.result = null;
     this.pair = null;
     this.wantedStep = '';
@@ -19,6 +24,8 @@ export class TranslateView {
   }
 
   start() {
+    $('translate-model').addEventListener('input', () => this.translate());
+    for (const id of ['translate-layer', 'translate-head']) $(id).addEventListener('input', () => this.draw());
     $('translate').addEventListener('click', () => this.translate());
     $('translate-source').addEventListener('keydown', (event) => { if (event.key === 'Enter') this.translate(); });
     $('step').addEventListener('input', () => this.draw());
@@ -27,12 +34,19 @@ export class TranslateView {
     $('colormap').addEventListener('input', () => this.draw());
   }
 
-  // The pair whose English -> language model translates; one without a model says so, and the
-  // controls wait for a pair that has one.
+  // The pair whose English -> language models translate (a Transformer first, where the build ships
+  // one; else the pair's forward model, the RNN the other views start with); one without a model
+  // says so, and the controls wait for a pair that has one.
   setPair(pair) {
     this.pair = pair;
+    const stems = pair.files.forward ? this.models.filter((stem) => stem.startsWith(`${pair.name}-`)) : [];
+    const select = $('translate-model'), chosen = select.value;
+    select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
+    const forward = pair.files.forward?.replace(/\.safetensors$/, '');
+    select.value = stems.includes(chosen) ? chosen
+      : stems.find((stem) => /transformer/.test(stem)) ?? (stems.includes(forward) ? forward : stems[0] ?? '');
     const none = !pair.files.forward;
-    for (const id of ['translate', 'beam', 'translate-source', 'step', 'step-back', 'step-forward']) $(id).disabled = none;
+    for (const id of ['translate', 'beam', 'translate-source', 'translate-model', 'step', 'step-back', 'step-forward']) $(id).disabled = none;
     $('translate-none').hidden = !none;
     $('translate-none').textContent = none
       ? `No translation model is shipped for English–${pair.languageName} yet (no attention model could be trained for it so far): the alignment view above uses its HMM aligner.`
@@ -81,7 +95,8 @@ export class TranslateView {
       return;
     }
     $('translate-view').dataset.state = 'busy';
-    const reply = await this.requests.ask('Translating', { type: 'translate', pair: this.pair.name, text: $('translate-source').value, beam });
+    const model = $('translate-model').value || undefined;
+    const reply = await this.requests.ask('Translating', { type: 'translate', pair: this.pair.name, text: $('translate-source').value, beam, model });
     if (!reply) return;
     if (reply.type !== 'result') {
       showProblem($('translate-source'), reply.type === 'cancelled' ? 'Cancelled.' : reply.message);
@@ -93,7 +108,37 @@ export class TranslateView {
     $('translate-view').dataset.state = 'ok';
     $('translation').textContent = this.result.text;
     $('step').max = String(this.result.targetWords.length);
+    this.offerHeads();
     await this.showStep();
+  }
+
+  // The layer and head choices for this result's model; a choice still offered is kept.
+  offerHeads() {
+    const { cross, info } = this.result;
+    const [layers, heads] = cross.shape;
+    $('translate-heads').hidden = layers * heads <= 1;
+    const fill = (select, count, extra, fallback) => {
+      const kept = select.value;
+      select.replaceChildren(...Array.from({ length: count }, (_, i) => new Option(String(i), String(i))), ...extra);
+      select.value = [...select.options].some((option) => option.value === kept) && this.modelShown === $('translate-model').value ? kept : String(fallback);
+    };
+    fill($('translate-layer'), layers, [], info.alignmentLayer ?? 0);
+    fill($('translate-head'), heads, [new Option('mean of the heads', 'mean')], info.alignmentHead ?? 0);
+    this.modelShown = $('translate-model').value;
+  }
+
+  // The word-level cross-attention [target][source] of the chosen layer and head.
+  chosenMap() {
+    const { cross, info } = this.result;
+    const layer = Number($('translate-layer').value) || 0, head = $('translate-head').value;
+    const [layers, heads] = cross.shape;
+    const aligning = layer === (info.alignmentLayer ?? 0) && head === String(info.alignmentHead ?? 0);
+    const map = head === 'mean' ? meanOverHeads(cross, layer) : new Float32Array(slice(cross, layer, Number(head) || 0));
+    const what = layers * heads <= 1 ? '' : head === 'mean' ? `layer ${layer}, mean of ${heads} heads` : `layer ${layer}, head ${head}`;
+    $('translate-head-note').textContent = aligning && layers * heads > 1 ? 'the head the model aligns with' : '';
+    $('translate-heatmap').dataset.layer = String(layer);
+    $('translate-heatmap').dataset.head = head;
+    return { map, what };
   }
 
   clear() {
@@ -102,6 +147,7 @@ export class TranslateView {
     $('translation').textContent = '';
     $('step-label').textContent = '';
     $('step').max = '0';
+    $('translate-heads').hidden = true;
     $('translate-view').dataset.state = 'error';
   }
 
@@ -110,14 +156,14 @@ export class TranslateView {
     if (!r) return null;
     const shown = Number($('step').value);
     const rows = r.targetWords.length, cols = r.sourceWords.length;
-    const weights = new Float32Array(r.weights);
+    const { map: weights, what } = this.chosenMap();
     weights.fill(0, shown * cols);  // words not produced yet have no attention to show
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);
     $('step-label').textContent = shown ? `${shown} of ${rows}: “${r.targetWords[shown - 1]}”` : `0 of ${rows}`;
     return this.heatmap.draw({
       weights, rows, cols, rowLabels: labels, colLabels: r.sourceWords, links: [], colormap: $('colormap').value,
-      title: `Translation of “${$('translate-source').value}” after ${shown} of ${rows} words`,
+      title: `Translation of “${$('translate-source').value}” after ${shown} of ${rows} words${what ? ` (${what})` : ''}`,
     });
   }
 }

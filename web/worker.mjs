@@ -7,7 +7,7 @@
 //   {type: 'init', simd, pair}                -> {type: 'module', simd, instructionSet, threads, alignment, pairs}
 //                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
 //   {type: 'align', id, pair, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
-//   {type: 'translate', id, pair, text, beam}       -> same
+//   {type: 'translate', id, pair, text, beam, model?} -> same (model: a file stem of the pair's, else its forward model)
 //   {type: 'attentions', id, source, target, model, pieces}
 //                                             -> every map of `model` (a shipped file's stem), with its info
 //   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
@@ -155,16 +155,26 @@ async function align({ pair: name, source, target, method, shift, threshold, mod
   return { ...result, milliseconds: performance.now() - started };
 }
 
-async function translate({ pair: name, text, beam }) {
+// The translation model whose file stem is `stem` (en-es-additive, …).
+function modelByStem(stem) {
+  if (!translationModels().includes(stem)) return Promise.reject(new Error(`model '${stem}' is not shipped with this build`));
+  return modelFile(`${stem}.safetensors`, `the ${stem} model`);
+}
+
+// A translation by the model whose file stem is `model` (by default the pair's forward one), with
+// every layer's and head's cross-attention of its output and the model's info. A pair without a
+// translation model says so rather than translating with another pair's.
+async function translate({ pair: name, text, beam, model: stem }) {
   const pair = pairOf(name);
   if (!pair.files.forward) throw new Error(`no translation model is shipped for ${pair.name} (English–${pair.languageName}) yet: only its statistical aligner`);
-  return (await model(pair, 'forward')).translate(text, { beam });
+  if (stem && !stem.startsWith(`${pair.name}-`)) throw new Error(`model '${stem}' does not translate ${pair.name}`);
+  const chosen = stem ? await modelByStem(stem) : await model(pair, 'forward');
+  return { ...chosen.translate(text, { beam }), info: chosen.info };
 }
 
 // Every attention map of a pair through the model whose file stem is `model`.
 async function attentions({ source, target, model: stem, pieces }) {
-  if (!translationModels().includes(stem)) throw new Error(`model '${stem}' is not shipped with this build`);
-  const chosen = await modelFile(`${stem}.safetensors`, `the ${stem} model`);
+  const chosen = await modelByStem(stem);
   const started = performance.now();
   const maps = chosen.attentions(source, target, { pieces: Boolean(pieces) });
   return { ...maps, info: chosen.info, milliseconds: performance.now() - started };

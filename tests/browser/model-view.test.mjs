@@ -105,6 +105,48 @@ describe('model view', () => {
     await page.close();
   });
 
+  test('the translation steps through the cross-attention of the chosen layer and head', async () => {
+    const { page, problems } = await openPage('', { routes: withTransformer });
+    const translated = () => page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok', null, { timeout: 20000 });
+    await translated();
+    assert.equal(await page.inputValue('#translate-model'), 'en-es-transformer');  // the Transformer translates by default
+    assert.equal(await page.isHidden('#translate-heads'), false);
+    assert.deepEqual(await page.$$eval('#translate-layer option', (all) => all.map((o) => o.value)), ['0', '1']);
+    assert.deepEqual(await page.$$eval('#translate-head option', (all) => all.map((o) => o.value)), ['0', '1', 'mean']);
+    // by default the fixture's alignment head (layer 0, head 0), which the note names
+    assert.equal(await page.inputValue('#translate-layer'), '0');
+    assert.equal(await page.inputValue('#translate-head'), '0');
+    assert.match(await page.textContent('#translate-head-note'), /aligns/);
+    const aligning = await figureOf(page, 'translate-heatmap');
+    await page.selectOption('#translate-layer', '1');
+    await page.selectOption('#translate-head', '1');
+    await page.waitForFunction(() => document.getElementById('translate-heatmap').dataset.head === '1');
+    assert.equal(await page.getAttribute('#translate-heatmap', 'data-layer'), '1');
+    assert.equal(await page.textContent('#translate-head-note'), '');
+    const other = await figureOf(page, 'translate-heatmap');
+    assert.deepEqual([other.rows, other.cols], [aligning.rows, aligning.cols]);
+    assert.notDeepEqual(other.weights, aligning.weights);
+    await page.selectOption('#translate-head', 'mean');
+    await page.waitForFunction(() => document.getElementById('translate-heatmap').dataset.head === 'mean');
+    const mean = await figureOf(page, 'translate-heatmap');
+    for (let r = 0; r < mean.rows; r++) {  // a word's row: at most 1 (the rest went to </s>)
+      const sum = mean.weights.slice(r * mean.cols, (r + 1) * mean.cols).reduce((a, b) => a + b, 0);
+      assert.ok(sum > 0 && sum <= 1 + 1e-5, `row ${r} sums to ${sum}`);
+    }
+    // stepping back keeps the chosen head and empties the rows not produced yet
+    await page.click('#step-back');
+    const stepped = await figureOf(page, 'translate-heatmap');
+    assert.equal(await page.getAttribute('#translate-heatmap', 'data-head'), 'mean');
+    assert.ok(stepped.weights.slice((stepped.rows - 1) * stepped.cols).every((w) => w === 0));
+    assert.deepEqual(stepped.weights.slice(0, (stepped.rows - 1) * stepped.cols), mean.weights.slice(0, (mean.rows - 1) * mean.cols));
+    // the RNN: one map, no layer or head to choose
+    await page.selectOption('#translate-model', 'en-es-additive');
+    await page.waitForFunction(() => document.getElementById('translate-heads').hidden, null, { timeout: 20000 });
+    await translated();
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('the RNN has one map of cross-attention and says it has no self-attention', async () => {
     const { page, problems } = await openPage('#model=en-es-additive');
     await page.locator('#model-section').scrollIntoViewIfNeeded();

@@ -142,6 +142,8 @@ for (const simd of [true, false]) {
       assert.deepEqual(result.sourceWords, ['the', 'cat', 'sleeps']);
       assert.equal(result.weights.length, result.targetWords.length * 3);
       assert.ok(Number.isFinite(result.logProb));
+      assert.deepEqual(result.cross.shape, [1, 1, result.targetWords.length, 3]);  // an RNN: one map
+      assert.deepEqual(Array.from(result.cross.data), Array.from(result.weights));
       assert.throws(() => model.translate('the cat', { beam: 0 }), /beam must be in 1..64/);
       assert.throws(() => model.translate('', {}), /text has no words/);
       model.delete();
@@ -220,7 +222,16 @@ for (const simd of [true, false]) {
       const { alignmentLayer: l, alignmentHead: h } = model.info;
       const head = words.cross.data.subarray(((l * 2 + h) * 4) * 4, ((l * 2 + h + 1) * 4) * 4);
       for (let i = 0; i < 16; i++) assert.ok(Math.abs(aligned.weights[i] - head[i]) < 1e-6);
-      assert.ok(model.translate('the cat', { beam: 2 }).text.length > 0);
+      // translate() gives every layer's and head's cross-attention of its output; the alignment
+      // head's is its weights
+      const translated = model.translate('the cat sleeps .', { beam: 2 });
+      assert.ok(translated.text.length > 0);
+      const [tl, th, tt, ts] = translated.cross.shape;
+      assert.deepEqual([tl, th, tt, ts], [model.info.layers, model.info.heads, translated.targetWords.length, 4]);
+      assert.ok(translated.cross.data instanceof Float32Array);
+      assert.equal(translated.cross.data.length, tl * th * tt * ts);
+      const aligning = translated.cross.data.subarray((l * th + h) * tt * ts, (l * th + h + 1) * tt * ts);
+      for (let i = 0; i < tt * ts; i++) assert.ok(Math.abs(aligning[i] - translated.weights[i]) < 1e-6);
 
       const pieces = model.attentions('the cat sleeps .', 'el gato duerme .', { pieces: true });
       assert.equal(pieces.source.at(-1), '</s>');

@@ -25,6 +25,16 @@ val link_array(const Alignment& links) {
   return array;
 }
 
+// An attention map for JS: { data: Float32Array, shape: [layers, heads, rows, cols] }.
+val map(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
+  val result = val::object();
+  result.set("data", copy_out(data));
+  val shape = val::array();
+  for (int size : {layers, heads, rows, cols}) shape.call<void>("push", size);
+  result.set("shape", shape);
+  return result;
+}
+
 // A sentence from JS: a string (split by the model's word tokenizer) or an array of words (as given).
 std::vector<std::string> sentence(const val& value, const char* name) {
   std::vector<std::string> words;
@@ -169,14 +179,6 @@ class Model {
       const AttentionMaps maps =
           attention_maps(*model_, sentence(source, "source"), sentence(target, "target"), pieces);
       const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
-      const auto map = [](const std::vector<float>& data, int layers, int heads, int rows, int cols) {
-        val result = val::object();
-        result.set("data", copy_out(data));
-        val shape = val::array();
-        for (int size : {layers, heads, rows, cols}) shape.call<void>("push", size);
-        result.set("shape", shape);
-        return result;
-      };
       val result = val::object();
       result.set("source", string_array(maps.source));
       result.set("target", string_array(maps.target));
@@ -198,6 +200,9 @@ class Model {
       val result = word_attention(translation.attention);
       result.set("text", translation.text);
       result.set("logProb", translation.attention.log_prob);
+      result.set("cross", map(translation.cross, translation.layers, translation.heads,
+                              static_cast<int>(translation.attention.target_words.size()),
+                              static_cast<int>(translation.attention.source_words.size())));
       return result;
     });
   }

@@ -6,6 +6,7 @@
 #include "attn/align/statistical.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/internal/linalg.hpp"
+#include "attn/core/threads.hpp"
 #include "attn/models/text.hpp"
 
 namespace attn {
@@ -149,10 +150,18 @@ PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::s
   check_models(models, options.method);
   if (!needs_model(options.method)) return statistical_pair(*models.statistical, source, target, options);
   PairAlignment result;
-  result.forward = align_words(*models.forward, source, target, options.shift);
   WordAttention backward;  // the reverse model's own view: rows are source words, [s][t]
-  if (needs_reverse(options.method)) {
-    backward = align_words(*models.reverse, target, source, options.shift);
+  const bool both = needs_reverse(options.method);
+  // The two directions' forced decodings are independent chains of small steps, which gain little
+  // from threads inside them: on the pool they run side by side (one thread: one after the other).
+  parallel_for(both ? 2 : 1, 2, [&](int direction, int) {
+    if (direction == 0) {
+      result.forward = align_words(*models.forward, source, target, options.shift);
+    } else {
+      backward = align_words(*models.reverse, target, source, options.shift);
+    }
+  });
+  if (both) {
     result.backward = backward;
     std::swap(result.backward.source_words, result.backward.target_words);
     result.backward.weights =

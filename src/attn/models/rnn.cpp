@@ -187,7 +187,7 @@ void RnnModel::attend(const Encoding& encoding, int rows, const float* states, f
 }
 
 void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previous, float* states, float* attention,
-                            float* logits) const {
+                            float* logits, const float* embedded) const {
   const RnnArchitecture& a = architecture_;
   const int E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden;
   // attention from the previous states s_{t-1}; the decoder input is [e(y_{t-1}) ; c_t]
@@ -201,8 +201,16 @@ void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previ
     std::copy_n(contexts.data() + static_cast<std::size_t>(r) * 2 * H, 2 * H, x + E);
   }
   std::vector<float> projected(static_cast<std::size_t>(rows) * 3 * D);
-  linear(input.data(), rows, input_width, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D,
-         projected.data());
+  if (embedded) {
+    // [e ; c] W^T + b = (e W_e^T + b) + c W_c^T: the contexts' rows of W^T continue the sum
+    std::copy_n(embedded, projected.size(), projected.begin());
+    parallel_matmul(rows, 3 * D, 2 * H, 1.0f, contexts.data(), 2 * H,
+                    decoder_.input_weight_t.data() + static_cast<std::size_t>(E) * 3 * D, 3 * D, projected.data(),
+                    3 * D, true);
+  } else {
+    linear(input.data(), rows, input_width, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D,
+           projected.data());
+  }
   gru_step(decoder_, rows, projected.data(), states);
   if (!logits) return;
   // o_t = tanh(W_o [s_t ; c_t ; e(y_{t-1})] + b_o), logits = E o_t + b_V
@@ -234,15 +242,25 @@ std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<i
   std::vector<float> state = encoding.start;
   std::vector<float> logits(log_prob ? architecture_.vocab_size : 0);
   if (log_prob) *log_prob = 0.0;
-  int previous = Bpe::start_id;
+  // Every step's previous piece is known: the embedding part of the decoder's input projection is
+  // one matrix product over all steps, not a matrix-vector product per step.
+  const int E = architecture_.embedding_dim, D = architecture_.decoder_hidden;
+  std::vector<int> previous_ids{Bpe::start_id};
+  previous_ids.insert(previous_ids.end(), ids.begin(), ids.end() - 1);
+  std::vector<float> embedded(static_cast<std::size_t>(steps) * E), projected(static_cast<std::size_t>(steps) * 3 * D);
   for (int t = 0; t < steps; ++t) {
-    decoder_step(encoding, 1, &previous, state.data(), weights.data() + static_cast<std::size_t>(t) * S,
-                 log_prob ? logits.data() : nullptr);
+    std::copy_n(embedding_.data() + static_cast<std::size_t>(previous_ids[t]) * E, E,
+                embedded.data() + static_cast<std::size_t>(t) * E);
+  }
+  linear(embedded.data(), steps, E, decoder_.input_weight_t.data(), decoder_.input_bias.data(), 3 * D,
+         projected.data());
+  for (int t = 0; t < steps; ++t) {
+    decoder_step(encoding, 1, &previous_ids[t], state.data(), weights.data() + static_cast<std::size_t>(t) * S,
+                 log_prob ? logits.data() : nullptr, projected.data() + static_cast<std::size_t>(t) * 3 * D);
     if (log_prob) {
       detail::log_softmax(logits.data(), architecture_.vocab_size);
       *log_prob += logits[ids[t]];
     }
-    previous = ids[t];
   }
   return weights;
 }
@@ -338,6 +356,7 @@ WordTranslation translate_words(const RnnModel& model, const std::vector<std::st
   result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;
+  result.cross = result.attention.weights;
   for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;
   return result;
 }

@@ -67,9 +67,11 @@ class RnnModel {
   // One GRU step for `rows` states at once; input_projected = x W_ih^T + b_ih [rows][3 hidden].
   static void gru_step(const Gru& gru, int rows, const float* input_projected, float* state);
   // One decoder step for `rows` hypotheses: attention from states, new states, contexts, and
-  // (when logits != null) output logits [rows][V].
+  // (when logits != null) output logits [rows][V]. embedded: the embedding part of the GRU's input
+  // projection, e(previous) W_ih[:, :E]^T + b_ih [rows][3D], when the caller computed it beforehand
+  // (forced decoding knows every step's previous piece); null: computed here.
   void decoder_step(const Encoding& encoding, int rows, const int* previous, float* states, float* attention,
-                    float* logits) const;
+                    float* logits, const float* embedded = nullptr) const;
   // attn::attention from the decoder states s_{t-1} [rows][D] (one query row per hypothesis) over
   // the sentence's h_j: weights [rows][S] and contexts c_t [rows][2H].
   void attend(const Encoding& encoding, int rows, const float* states, float* weights, float* contexts) const;
@@ -106,7 +108,11 @@ WordAttention align_words(const RnnModel& model, const std::vector<std::string>&
 
 struct WordTranslation {
   std::string text;
-  WordAttention attention;  // of the output, word level
+  WordAttention attention;  // of the output, word level (a Transformer's: its alignment head)
+  // Every cross-attention map of the output at word level, [layers][heads][target words][source
+  // words] (as attention_maps gives them); an RNN's is its one map, attention.weights.
+  int layers = 1, heads = 1;
+  std::vector<float> cross;
 };
 WordTranslation translate_words(const RnnModel& model, const std::vector<std::string>& source_words, int beam = 4);
 

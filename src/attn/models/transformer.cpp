@@ -286,14 +286,19 @@ TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& sour
 }
 
 TransformerModel::Forced TransformerModel::force(const std::vector<int>& source_ids, const std::vector<int>& target_ids,
-                                                 bool with_log_probs) const {
-  return force(encode(source_ids), target_ids, with_log_probs);
+                                                 bool with_log_probs, int layers) const {
+  return force(encode(source_ids), target_ids, with_log_probs, layers);
 }
 
 TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const std::vector<int>& target_ids,
-                                                 bool with_log_probs) const {
+                                                 bool with_log_probs, int layers) const {
   const TransformerArchitecture& a = architecture_;
   if (target_ids.empty()) fail("the target sentence is empty");
+  if (layers < 0 || layers > a.decoder_layers) {
+    fail("layers must be in [0, ", a.decoder_layers, "] (0: all), got ", layers);
+  }
+  if (layers == 0) layers = a.decoder_layers;
+  if (with_log_probs && layers < a.decoder_layers) fail("log probabilities need every decoder layer");
   std::vector<int> inputs{Bpe::start_id};
   inputs.insert(inputs.end(), target_ids.begin(), target_ids.end());
   const int T = static_cast<int>(inputs.size()), S = encoding.length, d = a.model_dim, h = a.heads, V = a.vocab_size;
@@ -304,14 +309,15 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   embed(inputs, 0, x.data());
   Forced forced;
   forced.encoder = encoding.attention;
-  forced.decoder.resize(self_map * a.decoder_layers);
-  forced.cross.resize(cross_map * a.decoder_layers);
-  for (int l = 0; l < a.decoder_layers; ++l) {
+  forced.decoder.resize(self_map * layers);
+  forced.cross.resize(cross_map * layers);
+  for (int l = 0; l < layers; ++l) {
     const DecoderLayer& layer = decoder_[l];
     self_attend(layer.self_attention, layer.self_norm, x.data(), T, true, forced.decoder.data() + l * self_map);
     norm(layer.cross_norm, x.data(), T, y.data());
     attend(layer.cross_attention, y.data(), T, encoding.cross_keys.data() + l * memory,
            encoding.cross_values.data() + l * memory, S, false, x.data(), forced.cross.data() + l * cross_map);
+    if (!with_log_probs && l + 1 == layers) break;  // every map of this layer is out; nothing reads its output
     feed_forward(layer.feed_forward_norm, layer.feed_forward, x.data(), T);
   }
   if (!with_log_probs) return forced;  // the maps alone skip the output layer, a large part of the work

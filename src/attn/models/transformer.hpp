@@ -59,10 +59,14 @@ class TransformerModel {
     double log_prob = 0.0;         // sum of log_probs
   };
   // Forced decoding of target_ids (</s> appended) by full recomputation with the causal mask.
-  // Without with_log_probs, log_probs stays empty and log_prob 0 (the maps need no output layer).
-  Forced force(const Encoding& encoding, const std::vector<int>& target_ids, bool with_log_probs = true) const;
-  Forced force(const std::vector<int>& source_ids, const std::vector<int>& target_ids,
-               bool with_log_probs = true) const;
+  // Without with_log_probs, log_probs stays empty and log_prob 0: the maps need neither the output
+  // layer nor the last decoder layer's feed-forward, which are skipped. `layers` > 0 runs only the
+  // first that many decoder layers (cross and decoder then hold that many); it needs
+  // with_log_probs false (the alignment head's layer is all an alignment reads).
+  Forced force(const Encoding& encoding, const std::vector<int>& target_ids, bool with_log_probs = true,
+               int layers = 0) const;
+  Forced force(const std::vector<int>& source_ids, const std::vector<int>& target_ids, bool with_log_probs = true,
+               int layers = 0) const;
 
   // Keys and values of the decoder's self-attention for the pieces fed so far.
   struct Cache {

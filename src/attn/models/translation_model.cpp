@@ -107,7 +107,9 @@ WordAttention align_words(const TranslationModel& model, const std::vector<std::
   detail::check_words(target_words, "target");
   const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
   const Pieces target = detail::encode_given_words(transformer.tokenizer(), target_words);
-  const TransformerModel::Forced forced = transformer.force(source.ids, target.ids, with_log_prob);
+  // without the sentence's probability, the decoder stops at the alignment head's layer
+  const TransformerModel::Forced forced =
+      transformer.force(source.ids, target.ids, with_log_prob, with_log_prob ? 0 : a.alignment_layer + 1);
   const int S = static_cast<int>(source.ids.size()) + 1, T = static_cast<int>(target.ids.size()) + 1;
   const float* head = map_at(forced.cross, a.heads, a.alignment_layer, a.alignment_head, T, S);
   const std::vector<float> pieces(head, head + static_cast<std::size_t>(T) * S);
@@ -138,6 +140,21 @@ WordTranslation translate_words(const TranslationModel& model, const std::vector
   result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;
+  // every layer's and head's rows, [steps][L][h][S] as [L][h][steps][S], then as words
+  const TransformerArchitecture& a = transformer.architecture();
+  const int S = encoding.length;
+  std::vector<float> maps(translation.cross.size());
+  for (int t = 0; t < steps; ++t) {
+    for (int m = 0; m < a.decoder_layers * a.heads; ++m) {
+      const float* from = translation.cross.data() + (static_cast<std::size_t>(t) * a.decoder_layers * a.heads + m) * S;
+      std::copy(from, from + S, maps.begin() + (static_cast<std::size_t>(m) * steps + t) * S);
+    }
+  }
+  result.layers = a.decoder_layers;
+  result.heads = a.heads;
+  result.cross =
+      word_maps(maps, a.decoder_layers, a.heads, steps, S, transformer.tokenizer().word_of_pieces(translation.ids),
+                static_cast<int>(target_words.size()), source.word_of_piece, static_cast<int>(source_words.size()));
   for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;
   return result;
 }
