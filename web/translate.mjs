@@ -34,17 +34,17 @@ export class TranslateView {
     $('colormap').addEventListener('input', () => this.draw());
   }
 
-  // The pair whose English -> language models translate (a Transformer first, where the build ships
-  // one; else the pair's forward model, the RNN the other views start with); one without a model
-  // says so, and the controls wait for a pair that has one.
+  // The pair whose English -> language models translate, starting with the pair's forward model (the
+  // one the alignment view has loaded already: another model is fetched only when chosen, so the
+  // page's start does not wait for it); one without a model says so, and the controls wait for a
+  // pair that has one.
   setPair(pair) {
     this.pair = pair;
     const stems = pair.files.forward ? this.models.filter((stem) => stem.startsWith(`${pair.name}-`)) : [];
     const select = $('translate-model'), chosen = select.value;
     select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
     const forward = pair.files.forward?.replace(/\.safetensors$/, '');
-    select.value = stems.includes(chosen) ? chosen
-      : stems.find((stem) => /transformer/.test(stem)) ?? (stems.includes(forward) ? forward : stems[0] ?? '');
+    select.value = stems.includes(chosen) ? chosen : stems.includes(forward) ? forward : stems[0] ?? '';
     const none = !pair.files.forward;
     for (const id of ['translate', 'beam', 'translate-source', 'translate-model', 'step', 'step-back', 'step-forward']) $(id).disabled = none;
     $('translate-none').hidden = !none;

@@ -109,8 +109,12 @@ describe('model view', () => {
     const { page, problems } = await openPage('', { routes: withTransformer });
     const translated = () => page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok', null, { timeout: 20000 });
     await translated();
-    assert.equal(await page.inputValue('#translate-model'), 'en-es-transformer');  // the Transformer translates by default
-    assert.equal(await page.isHidden('#translate-heads'), false);
+    // the forward model (already loaded for the alignment) translates first: one map, no choice
+    assert.equal(await page.inputValue('#translate-model'), 'en-es-additive');
+    assert.equal(await page.isHidden('#translate-heads'), true);
+    await page.selectOption('#translate-model', 'en-es-transformer');
+    await page.waitForSelector('#translate-heads:not([hidden])', { timeout: 20000 });
+    await translated();
     assert.deepEqual(await page.$$eval('#translate-layer option', (all) => all.map((o) => o.value)), ['0', '1']);
     assert.deepEqual(await page.$$eval('#translate-head option', (all) => all.map((o) => o.value)), ['0', '1', 'mean']);
     // by default the fixture's alignment head (layer 0, head 0), which the note names
