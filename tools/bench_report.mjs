@@ -132,6 +132,11 @@ with \`numThreads: ${wasmThreads}\`, all in the same rounds.
 
 ${table(wasmN, [wasmN1, ortN], { shapes: COMPUTE_BOUND })}
 
+onnxruntime-web's Workers keep spinning for 14-17 ms of CPU after each of its runs, so in these rounds
+they hold part of the second core during every run of ours: three busy threads on two cores. A round
+where our Worker never got that core runs at the one-thread time (see DEVELOPERS.md); read the
+ratios with their ranges, and the module alone (\`--only attn-wasm-simd,attn-wasm-simd-1t\`) for its own scaling.
+
 ## Native, one thread
 
 ${table(native1, [torch1, col('native', 'attn-native-scalar', 1)], { peak: nativePeak?.gflops })}
