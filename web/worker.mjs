@@ -76,12 +76,15 @@ function pairOf(name = DEFAULT_PAIR) {
   return pair;
 }
 
+// The error for a pair that ships only its statistical aligner, asked for a `what` model.
+const onlyStatistical = (pair, what) =>
+  new Error(`no ${what} is shipped for ${pair.name} (English–${pair.languageName}) yet: only its statistical aligner`);
+
 // The attention model of `pair` in `role` (forward, reverse, general), or an error saying the pair has none.
 function model(pair, role) {
   const file = pair.files[role];
   if (!file) {
-    throw new Error(pair.files.forward ? `${ROLES[role](pair)} is not shipped with this build`
-      : `no attention model is shipped for ${pair.name} (English–${pair.languageName}) yet: only its statistical aligner`);
+    throw pair.files.forward ? new Error(`${ROLES[role](pair)} is not shipped with this build`) : onlyStatistical(pair, 'attention model');
   }
   return modelFile(file, ROLES[role](pair));
 }
@@ -166,7 +169,7 @@ function modelByStem(stem) {
 // translation model says so rather than translating with another pair's.
 async function translate({ pair: name, text, beam, model: stem }) {
   const pair = pairOf(name);
-  if (!pair.files.forward) throw new Error(`no translation model is shipped for ${pair.name} (English–${pair.languageName}) yet: only its statistical aligner`);
+  if (!pair.files.forward) throw onlyStatistical(pair, 'translation model');
   if (stem && !stem.startsWith(`${pair.name}-`)) throw new Error(`model '${stem}' does not translate ${pair.name}`);
   const chosen = stem ? await modelByStem(stem) : await model(pair, 'forward');
   return { ...chosen.translate(text, { beam }), info: chosen.info };
