@@ -14,6 +14,18 @@ const LOADER = fileURLToPath(new URL('../../web/dist/attn.mjs', import.meta.url)
 const DATA = new URL('../data/', import.meta.url);
 const bytes = (name) => new Uint8Array(readFileSync(new URL(name, DATA)));
 
+// For scripts that count what a module leaves behind (run with --expose-gc): the process's OS
+// threads, and settleFor(n), which lets n rounds of timers and garbage collection pass.
+const PROBES = `
+      const { readFileSync } = await import('node:fs');
+      const osThreads = () => Number(/^Threads:\\s+(\\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+      const settleFor = async (rounds) => {
+        for (let i = 0; i < rounds; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          globalThis.gc();
+        }
+      };`;
+
 // Runs a module script in a fresh Node process (the loader's path as LOADER); its stdout and status.
 function runScript(source, { flags = [], timeout = 60000 } = {}) {
   const result = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', source], {
@@ -171,14 +183,8 @@ describe('threads and the process', () => {
   it('15 loads and disposes leave the OS threads and the memory flat', () => {
     const { stdout, status, stderr } = runScript(`
       const { default: loadAttn } = await import(process.env.LOADER);
-      const { readFileSync } = await import('node:fs');
-      const osThreads = () => Number(/^Threads:\\s+(\\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
-      const settle = async () => {
-        for (let i = 0; i < 10; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          globalThis.gc();
-        }
-      };
+      ${PROBES}
+      const settle = () => settleFor(10);
       const x = new Float32Array(8 * 128 * 64).fill(0.25);
       const cycle = async () => {
         const attn = await loadAttn({ threads: 4, warmUp: false });
@@ -203,14 +209,8 @@ describe('threads and the process', () => {
   it('a module dropped without dispose() has its threads ended when it is collected', () => {
     const { stdout, status, stderr } = runScript(`
       const { default: loadAttn } = await import(process.env.LOADER);
-      const { readFileSync } = await import('node:fs');
-      const osThreads = () => Number(/^Threads:\\s+(\\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
-      const settle = async () => {
-        for (let i = 0; i < 20; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          globalThis.gc();
-        }
-      };
+      ${PROBES}
+      const settle = () => settleFor(20);
       await (await loadAttn({ threads: 2, warmUp: false })).dispose();  // the first load's one-off threads
       await settle();
       const before = osThreads();
