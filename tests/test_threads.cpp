@@ -4,8 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "attn/align/attention_aligner.hpp"
@@ -221,6 +224,50 @@ TEST_CASE("attention on many threads names bad input as on one", "[threads][atte
   // and the pool still works
   const auto small = testing::random_values(q.size(), 3);
   CHECK_NOTHROW(attention(shape, small, small, small));
+}
+
+TEST_CASE("attention on many threads names the first non-finite input as one thread does", "[threads][attention]") {
+  if (!threads_supported()) return;
+  // Several heads (whole heads to each thread) and one long head (its blocks shared between threads,
+  // each scanning it); the weights-kept path as well as the fused one.
+  for (const Shape& shape : {testing::make_shape(8, 128, 96, 16), testing::make_shape(1, 512, 300, 16)}) {
+    const std::size_t queries = std::size_t(shape.heads) * shape.query_length * shape.dim;
+    const std::size_t keys = std::size_t(shape.heads) * shape.key_length * shape.dim;
+    struct Bad {
+      char array;  // q, k or v
+      std::size_t index;
+      float value;
+    };
+    const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+    const std::vector<std::vector<Bad>> cases = {
+        {{'q', 0, nan}},
+        {{'q', queries - 1, inf}},
+        {{'k', keys / 2 + 3, -inf}},
+        {{'v', keys - 1, nan}},
+        {{'v', 5, nan}, {'q', queries - 7, inf}},  // the query is named first, whichever head
+        {{'k', keys - 2, inf}, {'v', 0, nan}},
+        // the first head's scores overflow as well: the bad value is still what is named
+        {{'q', 0, 1e20f}, {'k', 0, 1e30f}, {'v', keys - 3, nan}},
+    };
+    for (const auto& bad : cases) {
+      auto q = testing::random_values(queries, 1), k = testing::random_values(keys, 2),
+           v = testing::random_values(keys, 3);
+      for (const Bad& b : bad) (b.array == 'q' ? q : b.array == 'k' ? k : v)[b.index] = b.value;
+      for (const Returns returns : {Returns::output, Returns::weights}) {
+        std::string one;
+        try {
+          run_on(1, shape, q, k, v, AttentionOptions{}, returns);
+        } catch (const Error& e) {
+          one = e.what();
+        }
+        INFO("heads " << shape.heads << ", first bad " << bad[0].array << "[" << bad[0].index << "]: " << one);
+        REQUIRE_THAT(one, Contains("contains"));
+        for (const int count : {2, 4}) {
+          CHECK_THROWS_WITH(run_on(count, shape, q, k, v, AttentionOptions{}, returns), one);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("the models' matrix products give the same bits on one thread and many", "[threads]") {

@@ -105,6 +105,30 @@ for (const threads of [2, 4]) {
         }
       });
 
+      it('a NaN or infinity anywhere is named as one thread names it, and the module goes on', () => {
+        // the threads scan the inputs as they take up heads; the message is the full scan's
+        for (const [heads, queryLength, keyLength, dim] of SHAPES) {
+          const options = inputs(heads, queryLength, keyLength, dim, 5);
+          const last = (name) => options[name].length - 1;
+          for (const bad of [[['query', last('query'), NaN]], [['key', 17, -Infinity]], [['value', last('value'), NaN]],
+            [['value', 2, Infinity], ['query', last('query') - 3, NaN]]]) {
+            const call = { ...options, query: options.query.slice(), key: options.key.slice(), value: options.value.slice() };
+            for (const [name, index, value] of bad) call[name][index] = value;
+            for (const returnWeights of [false, true]) {
+              let expected;
+              try {
+                single.attention({ ...call, returnWeights });
+              } catch (e) {
+                expected = e.message;
+              }
+              assert.match(expected ?? '', / contains (NaN|an infinite value) at index \d+/);
+              assert.throws(() => attn.attention({ ...call, returnWeights }), (e) => e.message === expected);
+            }
+          }
+          sameBits(attn.attention(options).output, single.attention(options).output, 'after the errors');
+        }
+      });
+
       it('multiHeadAttention equals one thread bit for bit', () => {
         const rng = makeRng(11);
         const modelDim = 128, heads = 8, queryLength = 160, keyLength = 96;

@@ -1,6 +1,7 @@
 #include "attn/core/attention.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -124,13 +125,19 @@ bool reads_keys(const AttentionOptions& options) {
   return true;
 }
 
-// The arrays every call reads: present, and free of NaN and infinity.
-void validate_inputs(const Shape& shape, const float* query, const float* key, const float* value,
-                     const AttentionOptions& options, const AttentionOutputs& outputs) {
+// The arrays every call reads, and the output: present.
+void require_inputs(const float* query, const float* key, const float* value, const AttentionOptions& options,
+                    const AttentionOutputs& outputs) {
   require(query, "query");
   if (reads_keys(options)) require(key, "key");
   require(value, "value");
   require(outputs.output, "outputs.output");
+}
+
+// The arrays every call reads: present, and free of NaN and infinity.
+void validate_inputs(const Shape& shape, const float* query, const float* key, const float* value,
+                     const AttentionOptions& options, const AttentionOutputs& outputs) {
+  require_inputs(query, key, value, options, outputs);
   check_values(options, "query", query, element_count("query", {shape.heads, shape.query_length, shape.dim}));
   if (reads_keys(options)) {
     check_values(options, "key", key, element_count("key", {shape.heads, shape.key_length, shape.resolved_key_dim()}));
@@ -215,10 +222,13 @@ void validate_local(const Shape& shape, const AttentionOptions& options) {
   }
 }
 
+// Everything but the scan of the inputs for NaN and infinity, which attention() runs inside the
+// parts of the work (on every thread) and, when a part finds a bad value, again in full with
+// validate_inputs to name it.
 void validate(const Shape& shape, const float* query, const float* key, const float* value,
               const AttentionOptions& options, const AttentionOutputs& outputs) {
   validate_shape(shape);
-  validate_inputs(shape, query, key, value, options, outputs);
+  require_inputs(query, key, value, options, outputs);
   validate_score(shape, options);
   validate_masking(options.mask, shape.heads, shape.query_length, shape.key_length);
   if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature)) {
@@ -645,18 +655,48 @@ void attention(const Shape& shape, const float* query, const float* key, const f
   // whole heads to each thread while there are enough of them to go round: a head's blocks share
   // its transposed keys
   const int grain = shape.heads >= 2 * workers ? blocks : 1;
+  // The scan for NaN and infinity runs in the parts, so the threads share it like the rest (on
+  // the calling thread of a 2-thread call it was a twentieth of the call): a thread scans a head's
+  // queries, keys and values when it takes up that head, before it reads them (a head split
+  // between threads is scanned by each). A part that finds a bad value computes nothing, nor does
+  // any part after it; the full scan then runs on the calling thread to name the first bad value.
+  const bool scan = options.check_finite, scan_keys = reads_keys(options);
+  std::atomic<bool> bad_input{false};
+  std::vector<int> scanned_head(static_cast<std::size_t>(workers), -1);  // by worker
+  // A part may have thrown (an overflowing score) before the part that scans a bad value ran, or
+  // with it: a bad value is what to name, as when the scan came first.
   const auto run = [&](auto& scratch, auto&& make, auto&& part) {
-    parallel_for(
-        parts, workers,
-        [&](int item, int worker) {
-          if (!scratch[worker]) scratch[worker] = make();
-          const int h = item / blocks, first_row = (item % blocks) * block_rows;
-          part(*scratch[worker], h, query + static_cast<std::size_t>(h) * shape.query_length * shape.dim,
-               key + static_cast<std::size_t>(h) * shape.key_length * key_dim,
-               value + static_cast<std::size_t>(h) * shape.key_length * value_dim, first_row,
-               std::min(block_rows, shape.query_length - first_row));
-        },
-        grain);
+    try {
+      parallel_for(
+          parts, workers,
+          [&](int item, int worker) {
+            if (bad_input.load(std::memory_order_relaxed)) return;
+            const int h = item / blocks, first_row = (item % blocks) * block_rows;
+            const int rows = std::min(block_rows, shape.query_length - first_row);
+            const float* q = query + static_cast<std::size_t>(h) * shape.query_length * shape.dim;
+            const float* k = scan_keys ? key + static_cast<std::size_t>(h) * shape.key_length * key_dim : nullptr;
+            const float* v = value + static_cast<std::size_t>(h) * shape.key_length * value_dim;
+            if (scan && scanned_head[worker] != h) {
+              scanned_head[worker] = h;
+              if (!all_finite(q, static_cast<std::size_t>(shape.query_length) * shape.dim) ||
+                  (k && !all_finite(k, static_cast<std::size_t>(shape.key_length) * key_dim)) ||
+                  !all_finite(v, static_cast<std::size_t>(shape.key_length) * value_dim)) {
+                bad_input.store(true, std::memory_order_relaxed);
+                return;
+              }
+            }
+            if (!scratch[worker]) scratch[worker] = make();
+            part(*scratch[worker], h, q, k, v, first_row, rows);
+          },
+          grain);
+    } catch (const Error&) {
+      validate_inputs(shape, query, key, value, options, outputs);
+      throw;
+    }
+    if (bad_input.load()) {
+      validate_inputs(shape, query, key, value, options, outputs);
+      fail("attention: a non-finite input");  // not reached: the full scan finds what a part found
+    }
   };
   if (fused) {
     std::vector<std::unique_ptr<FusedAttention>> scratch(workers);

@@ -80,12 +80,11 @@ inline void check_size(const char* name, long long value, long long minimum = 1)
   if (value > max_elements) fail(Field{name}, " is too large: ", value, " (limit ", max_elements, ")");
 }
 
-// Throws unless every value is finite; names the array and the first bad index.
-inline void check_finite(const char* name, const float* data, std::size_t count) {
-  // A first pass that compilers vectorize: inputs are checked on every call, and a per-element
-  // branch costs as much as a small attention. |x|'s bits reach those of +inf (0x7f800000) only
-  // for inf and NaN, so the largest of them says; an unsigned max and an AND a vector
-  // (i32x4.max_u in WebAssembly), where comparing the exponent took four instructions.
+// Whether every value is finite. A pass that compilers vectorize: inputs are checked on every
+// call, and a per-element branch costs as much as a small attention. |x|'s bits reach those of
+// +inf (0x7f800000) only for inf and NaN, so the largest of them says; an unsigned max and an AND
+// a vector (i32x4.max_u in WebAssembly), where comparing the exponent took four instructions.
+inline bool all_finite(const float* data, std::size_t count) {
   std::uint32_t largest = 0;
   for (std::size_t i = 0; i < count; ++i) {
     std::uint32_t bits;
@@ -93,7 +92,12 @@ inline void check_finite(const char* name, const float* data, std::size_t count)
     bits &= 0x7fffffffu;
     largest = bits > largest ? bits : largest;
   }
-  if (largest < 0x7f800000u) return;
+  return largest < 0x7f800000u;
+}
+
+// Throws unless every value is finite; names the array and the first bad index.
+inline void check_finite(const char* name, const float* data, std::size_t count) {
+  if (all_finite(data, count)) return;
   for (std::size_t i = 0; i < count; ++i) {
     if (!std::isfinite(data[i])) {
       fail(Field{name}, " contains ", std::isnan(data[i]) ? "NaN" : "an infinite value", " at index ", i);
