@@ -108,7 +108,12 @@ void run(const BenchShape& s, int reps, std::vector<Case> cases) {
     for (std::size_t j = 0; j < cases.size(); ++j) {
       Case& c = cases[(r + j) % cases.size()];
       configure(c);
-      call();  // after a switch: threads started, caches warm
+      // After a switch, calls for a millisecond or more: set_threads started new threads, which a
+      // virtual machine may take a few hundred microseconds to first run (with one warm-up call,
+      // 2-thread rounds of 8x128x128x64 ran on one thread in some runs); caches warm.
+      const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+      do call();
+      while (std::chrono::steady_clock::now() < warm_until);
       const auto start = std::chrono::steady_clock::now();
       call();
       c.times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
