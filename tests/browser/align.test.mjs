@@ -253,7 +253,9 @@ describe('alignment view', () => {
 
   test('long work shows a busy indicator within a moment, and Cancel stops it', async () => {
     const { page, problems } = await openPage();
-    await page.fill('#source', `${'a'.repeat(5000)} .`);
+    // One 100 000-letter word takes ~10 s here (linear in its length); 5 000 letters took ~0.35 s,
+    // short enough to end before the click on a faster machine (CI: the indicator hid mid-click).
+    await page.fill('#source', `${'a'.repeat(100000)} .`);
     await page.waitForSelector('#align-view .busy:not([hidden])', { timeout: 2000 });
     assert.match(await page.textContent('#align-view .busy'), /Aligning… \d+\.\d s/);
     assert.equal(await page.getAttribute('#align-view', 'data-busy'), 'true');
