@@ -105,6 +105,30 @@ for (const threads of [2, 4]) {
         }
       });
 
+      it('inputs inside larger buffers, at any float offset, give the same bits, call after call', () => {
+        // the loader places each input at its source's offset modulo 16 and takes turns between
+        // scratch areas: every layout, in every area, computes what one thread computes
+        for (const [heads, queryLength, keyLength, dim] of [[8, 128, 128, 64], [3, 5, 7, 3]]) {
+          const options = inputs(heads, queryLength, keyLength, dim, 11);
+          const expected = single.attention(options);
+          const within = (array, offset) => {
+            const buffer = new Float32Array(array.length + 5).fill(NaN);
+            buffer.set(array, offset);
+            return buffer.subarray(offset, offset + array.length);
+          };
+          for (let round = 0; round < 2; round++) {
+            for (const offsets of [[0, 0, 0], [1, 2, 3], [3, 1, 2], [2, 3, 1], [4, 5, 1]]) {
+              const call = { ...options };
+              ['query', 'key', 'value'].forEach((name, i) => { call[name] = within(options[name], offsets[i]); });
+              const actual = attn.attention(call);
+              const what = `${heads}x${queryLength}x${keyLength}x${dim} at offsets ${offsets}`;
+              sameBits(actual.output, expected.output, `${what} output`);
+              sameBits(actual.weights, expected.weights, `${what} weights`);
+            }
+          }
+        }
+      });
+
       it('a NaN or infinity anywhere is named as one thread names it, and the module goes on', () => {
         // the threads scan the inputs as they take up heads; the message is the full scan's
         for (const [heads, queryLength, keyLength, dim] of SHAPES) {
