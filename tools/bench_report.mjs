@@ -134,8 +134,8 @@ ${table(wasmN, [wasmN1, ortN], { shapes: COMPUTE_BOUND })}
 
 onnxruntime-web's Workers keep spinning for 14-17 ms of CPU after each of its runs, so in these rounds
 they hold part of the second core during every run of ours: three busy threads on two cores. A round
-where our Worker never got that core runs at the one-thread time, and in some Node processes V8's
-dynamic tiering leaves one thread's kernels slow for the whole process (see DEVELOPERS.md); read the
+where our Worker never got that core runs at the one-thread time, and some Node processes run the
+2-thread module slower for the whole process, for a cause not found (see DEVELOPERS.md); read the
 ratios with their ranges, and the module alone (\`--only attn-wasm-simd,attn-wasm-simd-1t\`) for its own scaling.
 
 ## Native, one thread
