@@ -233,14 +233,15 @@ function plainAttention(module, scratch, o, threaded) {
     if (!scratch.pointer) return undefined;
   }
   const sources = [query, key, value];
-  const at = [];
-  for (let i = 0, end = scratch.pointer; i < counts.length; end = (at[i] + counts[i]) * 4, i++) {
-    at.push((Math.ceil(end / 64) * 64 + (i < sources.length ? sources[i].byteOffset % 16 : 0)) >> 2);
+  const at = [];  // where each array starts, in floats
+  let end = scratch.pointer;
+  for (let i = 0; i < counts.length; i++) {
+    const offset = i < sources.length ? sources[i].byteOffset % 16 : 0;
+    at.push((Math.ceil(end / 64) * 64 + offset) >> 2);
+    end = (at[i] + counts[i]) * 4;
   }
   let heap = floatHeap(module);
-  heap.set(query, at[0]);
-  heap.set(key, at[1]);
-  heap.set(value, at[2]);
+  sources.forEach((source, i) => heap.set(source, at[i]));
   const status = module._attn_plain_attention(at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0,
     H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature);
   let result;
