@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SCREENSHOTS, figureOf, openPage, useBrowser } from './browser.mjs';
 
-useBrowser();
+const session = useBrowser();
 
 const ROW1 = [0.2976, 0.1095, 0.1805, 0.1805, 0.2318];
 
@@ -103,5 +103,40 @@ describe('threads in the explorer', () => {
     }
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  // Not through openPage: the refused Workers are console errors by design (the policy's reports,
+  // the explorer's own Workers), which openPage counts against the file.
+  test('where a Content-Security-Policy refuses Workers, asking for threads fails at once with an error that says so, and the default loads one thread', async () => {
+    const page = await session.browser.newPage();
+    await page.route('**/*', async (route) => {
+      const response = await route.fetch();
+      const headers = { ...response.headers() };
+      if (route.request().resourceType() === 'document') headers['content-security-policy'] = "worker-src 'none'";
+      await route.fulfill({ response, headers });
+    });
+    await page.goto(session.base, { waitUntil: 'domcontentloaded' });
+    const outcomes = await page.evaluate(async () => {
+      const { default: loadAttn } = await import('./dist/attn.mjs');
+      // within 20 s, or 'still loading': the glue waited for the refused Workers forever before
+      const settle = (loading) => Promise.race([
+        loading.then((attn) => {
+          const { output } = attn.attention({ query: new Float32Array([1, 0]), key: new Float32Array([1, 0, 0, 1]),
+            value: new Float32Array([1, 2, 3, 4]), queryLength: 1, keyLength: 2, dim: 2 });
+          return `threads ${attn.threads}, output ${Array.from(output, (x) => x.toFixed(4)).join(' ')}`;
+        }, (error) => `error: ${error.message}`),
+        new Promise((resolve) => setTimeout(() => resolve('still loading after 20 s'), 20000)),
+      ]);
+      return {
+        isolated: crossOriginIsolated,
+        asked: await settle(loadAttn({ threads: 2, warmUp: false })),
+        byDefault: await settle(loadAttn({ warmUp: false })),
+      };
+    });
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    await page.close();
+    assert.equal(outcomes.isolated, true, 'the page can share memory: only the policy stands in the way');
+    assert.match(outcomes.asked, /^error: loadAttn\(\): the threads build's Workers could not start \(http:\/\/.*attn-simd-threads\.worker\.js\).*worker-src.*threads: 1$/);
+    assert.match(outcomes.byDefault, /^threads 1, output 1\.6605 2\.6605$/);
   });
 });

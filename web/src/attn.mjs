@@ -289,12 +289,42 @@ export default async function loadAttn(options = {}) {
   if (requested !== 'auto' && requested !== true && requested !== false) {
     throw new Error(`loadAttn(): simd must be true, false or 'auto', got ${String(requested)}`);
   }
-  const threads = threadCount(options.threads);
+  let threads = threadCount(options.threads);
   const supported = simdSupported();
   if (requested === true && !supported) throw new Error('loadAttn(): this engine has no WebAssembly SIMD; use simd: false or "auto"');
   const simd = requested === 'auto' ? supported : requested;
-  const module = await instantiate(simd, threads, options);
+  let module;
+  try {
+    module = await instantiate(simd, threads, options);
+  } catch (error) {
+    // threads by default, where the page's policy refuses Workers: one thread, as where the page
+    // is not cross-origin isolated; threads asked for by number: the error
+    if (!(error instanceof WorkersFailed) || options.threads !== undefined) throw error;
+    threads = 1;
+    module = await instantiate(simd, threads, options);
+  }
   return wrapModule(module, simd, threads > 1, options);
+}
+
+// A threads build's Worker that could not start.
+class WorkersFailed extends Error {}
+
+// Settles like load(), or rejects with WorkersFailed once a Worker the glue starts fails to (in
+// browsers the glue would wait for it forever); the Workers that did start are then ended.
+function unlessWorkersFail(settings, worker, load) {
+  settings.attnWorkers = [];
+  return new Promise((resolve, reject) => {
+    let settled = false;  // after loading, a Worker's error is the glue's to report
+    settings.attnWorkerFailed = (event) => {
+      if (settled) return;
+      settled = true;
+      const detail = event?.message ? `: ${event.message}` : '';
+      for (const started of settings.attnWorkers) started.terminate();
+      reject(new WorkersFailed(`loadAttn(): the threads build's Workers could not start (${worker})${detail}; ` +
+        'a Content-Security-Policy must allow them (worker-src), or load with threads: 1'));
+    };
+    load().then((module) => { settled = true; resolve(module); }, (error) => { settled = true; reject(error); });
+  });
 }
 
 // The module, its threads started. Apart from wrapModule: a threads build's Workers keep the
@@ -306,7 +336,7 @@ async function instantiate(simd, threads, options) {
   const { default: createAttnModule } = await build.load();
   const { settings, worker, revoke } = threaded ? await threadsArguments(build, threads) : { settings: {} };
   const hadGlobalWorker = 'Worker' in globalThis;
-  const module = await createAttnModule({
+  const moduleSettings = {
     ...settings,
     wasmBinary: await wasmBinaryFor(build.wasm),
     locateFile: (path) => {
@@ -316,8 +346,14 @@ async function instantiate(simd, threads, options) {
     },
     print: options.print ?? (() => {}),
     printErr: options.printErr ?? ((text) => console.warn(text)),
-  });
-  if (revoke) URL.revokeObjectURL(worker);
+  };
+  let module;
+  try {
+    const load = () => createAttnModule(moduleSettings);
+    module = await (threaded && !isNode ? unlessWorkersFail(moduleSettings, build.worker.href, load) : load());
+  } finally {
+    if (revoke) URL.revokeObjectURL(worker);
+  }
   if (threaded) {
     if (isNode) settleNodeWorkers(module, hadGlobalWorker);
     try {
