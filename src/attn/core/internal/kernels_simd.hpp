@@ -375,12 +375,47 @@ inline void transpose_region(const float* in, int row_begin, int rows, int col_b
   }
 }
 
-// Where a vector holds four floats, whole 4x4 blocks go through registers (transpose4); the
-// edges, and every block elsewhere, element by element.
+#if defined(__AVX__)
+// Eight rows of eight floats (at in, row stride ld_in) become eight columns (at out, stride ldo):
+// eight loads, 24 shuffles and eight stores, where element by element it is 64 of each. AVX's
+// shuffles stay within 128-bit halves, which xsimd's generic batches cannot cross: intrinsics.
+inline void transpose8(const float* in, long ld_in, float* out, long ldo) noexcept {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + i * ld_in);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(out + i * ldo, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(out + (i + 4) * ldo, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+#endif
+
+// Whole blocks go through registers: 8x8 where the machine has AVX (natively, on AVX or AVX-512
+// builds), 4x4 where a vector holds four floats (SSE, so WebAssembly); the edges, and every
+// block elsewhere, element by element.
 template <class Arch>
 void transpose(const float* in, int rows, int cols, float* out, long ldo) noexcept {
   using F = floats<Arch>;
   int block_rows = 0, block_cols = 0;
+#if defined(__AVX__)
+  if constexpr (F::size >= 8) {
+    block_rows = rows - rows % 8;
+    block_cols = cols - cols % 8;
+    for (int r = 0; r < block_rows; r += 8) {
+      for (int c = 0; c < block_cols; c += 8)
+        transpose8(in + static_cast<long>(r) * cols + c, cols, out + c * ldo + r, ldo);
+    }
+  }
+#endif
   if constexpr (F::size == 4) {
     block_rows = rows - rows % 4;
     block_cols = cols - cols % 4;
