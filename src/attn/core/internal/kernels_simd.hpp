@@ -160,7 +160,8 @@ inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, fl
 // (A[r * lda + k], alpha = 1): packing costs as much as a fifth of the multiply-adds for long K
 // (probabilities times values), while broadcasting from Rows row pointers costs nothing natively.
 template <class Arch, int Rows, int Cols, bool Direct = false>
-inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate) {
+inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate,
+                         float alpha = 1.0f) {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   const long row_step = Direct ? lda : 1, k_step = Direct ? 1 : Rows;
@@ -177,6 +178,10 @@ inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb
       const F av(a[r * row_step]);
       for (int c = 0; c < Cols; ++c) acc[r][c] = xsimd::fma(av, bv[c], acc[r][c]);
     }
+  }
+  if (alpha != 1.0f) {
+    for (int r = 0; r < Rows; ++r)
+      for (int c = 0; c < Cols; ++c) acc[r][c] *= F(alpha);
   }
   for (int r = 0; r < Rows; ++r) {
     float* c_row = C + static_cast<long>(r) * ldc;
