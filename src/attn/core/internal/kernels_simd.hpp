@@ -200,11 +200,37 @@ inline void pack_edge(int kc, const float* b_chunk, int ldb, int vectors, int re
     for (int c = 0; c < W; ++c) edge[k * W + c] = c < rest ? b_chunk[static_cast<long>(k) * ldb + vectors + c] : 0.0f;
 }
 
-// One panel of C (rows <= R rows, N columns) for one chunk of kc rows of B, added to C when add:
-// A's rows packed (times alpha), then whole tiles, single vectors and the zero-padded edge
-// (through `tile`). A full panel and a single row write C directly; a single last row goes alone
-// (a matrix-vector product, as the decoder runs, must not pay for R rows); other short panels
-// are zero-padded to R rows (B is read once, as a beam search needs) and copied out.
+// A panel of exactly Rows rows of C for one chunk of kc rows of B, written to C directly: whole
+// tiles, single vectors and the zero-padded edge (through `tile`, copied out by the caller).
+// Natively (8 or 16 lanes) A is broadcast in place when the panel is whole tiles wide; the
+// four-lane build (WebAssembly) packs, by register transposes. alpha scales the sums rather than
+// A's elements in place (packing scaled them one by one, a fifteenth of the scores' product at 64
+// dimensions): the same bits for a power of two (1/8 at 64 dimensions), within a rounding
+// otherwise.
+template <class Arch, int Rows>
+ATTN_ALWAYS_INLINE inline void multiply_rows(int N, int kc, float alpha, const float* A, int lda, const float* b_chunk,
+                                             int ldb, const float* edge, float* c_block, int ldc, bool add,
+                                             float* panel, float* tile, bool direct) {
+  constexpr int W = static_cast<int>(floats<Arch>::size), Cols = Tile<Arch>::cols;
+  const int full = N - N % (Cols * W), vectors = N - N % W;
+  if (direct) {
+    for (int j = 0; j < full; j += Cols * W)
+      micro_kernel<Arch, Rows, Cols, true>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add, alpha);
+    return;
+  }
+  pack_panel<Arch, Rows>(Rows, kc, alpha, A, lda, panel);
+  for (int j = 0; j < full; j += Cols * W)
+    micro_kernel<Arch, Rows, Cols>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
+  for (int j = full; j < vectors; j += W)
+    micro_kernel<Arch, Rows, 1>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
+  if (vectors < N) micro_kernel<Arch, Rows, 1>(kc, panel, 0, edge, W, tile, W, false);
+}
+
+// One panel of C (rows <= R rows, N columns) for one chunk of kc rows of B, added to C when add.
+// A full panel and a single row write C directly; a single last row goes alone (a matrix-vector
+// product, as the decoder runs, must not pay for R rows), and so do four rows where a full panel
+// is six (a block of 64 query rows ends with four); other short panels are zero-padded to R rows
+// (B is read once, as a beam search needs) and copied out.
 template <class Arch>
 ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alpha, const float* A, int lda,
                                               const float* b_chunk, int ldb, const float* edge, float* c_block, int ldc,
@@ -213,26 +239,14 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   const int full = N - N % (Cols * W);  // columns in whole tiles
   const int vectors = N - N % W;        // ... and in whole vectors
   const int rest = N - vectors;         // columns past the last whole vector
-  // natively (8 or 16 lanes); the four-lane build (WebAssembly) packs by register transposes instead
-  if (W >= 8 && rows == R && alpha == 1.0f && full == N && rest == 0) {
-    for (int j = 0; j < full; j += Cols * W)
-      micro_kernel<Arch, R, Cols, true>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add);
-    return;
-  }
+  const bool in_place = W >= 8 && full == N;
   if (rows == R) {
-    pack_panel<Arch, R>(R, kc, alpha, A, lda, panel);
-    for (int j = 0; j < full; j += Cols * W)
-      micro_kernel<Arch, R, Cols>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
-    for (int j = full; j < vectors; j += W)
-      micro_kernel<Arch, R, 1>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
-    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, 0, edge, W, tile, W, false);
+    multiply_rows<Arch, R>(N, kc, alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile, in_place);
   } else if (rows == 1) {
-    pack_panel<Arch, 1>(1, kc, alpha, A, lda, panel);
-    for (int j = 0; j < full; j += Cols * W)
-      micro_kernel<Arch, 1, Cols>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
-    for (int j = full; j < vectors; j += W)
-      micro_kernel<Arch, 1, 1>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
-    if (rest > 0) micro_kernel<Arch, 1, 1>(kc, panel, 0, edge, W, tile, W, false);
+    multiply_rows<Arch, 1>(N, kc, alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile, false);
+  } else if (R > 4 && rows == 4) {
+    multiply_rows<Arch, (R > 4 ? 4 : R)>(N, kc, alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
+                                         in_place);
   } else {
     pack_panel<Arch, R>(rows, kc, alpha, A, lda, panel);
     const auto copy_rows = [&](const float* from, int width, int j) {
