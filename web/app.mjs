@@ -30,6 +30,12 @@ function controls(state, pairs) {
 // The #pair select: the index's pairs, en-es (the default) first; the URL hash remembers the choice.
 // Switching pairs shows the pair's example sentences (unless the reader typed their own), its
 // default method, and in every view that pair's models only.
+// The line under the title: the module's build, then what the chosen pair has loaded or will.
+let buildLine = '';
+function setStatus(status) {
+  $('build').textContent = status ? `${buildLine} · ${status}` : buildLine;
+}
+
 function startPairs(state, pairs, views) {
   const select = $('pair');
   select.replaceChildren(...Object.values(pairs).map((pair) => new Option(`English–${pair.languageName}`, pair.name)));
@@ -51,6 +57,9 @@ function startPairs(state, pairs, views) {
   select.addEventListener('input', () => {
     // the reader's choice resets the method to the pair's default; a link (hash) keeps its own
     show({ reset: !state.applying });
+    const pair = chosen();
+    setStatus(pair.files.forward ? `${pair.name}: its models load when a method needs them`
+      : `${pair.name}: its aligners load when a method needs them (${pair.name} has no attention model yet)`);
     const [align, translate, inside] = views;
     align.update();
     if (chosen().files.forward) translate.translate();
@@ -62,9 +71,10 @@ async function startAlignment(client, state) {
   const module = await client.module;  // {simd, instructionSet, threads, alignment, pairs, models}
   // threads: the hardware's where the page is cross-origin isolated (tools/serve.mjs makes it so)
   const threads = module.threads > 1 ? `${module.threads} threads` : 'one thread';
-  $('build').textContent = module.simd
+  buildLine = module.simd
     ? `WebAssembly SIMD128 build (${module.instructionSet} kernels, ${threads})`
     : `WebAssembly scalar build (${threads}; no SIMD in this browser, or forced with ?simd=0)`;
+  setStatus('');
   document.body.dataset.simd = String(module.simd);
   document.body.dataset.threads = String(module.threads);
   const enEs = module.pairs['en-es']?.files ?? {};
@@ -85,8 +95,9 @@ async function startAlignment(client, state) {
   state.field('z', zoomField(align.heatmap));
   state.field('step', { element: $('step'), get: () => translate.step, set: (value) => { translate.step = value; } });
   client.ready.then(({ pair, models }) => {
-    $('build').textContent += models.forward ? ` · ${models.forward.direction} model loaded; the others load when a method needs them`
-      : ` · the ${pair} aligner loaded (${pair} has no attention model yet)`;
+    if (document.body.dataset.pair !== pair) return;  // another pair was chosen meanwhile: its line stays
+    setStatus(models.forward ? `${models.forward.direction} model loaded; the others load when a method needs them`
+      : `the ${pair} aligner loaded (${pair} has no attention model yet)`);
   }, (error) => { $('build').textContent = `the first model failed to load: ${error.message}`; });
   await Promise.all([align.update(), translate.translate(), inside.update()]);
 }

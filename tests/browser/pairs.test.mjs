@@ -44,6 +44,10 @@ describe('language pairs', () => {
       assert.equal(await page.inputValue('#method'), pair.files.forward ? 'argmax' : pair.method, name);
       assert.match(await page.evaluate(() => location.hash), name === 'en-es' ? /^$|^#(?!.*pair=)/ : new RegExp(`pair=${name}`));
       assert.equal(await page.textContent('label[for="target"]'), pair.languageName);
+      // the line under the title speaks of the chosen pair, not of the one the page started with
+      const status = await page.textContent('#build');
+      assert.match(status, new RegExp(` · ${name}: its ${pair.files.forward ? 'models' : 'aligners'} load when a method needs them`), name);
+      assert.equal(status.includes(`${name} has no attention model yet`), !pair.files.forward, `${name}: ${status}`);
       const figure = await figureOf(page, 'heatmap');
       assert.deepEqual(figure.rowLabels, example.target.split(' '), `${name}: the words as typed`);
       if (!pair.files.forward) {
