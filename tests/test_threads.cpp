@@ -4,15 +4,18 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "attn/align/attention_aligner.hpp"
 #include "attn/align/hmm.hpp"
+#include "attn/core/internal/fed_attention.hpp"
 #include "attn/core/internal/linalg.hpp"
 #include "attn/models/translation_model.hpp"
 #include "fixtures.hpp"
@@ -111,6 +114,143 @@ TEST_CASE("parallel_for rethrows the lowest failing item's exception after every
     std::atomic<int> sum{0};
     parallel_for(100, 0, [&](int item, int) { sum.fetch_add(item); });
     CHECK(sum.load() == 4950);
+  }
+}
+
+TEST_CASE("parallel_for's lead runs once on the calling thread while the pool's threads take items", "[threads]") {
+  for (int pool : {1, 2, 4}) {
+    if (pool > 1 && !threads_supported()) continue;
+    INFO("threads " << pool);
+    ThreadCount threads_on(pool);
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int> released{0}, leads{0}, wrong{0};
+    std::vector<std::atomic<int>> ran(64);
+    // each item waits for the lead to release it, so with a pool the items cannot all wait for the
+    // calling thread: the pool's threads must have them while the lead runs
+    parallel_for(
+        64, 0,
+        [&](int item, int) {
+          while (released.load(std::memory_order_acquire) <= item) {
+          }
+          ran[item].fetch_add(1);
+        },
+        1,
+        [&] {
+          leads.fetch_add(1);
+          if (std::this_thread::get_id() != caller) wrong.fetch_add(1);
+          for (int item = 0; item < 64; ++item) {
+            if (pool > 1 && item == 1) {  // a pool's thread is waiting on item 0 (or 1) by now
+              const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+              while (ran[0].load() == 0 && released.load() == 1 && std::chrono::steady_clock::now() < until) {
+              }
+              if (ran[0].load() == 0) wrong.fetch_add(1);  // nobody took item 0 while the lead ran
+            }
+            released.store(item + 1, std::memory_order_release);
+          }
+        });
+    CHECK(leads.load() == 1);
+    CHECK(wrong.load() == 0);
+    int once = 0;
+    for (auto& count : ran) once += count.load() == 1;
+    CHECK(once == 64);
+  }
+}
+
+TEST_CASE("parallel_for rethrows its lead's exception first, and the pool stays usable", "[threads]") {
+  for (int pool : {1, 3}) {
+    if (pool > 1 && !threads_supported()) continue;
+    INFO("threads " << pool);
+    ThreadCount threads_on(pool);
+    std::atomic<int> ran{0};
+    const auto task = [&](int item, int) {
+      ran.fetch_add(1);
+      if (item == 5) throw std::runtime_error("item 5");
+    };
+    CHECK_THROWS_WITH(parallel_for(50, 0, task, 1, [] { throw std::runtime_error("lead"); }), "lead");
+    // without a pool nothing ran; with one, every item did
+    CHECK(ran.load() == (pool == 1 ? 0 : 50));
+    std::atomic<int> sum{0};
+    parallel_for(
+        100, 0, [&](int item, int) { sum.fetch_add(item); }, 1, [] {});
+    CHECK(sum.load() == 4950);
+  }
+}
+
+TEST_CASE("attention fed its inputs head by head while it runs gives attention()'s bits", "[threads][attention]") {
+  const int heads = 6, length = 130, keys = 100, dim = 16;
+  const Shape shape = testing::make_shape(heads, length, keys, dim);
+  const auto q = testing::random_values(std::size_t(heads) * length * dim, 21);
+  const auto k = testing::random_values(std::size_t(heads) * keys * dim, 22);
+  const auto v = testing::random_values(std::size_t(heads) * keys * dim, 23);
+  for (bool causal : {false, true}) {
+    AttentionOptions options;
+    options.mask.causal = causal;
+    const AttentionResult expected = attention(shape, q, k, v, options, Returns::output);
+    for (int pool : {1, 2, 4}) {
+      if (pool > 1 && !threads_supported()) continue;
+      INFO("threads " << pool << (causal ? ", causal" : ""));
+      ThreadCount threads_on(pool);
+      // NaN until fed: a part that reads a head before it is in place fails the finite scan
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      std::vector<float> fq(q.size(), nan), fk(k.size(), nan), fv(v.size(), nan), out(q.size());
+      std::atomic<int> ready{0};
+      AttentionOutputs outputs;
+      outputs.output = out.data();
+      detail::fed_attention(
+          shape, fq.data(), fk.data(), fv.data(), options, outputs,
+          [&] {
+            for (int h = 0; h < heads; ++h) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(2));
+              const std::size_t qs = std::size_t(length) * dim, ks = std::size_t(keys) * dim;
+              std::copy(q.begin() + h * qs, q.begin() + (h + 1) * qs, fq.begin() + h * qs);
+              std::copy(k.begin() + h * ks, k.begin() + (h + 1) * ks, fk.begin() + h * ks);
+              std::copy(v.begin() + h * ks, v.begin() + (h + 1) * ks, fv.begin() + h * ks);
+              ready.store(h + 1, std::memory_order_release);
+            }
+          },
+          ready);
+      CHECK(same_bits(out, expected.output));
+    }
+  }
+}
+
+TEST_CASE("attention fed its inputs names a bad one, and a feed that throws ends it", "[threads][attention]") {
+  const int heads = 4, length = 70, keys = 20, dim = 8;
+  const Shape shape = testing::make_shape(heads, length, keys, dim);
+  const auto q = testing::random_values(std::size_t(heads) * length * dim, 31);
+  auto k = testing::random_values(std::size_t(heads) * keys * dim, 32);
+  const auto v = testing::random_values(std::size_t(heads) * keys * dim, 33);
+  k[std::size_t(2) * keys * dim + 5] = std::numeric_limits<float>::infinity();
+  for (int pool : {1, 3}) {
+    if (pool > 1 && !threads_supported()) continue;
+    INFO("threads " << pool);
+    ThreadCount threads_on(pool);
+    std::vector<float> fk(k.size()), out(q.size());
+    AttentionOutputs outputs;
+    outputs.output = out.data();
+    std::atomic<int> ready{0};
+    const auto feed_keys = [&] {
+      for (int h = 0; h < heads; ++h) {
+        std::copy(k.begin() + h * keys * dim, k.begin() + (h + 1) * keys * dim, fk.begin() + h * keys * dim);
+        ready.store(h + 1, std::memory_order_release);
+      }
+    };
+    CHECK_THROWS_WITH(
+        detail::fed_attention(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs, feed_keys, ready),
+        Contains("key") && Contains("infinite") && Contains(std::to_string(2 * keys * dim + 5)));
+    ready.store(0);
+    CHECK_THROWS_WITH(detail::fed_attention(
+                          shape, q.data(), k.data(), v.data(), AttentionOptions{}, outputs,
+                          [&] {
+                            ready.store(1, std::memory_order_release);
+                            throw std::runtime_error("the feed failed");
+                          },
+                          ready),
+                      "the feed failed");
+    // the pool is usable afterwards
+    std::atomic<int> sum{0};
+    parallel_for(10, 0, [&](int item, int) { sum.fetch_add(item); });
+    CHECK(sum.load() == 45);
   }
 }
 

@@ -6,17 +6,30 @@
 // or when this returns an error, goes through Embind, whose messages name the problem.
 #include <emscripten/emscripten.h>
 
+#include <atomic>
 #include <exception>
+#include <functional>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/internal/fed_attention.hpp"
 #include "attn/core/threads.hpp"
 
-extern "C" {
+namespace {
 
-// score: 0 dot, 1 scaled_dot. weights may be null. Returns 0, or 1 when attention() refused.
-EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* key, const float* value, float* output,
-                                              float* weights, int heads, int query_length, int key_length, int dim,
-                                              int value_dim, int score, int causal, float temperature) {
+// How many heads of the call under way the loader has copied in (attn_plain_attention_fed): the
+// loader stores into it with Atomics.store on the heap, where this int lives.
+std::atomic<int> heads_fed{0};
+static_assert(sizeof(std::atomic<int>) == sizeof(int) && std::atomic<int>::is_always_lock_free,
+              "JavaScript's Atomics reach it as an Int32Array element");
+
+// The loader's feed (web/src/attn.mjs): copies the call's inputs in, head by head, storing each
+// count into heads_fed, and never throws (a JavaScript exception would pass through the pool's
+// C++ frames without unwinding them); it ends with every head released.
+EM_JS(void, attn_feed_plain_inputs, (), { Module['attnFeed'](); });
+
+int plain_attention(const float* query, const float* key, const float* value, float* output, float* weights, int heads,
+                    int query_length, int key_length, int dim, int value_dim, int score, int causal, float temperature,
+                    bool fed) {
   try {
     attn::Shape shape;
     shape.heads = heads;
@@ -31,12 +44,44 @@ EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* k
     attn::AttentionOutputs outputs;
     outputs.output = output;
     outputs.weights = weights;
-    attn::attention(shape, query, key, value, options, outputs);
+    if (fed) {
+      heads_fed.store(0);
+      attn::detail::fed_attention(
+          shape, query, key, value, options, outputs, [] { attn_feed_plain_inputs(); }, heads_fed);
+    } else {
+      attn::attention(shape, query, key, value, options, outputs);
+    }
     return 0;
   } catch (const std::exception&) {
     return 1;
   }
 }
+
+}  // namespace
+
+extern "C" {
+
+// score: 0 dot, 1 scaled_dot. weights may be null. Returns 0, or 1 when attention() refused.
+EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* key, const float* value, float* output,
+                                              float* weights, int heads, int query_length, int key_length, int dim,
+                                              int value_dim, int score, int causal, float temperature) {
+  return plain_attention(query, key, value, output, weights, heads, query_length, key_length, dim, value_dim, score,
+                         causal, temperature, false);
+}
+
+// attn_plain_attention whose inputs the loader copies in while the pool's threads start: it calls
+// Module.attnFeed once they have their parts (attn::detail::fed_attention), and each part waits
+// for its head. Returns 1, without calling the feed, when the shape or options are refused.
+EMSCRIPTEN_KEEPALIVE int attn_plain_attention_fed(const float* query, const float* key, const float* value,
+                                                  float* output, float* weights, int heads, int query_length,
+                                                  int key_length, int dim, int value_dim, int score, int causal,
+                                                  float temperature) {
+  return plain_attention(query, key, value, output, weights, heads, query_length, key_length, dim, value_dim, score,
+                         causal, temperature, true);
+}
+
+// Where the count of heads fed lives in the heap (bytes).
+EMSCRIPTEN_KEEPALIVE int* attn_plain_heads_fed() { return reinterpret_cast<int*>(&heads_fed); }
 
 // Called by the loader before it copies a call's inputs into the heap: when attention over this
 // shape will run on several threads, they wake now (attn::wake_threads) and are up when it starts.

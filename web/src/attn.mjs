@@ -241,9 +241,20 @@ function plainAttention(module, scratch, o, threaded) {
     end = (at[i] + counts[i]) * 4;
   }
   let heap = floatHeap(module);
-  sources.forEach((source, i) => heap.set(source, at[i]));
-  const status = module._attn_plain_attention(at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0,
-    H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature);
+  const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0,
+    H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature];
+  let status;
+  if (threaded) {
+    // The pool's threads start on the first heads while this thread copies the rest in: the
+    // module calls the feed once they have their parts, and each part waits for its head.
+    const feed = feedInputs(module, heap, sources, at, [L * D, S * D, S * Dv], H);
+    status = module._attn_plain_attention_fed(...args);
+    module.attnFeed = undefined;
+    if (feed.failed) status = 1;
+  } else {
+    sources.forEach((source, i) => heap.set(source, at[i]));
+    status = module._attn_plain_attention(...args);
+  }
   let result;
   if (status === 0) {
     heap = floatHeap(module);  // the call may have grown the memory, which replaces the view
@@ -281,6 +292,29 @@ function warmUp(attn) {
 function deepFreeze(value) {
   if (value !== null && typeof value === 'object') Object.values(value).forEach(deepFreeze);
   return Object.freeze(value);
+}
+
+// Sets the module's feed (attn_plain_attention_fed, web/bindings/plain_attention.cpp): it copies
+// the inputs in head by head (sizes: one head's floats in each), storing each count of heads into
+// the module's counter. It never throws and always ends with every head released; where a copy
+// failed, the returned state says so, and the call's result is left for the Embind path.
+function feedInputs(module, heap, sources, at, sizes, heads) {
+  const fed = module._attn_plain_heads_fed() >> 2;
+  const counter = new Int32Array(heap.buffer);
+  const state = { failed: false };
+  module.attnFeed = () => {
+    try {
+      for (let h = 0; h < heads; h++) {
+        sources.forEach((source, i) => heap.set(source.subarray(h * sizes[i], (h + 1) * sizes[i]), at[i] + h * sizes[i]));
+        Atomics.store(counter, fed, h + 1);
+      }
+    } catch {
+      state.failed = true;
+    } finally {
+      Atomics.store(counter, fed, heads);
+    }
+  };
+  return state;
 }
 
 export default async function loadAttn(options = {}) {

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 
 #include "attn/core/error.hpp"
+#include "attn/core/internal/fed_attention.hpp"
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
 #include "attn/core/rng.hpp"
@@ -637,8 +639,12 @@ class BlockedAttention {
 
 }  // namespace
 
-void attention(const Shape& shape, const float* query, const float* key, const float* value,
-               const AttentionOptions& options, const AttentionOutputs& outputs) {
+namespace {
+
+// attention(), or fed_attention() where feed is given.
+void attend(const Shape& shape, const float* query, const float* key, const float* value,
+            const AttentionOptions& options, const AttentionOutputs& outputs, const std::function<void()>* feed,
+            std::atomic<int>* heads_ready) {
   validate(shape, query, key, value, options, outputs);
   // The work goes in parts of one head's block of query rows, the same parts whatever the thread
   // count, so every row is computed alike on one thread or many. Dropout and sampled hard
@@ -663,6 +669,17 @@ void attention(const Shape& shape, const float* query, const float* key, const f
   const bool scan = options.check_finite, scan_keys = reads_keys(options);
   std::atomic<bool> bad_input{false};
   std::vector<int> scanned_head(static_cast<std::size_t>(workers), -1);  // by worker
+  // what the calling thread does once the threads have their parts: the feed, if any, which must
+  // release every head (a part that waits for one holds its thread)
+  const std::function<void()> lead = [&] {
+    if (!feed) return;
+    try {
+      (*feed)();
+    } catch (...) {
+      heads_ready->store(shape.heads, std::memory_order_release);
+      throw;
+    }
+  };
   // A part may have thrown (an overflowing score) before the part that scans a bad value ran, or
   // with it: a bad value is what to name, as when the scan came first.
   const auto run = [&](auto& scratch, auto&& make, auto&& part) {
@@ -672,6 +689,10 @@ void attention(const Shape& shape, const float* query, const float* key, const f
           [&](int item, int worker) {
             if (bad_input.load(std::memory_order_relaxed)) return;
             const int h = item / blocks, first_row = (item % blocks) * block_rows;
+            if (heads_ready) {  // the head's inputs are still being fed
+              while (heads_ready->load(std::memory_order_acquire) <= h) {
+              }
+            }
             const int rows = std::min(block_rows, shape.query_length - first_row);
             const float* q = query + static_cast<std::size_t>(h) * shape.query_length * shape.dim;
             const float* k = scan_keys ? key + static_cast<std::size_t>(h) * shape.key_length * key_dim : nullptr;
@@ -688,7 +709,7 @@ void attention(const Shape& shape, const float* query, const float* key, const f
             if (!scratch[worker]) scratch[worker] = make();
             part(*scratch[worker], h, q, k, v, first_row, rows);
           },
-          grain);
+          grain, lead);
     } catch (const Error&) {
       validate_inputs(shape, query, key, value, options, outputs);
       throw;
@@ -714,6 +735,23 @@ void attention(const Shape& shape, const float* query, const float* key, const f
             int rows) { attention.block(h, q, k, v, first_row, rows); });
   }
 }
+
+}  // namespace
+
+void attention(const Shape& shape, const float* query, const float* key, const float* value,
+               const AttentionOptions& options, const AttentionOutputs& outputs) {
+  attend(shape, query, key, value, options, outputs, nullptr, nullptr);
+}
+
+namespace detail {
+
+void fed_attention(const Shape& shape, const float* query, const float* key, const float* value,
+                   const AttentionOptions& options, const AttentionOutputs& outputs, const std::function<void()>& feed,
+                   std::atomic<int>& heads_ready) {
+  attend(shape, query, key, value, options, outputs, &feed, &heads_ready);
+}
+
+}  // namespace detail
 
 AttentionResult attention(const Shape& shape, const std::vector<float>& query, const std::vector<float>& key,
                           const std::vector<float>& value, const AttentionOptions& options, Returns returns) {

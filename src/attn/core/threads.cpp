@@ -69,7 +69,8 @@ class Pool {
 
   // Runs the job on up to `workers` threads; false when the pool is in use (the caller then runs
   // it alone).
-  bool run(int count, int workers, int grain, const std::function<void(int, int)>& task) {
+  bool run(int count, int workers, int grain, const std::function<void(int, int)>& task,
+           const std::function<void()>* lead) {
     std::unique_lock<std::mutex> running(run_mutex_, std::try_to_lock);
     if (!running.owns_lock()) return false;
     const int active = std::min(workers, size());
@@ -87,6 +88,15 @@ class Pool {
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
+    if (lead) {
+      try {
+        (*lead)();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error_item_ = -1;  // before every item's
+        error_ = std::current_exception();
+      }
+    }
     work(0);
     // Every item is taken: close the job. A worker that has not joined yet stays out (it is still
     // waking, or another process has its core), so the caller never waits for a thread that had
@@ -233,13 +243,31 @@ int hardware_threads() noexcept {
   return count == 0 ? 1 : static_cast<int>(std::min<unsigned>(count, max_threads));
 }
 
-void parallel_for(int count, int workers, const std::function<void(int, int)>& task, int grain) {
-  if (count <= 0) return;
+namespace {
+
+void run_items(int count, int workers, const std::function<void(int, int)>& task, int grain,
+               const std::function<void()>* lead) {
+  if (count <= 0) {
+    if (lead) (*lead)();
+    return;
+  }
   if (workers <= 0) workers = threads();
   workers = std::min(workers, count);
   grain = std::max(grain, 1);
-  if (workers > 1 && !inside_task && pool().run(count, workers, grain, task)) return;
+  if (workers > 1 && !inside_task && pool().run(count, workers, grain, task, lead)) return;
+  if (lead) (*lead)();
   for (int item = 0; item < count; ++item) task(item, 0);
+}
+
+}  // namespace
+
+void parallel_for(int count, int workers, const std::function<void(int, int)>& task, int grain) {
+  run_items(count, workers, task, grain, nullptr);
+}
+
+void parallel_for(int count, int workers, const std::function<void(int, int)>& task, int grain,
+                  const std::function<void()>& lead) {
+  run_items(count, workers, task, grain, &lead);
 }
 
 int workers_for(int count, double work_per_item) noexcept {

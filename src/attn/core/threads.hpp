@@ -41,6 +41,16 @@ int hardware_threads() noexcept;
 // items on the calling thread alone (worker 0), in order.
 void parallel_for(int count, int workers, const std::function<void(int item, int worker)>& task, int grain = 1);
 
+// parallel_for, with `lead` run once on the calling thread after the pool's threads have been given
+// the items and before the calling thread takes any: a caller that is still preparing the items'
+// inputs (copying them in, say) lets the threads start on those that are ready. The tasks then
+// wait for their own inputs, and lead must make them all ready, whatever happens (a task that
+// waits forever holds the pool). Without a pool, lead runs first and the items after it. If lead
+// throws, its exception is rethrown, ahead of any task's, once the items are done (without a
+// pool, at once: no item runs).
+void parallel_for(int count, int workers, const std::function<void(int item, int worker)>& task, int grain,
+                  const std::function<void()>& lead);
+
 // How many workers parallel_for would use for `count` items of `work_per_item` multiply-adds
 // each: 1 below the size where waking threads costs more than it saves, at most threads().
 int workers_for(int count, double work_per_item) noexcept;
