@@ -27,15 +27,15 @@ function controls(state, pairs) {
   for (const [key, id] of pairs) state.control(key, $(id));
 }
 
-// The #pair select: the index's pairs, en-es (the default) first; the URL hash remembers the choice.
-// Switching pairs shows the pair's example sentences (unless the reader typed their own), its
-// default method, and in every view that pair's models only.
 // The line under the title: the module's build, then what the chosen pair has loaded or will.
 let buildLine = '';
 function setStatus(status) {
   $('build').textContent = status ? `${buildLine} · ${status}` : buildLine;
 }
 
+// The #pair select: the index's pairs, en-es (the default) first; the URL hash remembers the choice.
+// Switching pairs shows the pair's example sentences (unless the reader typed their own), its
+// default method, and in every view that pair's models only.
 function startPairs(state, pairs, views) {
   const select = $('pair');
   select.replaceChildren(...Object.values(pairs).map((pair) => new Option(`English–${pair.languageName}`, pair.name)));

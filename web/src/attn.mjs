@@ -351,13 +351,18 @@ function unlessWorkersFail(settings, worker, load) {
     let settled = false;  // after loading, a Worker's error is the glue's to report
     settings.attnWorkerFailed = (event) => {
       if (settled) return;
-      settled = true;
+      const started = settings.attnWorkers;
+      settle();
       const detail = event?.message ? `: ${event.message}` : '';
-      for (const started of settings.attnWorkers) started.terminate();
+      for (const thread of started) thread.terminate();
       reject(new WorkersFailed(`loadAttn(): the threads build's Workers could not start (${worker})${detail}; ` +
         'a Content-Security-Policy must allow them (worker-src), or load with threads: 1'));
     };
-    load().then((module) => { settled = true; resolve(module); }, (error) => { settled = true; reject(error); });
+    const settle = () => {
+      settled = true;
+      settings.attnWorkers = null;  // the module's own lists keep them
+    };
+    load().then((module) => { settle(); resolve(module); }, (error) => { settle(); reject(error); });
   });
 }
 
