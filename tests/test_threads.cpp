@@ -214,44 +214,74 @@ TEST_CASE("attention fed its inputs head by head while it runs gives attention()
   }
 }
 
-TEST_CASE("attention fed its inputs names a bad one, and a feed that throws ends it", "[threads][attention]") {
-  const int heads = 4, length = 70, keys = 20, dim = 8;
+TEST_CASE("attention fed its inputs names a bad one, and a feed that fails or stops short ends it",
+          "[threads][attention]") {
+  // large enough for every thread count to use the pool (workers_for)
+  const int heads = 6, length = 130, keys = 100, dim = 16;
   const Shape shape = testing::make_shape(heads, length, keys, dim);
+  const std::size_t per_head = std::size_t(keys) * dim;
   const auto q = testing::random_values(std::size_t(heads) * length * dim, 31);
-  auto k = testing::random_values(std::size_t(heads) * keys * dim, 32);
-  const auto v = testing::random_values(std::size_t(heads) * keys * dim, 33);
-  k[std::size_t(2) * keys * dim + 5] = std::numeric_limits<float>::infinity();
+  auto k = testing::random_values(heads * per_head, 32);
+  const auto v = testing::random_values(heads * per_head, 33);
+  k[2 * per_head + 5] = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int pool : {1, 3}) {
     if (pool > 1 && !threads_supported()) continue;
     INFO("threads " << pool);
     ThreadCount threads_on(pool);
-    std::vector<float> fk(k.size()), out(q.size());
+    std::vector<float> fk(k.size(), nan), out(q.size());
     AttentionOutputs outputs;
     outputs.output = out.data();
-    std::atomic<int> ready{0};
-    const auto feed_keys = [&] {
-      for (int h = 0; h < heads; ++h) {
-        std::copy(k.begin() + h * keys * dim, k.begin() + (h + 1) * keys * dim, fk.begin() + h * keys * dim);
-        ready.store(h + 1, std::memory_order_release);
-      }
+    std::atomic<int> ready{heads};  // stale from a last call: fed_attention starts it at 0
+    const auto feed_keys = [&](int stop) {
+      return [&, stop] {
+        for (int h = 0; h < stop; ++h) {
+          std::copy(k.begin() + h * per_head, k.begin() + (h + 1) * per_head, fk.begin() + h * per_head);
+          ready.store(h + 1, std::memory_order_release);
+        }
+      };
     };
+    CHECK_THROWS_WITH(detail::fed_attention(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs,
+                                            feed_keys(heads), ready),
+                      Contains("key") && Contains("infinite") && Contains(std::to_string(2 * per_head + 5)));
+    // a feed that stops after two heads: an error saying so, not a wait for the rest
+    std::fill(fk.begin(), fk.end(), nan);
     CHECK_THROWS_WITH(
-        detail::fed_attention(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs, feed_keys, ready),
-        Contains("key") && Contains("infinite") && Contains(std::to_string(2 * keys * dim + 5)));
-    ready.store(0);
+        detail::fed_attention(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs, feed_keys(2), ready),
+        "attention: the feed put 2 of 6 heads in place");
+    // a feed that fails: its own error, not a complaint about the inputs it never fed
+    std::fill(fk.begin(), fk.end(), nan);
     CHECK_THROWS_WITH(detail::fed_attention(
-                          shape, q.data(), k.data(), v.data(), AttentionOptions{}, outputs,
+                          shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs,
                           [&] {
                             ready.store(1, std::memory_order_release);
-                            throw std::runtime_error("the feed failed");
+                            throw Error("the feed failed");
                           },
                           ready),
                       "the feed failed");
+    CHECK(ready.load() == heads);
     // the pool is usable afterwards
     std::atomic<int> sum{0};
     parallel_for(10, 0, [&](int item, int) { sum.fetch_add(item); });
     CHECK(sum.load() == 45);
   }
+}
+
+TEST_CASE("a parallel_for or wake_threads inside parallel_for's lead runs in place", "[threads]") {
+  if (!threads_supported()) return;
+  ThreadCount threads_on(3);
+  std::atomic<int> inner{0}, outer{0};
+  parallel_for(
+      20, 0, [&](int, int) { outer.fetch_add(1); }, 1,
+      [&] {
+        wake_threads();
+        parallel_for(30, 0, [&](int, int worker) {
+          CHECK(worker == 0);
+          inner.fetch_add(1);
+        });
+      });
+  CHECK(inner.load() == 30);
+  CHECK(outer.load() == 20);
 }
 
 TEST_CASE("a parallel_for inside a task runs in place", "[threads]") {

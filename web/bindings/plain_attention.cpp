@@ -45,7 +45,6 @@ int plain_attention(const float* query, const float* key, const float* value, fl
     outputs.output = output;
     outputs.weights = weights;
     if (fed) {
-      heads_fed.store(0);
       attn::detail::fed_attention(
           shape, query, key, value, options, outputs, [] { attn_feed_plain_inputs(); }, heads_fed);
     } else {

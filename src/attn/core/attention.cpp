@@ -670,14 +670,24 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
   std::atomic<bool> bad_input{false};
   std::vector<int> scanned_head(static_cast<std::size_t>(workers), -1);  // by worker
   // what the calling thread does once the threads have their parts: the feed, if any, which must
-  // release every head (a part that waits for one holds its thread)
+  // release every head (a part that waits for one holds its thread); a feed that fails, or stops
+  // short, releases them all here and its error is the call's
+  bool feed_failed = false;
+  if (feed) heads_ready->store(0, std::memory_order_relaxed);  // published with the job
   const std::function<void()> lead = [&] {
     if (!feed) return;
     try {
       (*feed)();
     } catch (...) {
+      feed_failed = true;
       heads_ready->store(shape.heads, std::memory_order_release);
       throw;
+    }
+    const int fed = heads_ready->load(std::memory_order_relaxed);
+    if (fed < shape.heads) {
+      feed_failed = true;
+      heads_ready->store(shape.heads, std::memory_order_release);
+      fail("attention: the feed put ", fed, " of ", shape.heads, " heads in place");
     }
   };
   // A part may have thrown (an overflowing score) before the part that scans a bad value ran, or
@@ -711,7 +721,7 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
           },
           grain, lead);
     } catch (const Error&) {
-      validate_inputs(shape, query, key, value, options, outputs);
+      if (!feed_failed) validate_inputs(shape, query, key, value, options, outputs);  // unfed inputs: not named
       throw;
     }
     if (bad_input.load()) {

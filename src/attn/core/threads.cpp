@@ -90,8 +90,12 @@ class Pool {
     wake_.notify_all();
     if (lead) {
       try {
+        // as a task: a parallel_for inside the lead runs in place (this thread holds the pool)
+        inside_task = true;
         (*lead)();
+        inside_task = false;
       } catch (...) {
+        inside_task = false;
         std::lock_guard<std::mutex> lock(mutex_);
         error_item_ = -1;  // before every item's
         error_ = std::current_exception();
@@ -231,7 +235,7 @@ void set_threads(int count) {
 int threads() noexcept { return pool().size(); }
 
 void wake_threads() noexcept {
-  if (threads() <= 1) return;
+  if (threads() <= 1 || inside_task) return;  // inside a task or a lead, this thread holds the pool
   try {
     pool().alert();
   } catch (...) {  // a mutex that fails to lock: the job wakes them, later

@@ -45,7 +45,8 @@ void parallel_for(int count, int workers, const std::function<void(int item, int
 // the items and before the calling thread takes any: a caller that is still preparing the items'
 // inputs (copying them in, say) lets the threads start on those that are ready. The tasks then
 // wait for their own inputs, and lead must make them all ready, whatever happens (a task that
-// waits forever holds the pool). Without a pool, lead runs first and the items after it. If lead
+// waits forever holds the pool). A parallel_for inside lead runs in place, and lead must not call
+// set_threads. Without a pool, lead runs first and the items after it. If lead
 // throws, its exception is rethrown, ahead of any task's, once the items are done (without a
 // pool, at once: no item runs).
 void parallel_for(int count, int workers, const std::function<void(int item, int worker)>& task, int grain,
