@@ -1,6 +1,8 @@
 // Every SIMD kernel against its scalar twin and a double-precision reference, over odd sizes.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "support.hpp"
 
 using namespace attn;
@@ -59,6 +61,38 @@ TEST_CASE("matmul matches a double reference for every odd size and both kernels
       }
     }
   }
+}
+
+TEST_CASE("matmul gives a row the same bits whatever panel it falls in and however wide the product", "[kernels]") {
+  // Rows go through full panels, four-row or padded short panels or alone, and columns through
+  // whole tiles, single vectors or the padded edge, by the product's height and width: none of
+  // that may change an element (parallel_matmul splits columns by thread count; attention's
+  // blocks end in short panels), with an alpha that is not a power of two, over a K that goes in
+  // two chunks.
+  const int K = 300, wide = 100;
+  const float alpha = 0.3f;
+  const auto A = random_values(std::size_t(17) * K, 61);
+  const auto B = random_values(std::size_t(K) * wide, 62);
+  std::vector<float> reference(std::size_t(17) * wide);
+  kernels::matmul(17, wide, K, alpha, A.data(), K, B.data(), wide, reference.data(), wide, false);
+  int differ = 0;
+  for (int m : {1, 2, 4, 5, 6, 7, 10, 12, 16}) {
+    for (int first = 0; first + m <= 17; first += m) {
+      for (int n : {1, 7, 8, 16, 32, 64, 65, 100}) {
+        std::vector<float> C(std::size_t(m) * n);
+        kernels::matmul(m, n, K, alpha, A.data() + std::size_t(first) * K, K, B.data(), wide, C.data(), n, false);
+        for (int r = 0; r < m; ++r)
+          for (int c = 0; c < n; ++c) {
+            const float want = reference[std::size_t(first + r) * wide + c], got = C[std::size_t(r) * n + c];
+            if (std::memcmp(&want, &got, sizeof want) != 0 && ++differ <= 3) {
+              UNSCOPED_INFO("m=" << m << " rows from " << first << " n=" << n << " at " << r << "," << c << ": " << got
+                                 << " vs " << want);
+            }
+          }
+      }
+    }
+  }
+  CHECK(differ == 0);
 }
 
 TEST_CASE("matmul honours leading dimensions wider than the rows", "[kernels]") {

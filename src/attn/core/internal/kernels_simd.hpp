@@ -155,9 +155,9 @@ inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, fl
   }
 }
 
-// C[Rows][Cols*W] (+)= A * B[.][0..Cols*W): the micro-kernel, held in registers. A is a packed
-// panel (panel[k * Rows + r], lda unused) or, when Direct, Rows rows of A read in place
-// (A[r * lda + k], alpha = 1): packing costs as much as a fifth of the multiply-adds for long K
+// C[Rows][Cols*W] = alpha * A * B[.][0..Cols*W) (+ C when accumulate): the micro-kernel, held in
+// registers. A is a packed panel (panel[k * Rows + r], lda unused) or, when Direct, Rows rows of A
+// read in place (A[r * lda + k]): packing costs as much as a fifth of the multiply-adds for long K
 // (probabilities times values), while broadcasting from Rows row pointers costs nothing natively.
 template <class Arch, int Rows, int Cols, bool Direct = false>
 inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate,
@@ -201,36 +201,38 @@ inline void pack_edge(int kc, const float* b_chunk, int ldb, int vectors, int re
 }
 
 // A panel of exactly Rows rows of C for one chunk of kc rows of B, written to C directly: whole
-// tiles, single vectors and the zero-padded edge (through `tile`, copied out by the caller).
+// tiles, single vectors and the zero-padded edge (through `tile`, copied out by the caller). A's
+// elements are packed times pack_alpha and the sums scaled by sum_alpha (see multiply_panel).
 // Natively (8 or 16 lanes) A is broadcast in place when the panel is whole tiles wide; the
-// four-lane build (WebAssembly) packs, by register transposes. alpha scales the sums rather than
-// A's elements in place (packing scaled them one by one, a fifteenth of the scores' product at 64
-// dimensions): the same bits for a power of two (1/8 at 64 dimensions), within a rounding
-// otherwise.
+// four-lane build (WebAssembly) packs, by register transposes.
 template <class Arch, int Rows>
-ATTN_ALWAYS_INLINE inline void multiply_rows(int N, int kc, float alpha, const float* A, int lda, const float* b_chunk,
-                                             int ldb, const float* edge, float* c_block, int ldc, bool add,
-                                             float* panel, float* tile, bool direct) {
+ATTN_ALWAYS_INLINE inline void multiply_rows(int N, int kc, float pack_alpha, float sum_alpha, const float* A, int lda,
+                                             const float* b_chunk, int ldb, const float* edge, float* c_block, int ldc,
+                                             bool add, float* panel, float* tile, bool direct) {
   constexpr int W = static_cast<int>(floats<Arch>::size), Cols = Tile<Arch>::cols;
   const int full = N - N % (Cols * W), vectors = N - N % W;
   if (direct) {
     for (int j = 0; j < full; j += Cols * W)
-      micro_kernel<Arch, Rows, Cols, true>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add, alpha);
+      micro_kernel<Arch, Rows, Cols, true>(kc, A, lda, b_chunk + j, ldb, c_block + j, ldc, add, sum_alpha);
     return;
   }
-  pack_panel<Arch, Rows>(Rows, kc, alpha, A, lda, panel);
+  pack_panel<Arch, Rows>(Rows, kc, pack_alpha, A, lda, panel);
   for (int j = 0; j < full; j += Cols * W)
-    micro_kernel<Arch, Rows, Cols>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
+    micro_kernel<Arch, Rows, Cols>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add, sum_alpha);
   for (int j = full; j < vectors; j += W)
-    micro_kernel<Arch, Rows, 1>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add);
-  if (vectors < N) micro_kernel<Arch, Rows, 1>(kc, panel, 0, edge, W, tile, W, false);
+    micro_kernel<Arch, Rows, 1>(kc, panel, 0, b_chunk + j, ldb, c_block + j, ldc, add, sum_alpha);
+  if (vectors < N) micro_kernel<Arch, Rows, 1>(kc, panel, 0, edge, W, tile, W, false, sum_alpha);
 }
 
 // One panel of C (rows <= R rows, N columns) for one chunk of kc rows of B, added to C when add.
 // A full panel and a single row write C directly; a single last row goes alone (a matrix-vector
 // product, as the decoder runs, must not pay for R rows), and so do four rows where a full panel
 // is six (a block of 64 query rows ends with four); other short panels are zero-padded to R rows
-// (B is read once, as a beam search needs) and copied out.
+// (B is read once, as a beam search needs) and copied out. Natively alpha scales the sums, on
+// every path alike, so a row's bits do not depend on the path it takes (the panel's height, the
+// width of the product); packing scaled A's elements one by one, a fifteenth of the scores'
+// product at 64 dimensions (the same bits where alpha is a power of two, 1/8 at 64 dimensions).
+// The four-lane build (WebAssembly), which always packs, scales A's elements as it packs them.
 template <class Arch>
 ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alpha, const float* A, int lda,
                                               const float* b_chunk, int ldb, const float* edge, float* c_block, int ldc,
@@ -240,15 +242,18 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   const int vectors = N - N % W;        // ... and in whole vectors
   const int rest = N - vectors;         // columns past the last whole vector
   const bool in_place = W >= 8 && full == N;
+  const float pack_alpha = W >= 8 ? 1.0f : alpha, sum_alpha = W >= 8 ? alpha : 1.0f;
   if (rows == R) {
-    multiply_rows<Arch, R>(N, kc, alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile, in_place);
+    multiply_rows<Arch, R>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
+                           in_place);
   } else if (rows == 1) {
-    multiply_rows<Arch, 1>(N, kc, alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile, false);
+    multiply_rows<Arch, 1>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
+                           false);
   } else if (R > 4 && rows == 4) {
-    multiply_rows<Arch, (R > 4 ? 4 : R)>(N, kc, alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
-                                         in_place);
+    multiply_rows<Arch, (R > 4 ? 4 : R)>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add,
+                                         panel, tile, in_place);
   } else {
-    pack_panel<Arch, R>(rows, kc, alpha, A, lda, panel);
+    pack_panel<Arch, R>(rows, kc, pack_alpha, A, lda, panel);
     const auto copy_rows = [&](const float* from, int width, int j) {
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < width; ++c) {
@@ -257,14 +262,14 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
         }
     };
     for (int j = 0; j < full; j += Cols * W) {
-      micro_kernel<Arch, R, Cols>(kc, panel, 0, b_chunk + j, ldb, wide, Cols * W, false);
+      micro_kernel<Arch, R, Cols>(kc, panel, 0, b_chunk + j, ldb, wide, Cols * W, false, sum_alpha);
       copy_rows(wide, Cols * W, j);
     }
     for (int j = full; j < vectors; j += W) {
-      micro_kernel<Arch, R, 1>(kc, panel, 0, b_chunk + j, ldb, tile, W, false);
+      micro_kernel<Arch, R, 1>(kc, panel, 0, b_chunk + j, ldb, tile, W, false, sum_alpha);
       copy_rows(tile, W, j);
     }
-    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, 0, edge, W, tile, W, false);
+    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, 0, edge, W, tile, W, false, sum_alpha);
   }
   if (rest > 0) {
     for (int r = 0; r < rows; ++r)
@@ -275,9 +280,9 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   }
 }
 
-// C = alpha*A*B (+C). Few micro-kernel shapes (R or 1 rows, the full tile or one vector wide):
-// the last columns go through zero padding instead of more variants, so they stay vector code
-// and the function stays small (V8 compiles it to optimized code sooner). K goes in
+// C = alpha*A*B (+C). Few micro-kernel shapes (R, 1 or, beside six, 4 rows; the full tile or one
+// vector wide): the last columns go through zero padding instead of more variants, so they stay
+// vector code and the function stays small (V8 compiles it to optimized code sooner). K goes in
 // chunks, so the packed panels live on the stack: no allocation, nothing to throw.
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
