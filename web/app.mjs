@@ -58,8 +58,8 @@ function startPairs(state, pairs, views) {
     // the reader's choice resets the method to the pair's default; a link (hash) keeps its own
     show({ reset: !state.applying });
     const pair = chosen();
-    setStatus(pair.files.forward ? `${pair.name}: its models load when a method needs them`
-      : `${pair.name}: its aligners load when a method needs them (${pair.name} has no attention model yet)`);
+    setStatus(pair.files.forward ? `${pair.name}: its models load the first time a method needs them`
+      : `${pair.name}: its aligners load the first time a method needs them (${pair.name} has no attention model yet)`);
     const [align, translate, inside] = views;
     align.update();
     if (chosen().files.forward) translate.translate();

@@ -46,7 +46,7 @@ describe('language pairs', () => {
       assert.equal(await page.textContent('label[for="target"]'), pair.languageName);
       // the line under the title speaks of the chosen pair, not of the one the page started with
       const status = await page.textContent('#build');
-      assert.match(status, new RegExp(` · ${name}: its ${pair.files.forward ? 'models' : 'aligners'} load when a method needs them`), name);
+      assert.match(status, new RegExp(` · ${name}: its ${pair.files.forward ? 'models' : 'aligners'} load the first time a method needs them`), name);
       assert.equal(status.includes(`${name} has no attention model yet`), !pair.files.forward, `${name}: ${status}`);
       const figure = await figureOf(page, 'heatmap');
       assert.deepEqual(figure.rowLabels, example.target.split(' '), `${name}: the words as typed`);

@@ -129,6 +129,7 @@ describe('threads in the explorer', () => {
       ]);
       return {
         isolated: crossOriginIsolated,
+        hardware: navigator.hardwareConcurrency,
         asked: await settle(loadAttn({ threads: 2, warmUp: false })),
         byDefault: await settle(loadAttn({ warmUp: false })),
       };
@@ -136,6 +137,7 @@ describe('threads in the explorer', () => {
     await page.unrouteAll({ behavior: 'ignoreErrors' });
     await page.close();
     assert.equal(outcomes.isolated, true, 'the page can share memory: only the policy stands in the way');
+    assert.ok(outcomes.hardware > 1, `the default would be threads here (${outcomes.hardware} reported)`);
     assert.match(outcomes.asked, /^error: loadAttn\(\): the threads build's Workers could not start \(http:\/\/.*attn-simd-threads\.worker\.js\).*worker-src.*threads: 1$/);
     assert.match(outcomes.byDefault, /^threads 1, output 1\.6605 2\.6605$/);
   });
