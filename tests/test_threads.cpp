@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,16 @@ AttentionResult run_on(int count, const Shape& shape, const std::vector<float>& 
                        const std::vector<float>& v, const AttentionOptions& options, Returns returns) {
   ThreadCount threads(count);
   return attention(shape, q, k, v, options, returns);
+}
+
+// fed_attention with a feed alone.
+void fed_attention_with(const Shape& shape, const float* query, const float* key, const float* value,
+                        const AttentionOptions& options, const AttentionOutputs& outputs, std::function<void()> feed,
+                        std::atomic<int>& ready) {
+  detail::Feeding feeding;
+  feeding.feed = std::move(feed);
+  feeding.heads_ready = &ready;
+  detail::fed_attention(shape, query, key, value, options, outputs, feeding);
 }
 
 }  // namespace
@@ -196,7 +207,7 @@ TEST_CASE("attention fed its inputs head by head while it runs gives attention()
       std::atomic<int> ready{0};
       AttentionOutputs outputs;
       outputs.output = out.data();
-      detail::fed_attention(
+      fed_attention_with(
           shape, fq.data(), fk.data(), fv.data(), options, outputs,
           [&] {
             for (int h = 0; h < heads; ++h) {
@@ -211,6 +222,56 @@ TEST_CASE("attention fed its inputs head by head while it runs gives attention()
           ready);
       CHECK(same_bits(out, expected.output));
     }
+  }
+}
+
+TEST_CASE("attention fed and drained head by head gives attention()'s bits, each head drained once finished",
+          "[threads][attention]") {
+  const int heads = 7, length = 130, keys = 100, dim = 16;
+  const Shape shape = testing::make_shape(heads, length, keys, dim);
+  const std::size_t q_head = std::size_t(length) * dim, kv_head = std::size_t(keys) * dim;
+  const auto q = testing::random_values(heads * q_head, 41);
+  const auto k = testing::random_values(heads * kv_head, 42);
+  const auto v = testing::random_values(heads * kv_head, 43);
+  const AttentionResult expected = attention(shape, q, k, v, AttentionOptions{}, Returns::output);
+  for (int pool : {1, 2, 4}) {
+    if (pool > 1 && !threads_supported()) continue;
+    INFO("threads " << pool);
+    ThreadCount threads_on(pool);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> fq(q.size()), fk(k.size()), fv(v.size()), out(q.size(), nan), drained(q.size(), nan);
+    std::atomic<int> ready{0}, drains{0};
+    std::vector<std::atomic<int>> left(heads);
+    std::vector<int> copied(heads, 0);
+    detail::Feeding feeding;
+    feeding.heads_ready = &ready;
+    feeding.parts_left = left.data();
+    feeding.feed = [&] {
+      for (int h = 0; h < heads; ++h) {
+        std::copy(q.begin() + h * q_head, q.begin() + (h + 1) * q_head, fq.begin() + h * q_head);
+        std::copy(k.begin() + h * kv_head, k.begin() + (h + 1) * kv_head, fk.begin() + h * kv_head);
+        std::copy(v.begin() + h * kv_head, v.begin() + (h + 1) * kv_head, fv.begin() + h * kv_head);
+        ready.store(h + 1, std::memory_order_release);
+      }
+    };
+    // as the loader's: copy out every head whose parts have all ended, until none is left
+    feeding.drain = [&] {
+      drains.fetch_add(1);
+      for (int done = 0; done < heads;) {
+        for (int h = 0; h < heads; ++h) {
+          if (copied[h] || left[h].load(std::memory_order_acquire) != 0) continue;
+          std::copy(out.begin() + h * q_head, out.begin() + (h + 1) * q_head, drained.begin() + h * q_head);
+          copied[h] = 1;
+          ++done;
+        }
+      }
+    };
+    AttentionOutputs outputs;
+    outputs.output = out.data();
+    detail::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding);
+    CHECK(drains.load() == 1);
+    CHECK(same_bits(drained, expected.output));
+    CHECK(same_bits(out, expected.output));
   }
 }
 
@@ -241,17 +302,17 @@ TEST_CASE("attention fed its inputs names a bad one, and a feed that fails or st
         }
       };
     };
-    CHECK_THROWS_WITH(detail::fed_attention(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs,
-                                            feed_keys(heads), ready),
-                      Contains("key") && Contains("infinite") && Contains(std::to_string(2 * per_head + 5)));
+    CHECK_THROWS_WITH(
+        fed_attention_with(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs, feed_keys(heads), ready),
+        Contains("key") && Contains("infinite") && Contains(std::to_string(2 * per_head + 5)));
     // a feed that stops after two heads: an error saying so, not a wait for the rest
     std::fill(fk.begin(), fk.end(), nan);
     CHECK_THROWS_WITH(
-        detail::fed_attention(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs, feed_keys(2), ready),
+        fed_attention_with(shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs, feed_keys(2), ready),
         "attention: the feed put 2 of 6 heads in place");
     // a feed that fails: its own error, not a complaint about the inputs it never fed
     std::fill(fk.begin(), fk.end(), nan);
-    CHECK_THROWS_WITH(detail::fed_attention(
+    CHECK_THROWS_WITH(fed_attention_with(
                           shape, q.data(), fk.data(), v.data(), AttentionOptions{}, outputs,
                           [&] {
                             ready.store(1, std::memory_order_release);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <vector>
 
 #include "attn/core/attention.hpp"
 #include "attn/core/internal/fed_attention.hpp"
@@ -25,7 +26,22 @@ static_assert(sizeof(std::atomic<int>) == sizeof(int) && std::atomic<int>::is_al
 // The loader's feed (web/src/attn.mjs): copies the call's inputs in, head by head, storing each
 // count into heads_fed, and never throws (a JavaScript exception would pass through the pool's
 // C++ frames without unwinding them); it ends with every head released.
-EM_JS(void, attn_feed_plain_inputs, (), { Module['attnFeed'](); });
+// (A feed that is missing feeds nothing: fed_attention then fails, naming the heads it was fed.)
+EM_JS(void, attn_feed_plain_inputs, (), {
+  var feed = Module['attnFeed'];
+  if (feed) feed();
+});
+
+// Each head's parts not yet ended, for the call under way (attn::detail::Feeding::parts_left).
+std::vector<std::atomic<int>> parts_left;
+
+// The loader's drain: once the calling thread has no part left, copies each head's output out as
+// its parts end (reading `left`, the heap address of parts_left), until every head is out; never
+// throws.
+EM_JS(void, attn_drain_plain_output, (const std::atomic<int>* left), {
+  var drain = Module['attnDrain'];
+  if (drain) drain(left);
+});
 
 int plain_attention(const float* query, const float* key, const float* value, float* output, float* weights, int heads,
                     int query_length, int key_length, int dim, int value_dim, int score, int causal, float temperature,
@@ -45,8 +61,13 @@ int plain_attention(const float* query, const float* key, const float* value, fl
     outputs.output = output;
     outputs.weights = weights;
     if (fed) {
-      attn::detail::fed_attention(
-          shape, query, key, value, options, outputs, [] { attn_feed_plain_inputs(); }, heads_fed);
+      if (parts_left.size() < static_cast<std::size_t>(heads)) parts_left = std::vector<std::atomic<int>>(heads);
+      attn::detail::Feeding feeding;
+      feeding.feed = [] { attn_feed_plain_inputs(); };
+      feeding.heads_ready = &heads_fed;
+      feeding.drain = [] { attn_drain_plain_output(parts_left.data()); };
+      feeding.parts_left = parts_left.data();
+      attn::detail::fed_attention(shape, query, key, value, options, outputs, feeding);
     } else {
       attn::attention(shape, query, key, value, options, outputs);
     }
@@ -70,7 +91,8 @@ EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* k
 
 // attn_plain_attention whose inputs the loader copies in while the pool's threads start: it calls
 // Module.attnFeed once they have their parts (attn::detail::fed_attention), and each part waits
-// for its head. Returns 1, without calling the feed, when the shape or options are refused.
+// for its head; then Module.attnDrain, which copies the output out head by head as the other
+// threads finish. Returns 1, without calling either, when the shape or options are refused.
 EMSCRIPTEN_KEEPALIVE int attn_plain_attention_fed(const float* query, const float* key, const float* value,
                                                   float* output, float* weights, int heads, int query_length,
                                                   int key_length, int dim, int value_dim, int score, int causal,

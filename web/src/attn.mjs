@@ -243,14 +243,16 @@ function plainAttention(module, scratch, o, threaded) {
   let heap = floatHeap(module);
   const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0,
     H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature];
-  let status;
+  let status, drained;
   if (threaded) {
     // The pool's threads start on the first heads while this thread copies the rest in: the
     // module calls the feed once they have their parts, and each part waits for its head.
     const feed = feedInputs(module, heap, sources, at, [L * D, S * D, S * Dv], H);
+    const drain = drainOutput(module, heap, at[3], L * Dv, H);
     status = module._attn_plain_attention_fed(...args);
-    module.attnFeed = undefined;
+    module.attnFeed = module.attnDrain = undefined;
     if (feed.failed) status = 1;
+    drained = drain.output;
   } else {
     sources.forEach((source, i) => heap.set(source, at[i]));
     status = module._attn_plain_attention(...args);
@@ -258,7 +260,7 @@ function plainAttention(module, scratch, o, threaded) {
   let result;
   if (status === 0) {
     heap = floatHeap(module);  // the call may have grown the memory, which replaces the view
-    result = { output: heap.slice(at[3], at[3] + counts[3]) };
+    result = { output: drained ?? heap.slice(at[3], at[3] + counts[3]) };
     if (returnWeights) result.weights = heap.slice(at[4], at[4] + counts[4]);
   }
   if (scratch.bytes > SCRATCH_KEPT_BYTES) {
@@ -312,6 +314,33 @@ function feedInputs(module, heap, sources, at, sizes, heads) {
       state.failed = true;
     } finally {
       Atomics.store(counter, fed, heads);
+    }
+  };
+  return state;
+}
+
+// Sets the module's drain (attn_plain_attention_fed): once the calling thread has no part left,
+// it copies each head's output (floats `size` each, from `from` in the heap) out as the head's
+// parts end, into a new array, while the other threads finish theirs; the returned state holds
+// the array once every head is in it (else the caller copies the output itself).
+function drainOutput(module, heap, from, size, heads) {
+  const state = { output: undefined };
+  module.attnDrain = (left) => {
+    try {
+      const counts = new Int32Array(floatHeap(module).buffer, left, heads);  // allocated during the call
+      const output = new Float32Array(size * heads);
+      const copied = new Uint8Array(heads);
+      for (let done = 0; done < heads;) {
+        for (let h = 0; h < heads; h++) {
+          if (copied[h] || Atomics.load(counts, h) !== 0) continue;
+          output.set(heap.subarray(from + h * size, from + (h + 1) * size), h * size);
+          copied[h] = 1;
+          done++;
+        }
+      }
+      state.output = output;
+    } catch {
+      state.output = undefined;  // the caller copies the output itself
     }
   };
   return state;

@@ -641,10 +641,12 @@ class BlockedAttention {
 
 namespace {
 
-// attention(), or fed_attention() where feed is given.
+// attention(), or fed_attention() where feeding is given.
 void attend(const Shape& shape, const float* query, const float* key, const float* value,
-            const AttentionOptions& options, const AttentionOutputs& outputs, const std::function<void()>* feed,
-            std::atomic<int>* heads_ready) {
+            const AttentionOptions& options, const AttentionOutputs& outputs, const detail::Feeding* feeding) {
+  const std::function<void()>* feed = feeding ? &feeding->feed : nullptr;
+  std::atomic<int>* heads_ready = feeding ? feeding->heads_ready : nullptr;
+  std::atomic<int>* parts_left = feeding && feeding->drain ? feeding->parts_left : nullptr;
   validate(shape, query, key, value, options, outputs);
   // The work goes in parts of one head's block of query rows, the same parts whatever the thread
   // count, so every row is computed alike on one thread or many. Dropout and sampled hard
@@ -674,6 +676,16 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
   // short, releases them all here and its error is the call's
   bool feed_failed = false;
   if (feed) heads_ready->store(0, std::memory_order_relaxed);  // published with the job
+  if (parts_left) {
+    for (int h = 0; h < shape.heads; ++h) parts_left[h].store(blocks, std::memory_order_relaxed);
+  }
+  // each part, however it ends, counts itself off its head (the drain copies finished heads out)
+  struct PartDone {
+    std::atomic<int>* left;
+    ~PartDone() {
+      if (left) left->fetch_sub(1, std::memory_order_release);
+    }
+  };
   const std::function<void()> lead = [&] {
     if (!feed) return;
     try {
@@ -697,8 +709,9 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
       parallel_for(
           parts, workers,
           [&](int item, int worker) {
-            if (bad_input.load(std::memory_order_relaxed)) return;
             const int h = item / blocks, first_row = (item % blocks) * block_rows;
+            const PartDone done{parts_left ? parts_left + h : nullptr};
+            if (bad_input.load(std::memory_order_relaxed)) return;
             if (heads_ready) {  // the head's inputs are still being fed
               while (heads_ready->load(std::memory_order_acquire) <= h) {
               }
@@ -719,7 +732,7 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
             if (!scratch[worker]) scratch[worker] = make();
             part(*scratch[worker], h, q, k, v, first_row, rows);
           },
-          grain, lead);
+          grain, lead, feeding && feeding->drain ? feeding->drain : std::function<void()>());
     } catch (const Error&) {
       if (!feed_failed) validate_inputs(shape, query, key, value, options, outputs);  // unfed inputs: not named
       throw;
@@ -750,15 +763,14 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
 
 void attention(const Shape& shape, const float* query, const float* key, const float* value,
                const AttentionOptions& options, const AttentionOutputs& outputs) {
-  attend(shape, query, key, value, options, outputs, nullptr, nullptr);
+  attend(shape, query, key, value, options, outputs, nullptr);
 }
 
 namespace detail {
 
 void fed_attention(const Shape& shape, const float* query, const float* key, const float* value,
-                   const AttentionOptions& options, const AttentionOutputs& outputs, const std::function<void()>& feed,
-                   std::atomic<int>& heads_ready) {
-  attend(shape, query, key, value, options, outputs, &feed, &heads_ready);
+                   const AttentionOptions& options, const AttentionOutputs& outputs, const Feeding& feeding) {
+  attend(shape, query, key, value, options, outputs, &feeding);
 }
 
 }  // namespace detail

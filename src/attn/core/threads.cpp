@@ -70,7 +70,7 @@ class Pool {
   // Runs the job on up to `workers` threads; false when the pool is in use (the caller then runs
   // it alone).
   bool run(int count, int workers, int grain, const std::function<void(int, int)>& task,
-           const std::function<void()>* lead) {
+           const std::function<void()>* lead, const std::function<void()>* trail) {
     std::unique_lock<std::mutex> running(run_mutex_, std::try_to_lock);
     if (!running.owns_lock()) return false;
     const int active = std::min(workers, size());
@@ -88,20 +88,9 @@ class Pool {
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    if (lead) {
-      try {
-        // as a task: a parallel_for inside the lead runs in place (this thread holds the pool)
-        inside_task = true;
-        (*lead)();
-        inside_task = false;
-      } catch (...) {
-        inside_task = false;
-        std::lock_guard<std::mutex> lock(mutex_);
-        error_item_ = -1;  // before every item's
-        error_ = std::current_exception();
-      }
-    }
+    run_beside(lead, -2);  // before every item's exception
     work(0);
+    run_beside(trail, -1);
     // Every item is taken: close the job. A worker that has not joined yet stays out (it is still
     // waking, or another process has its core), so the caller never waits for a thread that had
     // no part in the work; it waits for those inside, whose last items are under way. Watch for
@@ -128,6 +117,23 @@ class Pool {
     for (std::thread& worker : workers_) worker.join();
     workers_.clear();
     stop_ = false;
+  }
+
+  // A lead or trail of the job, on the calling thread, as a task (a parallel_for inside it runs in
+  // place: this thread holds the pool); its exception is kept as if it were item `rank`'s.
+  void run_beside(const std::function<void()>* part, int rank) {
+    if (!part || !*part) return;
+    inside_task = true;
+    try {
+      (*part)();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (rank < error_item_) {
+        error_item_ = rank;
+        error_ = std::current_exception();
+      }
+    }
+    inside_task = false;
   }
 
   void worker_loop(int slot, unsigned long seen, unsigned long alerted) {
@@ -250,28 +256,27 @@ int hardware_threads() noexcept {
 namespace {
 
 void run_items(int count, int workers, const std::function<void(int, int)>& task, int grain,
-               const std::function<void()>* lead) {
-  if (count <= 0) {
-    if (lead) (*lead)();
-    return;
+               const std::function<void()>* lead, const std::function<void()>* trail) {
+  if (count > 0) {
+    if (workers <= 0) workers = threads();
+    workers = std::min(workers, count);
+    grain = std::max(grain, 1);
+    if (workers > 1 && !inside_task && pool().run(count, workers, grain, task, lead, trail)) return;
   }
-  if (workers <= 0) workers = threads();
-  workers = std::min(workers, count);
-  grain = std::max(grain, 1);
-  if (workers > 1 && !inside_task && pool().run(count, workers, grain, task, lead)) return;
-  if (lead) (*lead)();
+  if (lead && *lead) (*lead)();
   for (int item = 0; item < count; ++item) task(item, 0);
+  if (trail && *trail) (*trail)();
 }
 
 }  // namespace
 
 void parallel_for(int count, int workers, const std::function<void(int, int)>& task, int grain) {
-  run_items(count, workers, task, grain, nullptr);
+  run_items(count, workers, task, grain, nullptr, nullptr);
 }
 
 void parallel_for(int count, int workers, const std::function<void(int, int)>& task, int grain,
-                  const std::function<void()>& lead) {
-  run_items(count, workers, task, grain, &lead);
+                  const std::function<void()>& lead, const std::function<void()>& trail) {
+  run_items(count, workers, task, grain, &lead, &trail);
 }
 
 int workers_for(int count, double work_per_item) noexcept {

@@ -48,9 +48,11 @@ void parallel_for(int count, int workers, const std::function<void(int item, int
 // waits forever holds the pool). A parallel_for inside lead runs in place, and lead must not call
 // set_threads. Without a pool, lead runs first and the items after it. If lead
 // throws, its exception is rethrown, ahead of any task's, once the items are done (without a
-// pool, at once: no item runs).
+// pool, at once: no item runs). `trail`, if given, runs on the calling thread once it finds no
+// item left to take, while the pool's threads may still be finishing theirs (without a pool,
+// after the items), under the same rules as lead; its exception comes after lead's.
 void parallel_for(int count, int workers, const std::function<void(int item, int worker)>& task, int grain,
-                  const std::function<void()>& lead);
+                  const std::function<void()>& lead, const std::function<void()>& trail = {});
 
 // How many workers parallel_for would use for `count` items of `work_per_item` multiply-adds
 // each: 1 below the size where waking threads costs more than it saves, at most threads().
