@@ -167,6 +167,42 @@ TEST_CASE("parallel_for's lead runs once on the calling thread while the pool's 
   }
 }
 
+TEST_CASE(
+    "parallel_for's trail runs once on the calling thread when it has no item left, and its error comes after the "
+    "lead's",
+    "[threads]") {
+  for (int pool : {1, 2, 4}) {
+    if (pool > 1 && !threads_supported()) continue;
+    INFO("threads " << pool);
+    ThreadCount threads_on(pool);
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int> ended{0}, trails{0}, wrong{0};
+    const auto task = [&](int, int) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      ended.fetch_add(1);
+    };
+    parallel_for(
+        40, 0, task, 1, [] {},
+        [&] {
+          trails.fetch_add(1);
+          if (std::this_thread::get_id() != caller) wrong.fetch_add(1);
+          // the calling thread has taken its last item: at most one item per other thread is still going
+          if (ended.load() < 40 - (pool - 1)) wrong.fetch_add(1);
+          if (pool == 1 && ended.load() != 40) wrong.fetch_add(1);  // without a pool, after every item
+        });
+    CHECK(ended.load() == 40);
+    CHECK(trails.load() == 1);
+    CHECK(wrong.load() == 0);
+    CHECK_THROWS_WITH(parallel_for(
+                          10, 0, task, 1, [] {}, [] { throw std::runtime_error("trail"); }),
+                      "trail");
+    CHECK_THROWS_WITH(
+        parallel_for(
+            10, 0, task, 1, [] { throw std::runtime_error("lead"); }, [] { throw std::runtime_error("trail"); }),
+        "lead");
+  }
+}
+
 TEST_CASE("parallel_for rethrows its lead's exception first, and the pool stays usable", "[threads]") {
   for (int pool : {1, 3}) {
     if (pool > 1 && !threads_supported()) continue;
