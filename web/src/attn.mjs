@@ -252,7 +252,7 @@ function plainAttention(module, scratch, o, threaded) {
     status = module._attn_plain_attention_fed(...args);
     module.attnFeed = module.attnDrain = undefined;
     if (feed.failed) status = 1;
-    drained = drain.output;
+    if (status === 0) drained = drain.finish();
   } else {
     sources.forEach((source, i) => heap.set(source, at[i]));
     status = module._attn_plain_attention(...args);
@@ -320,28 +320,39 @@ function feedInputs(module, heap, sources, at, sizes, heads) {
 }
 
 // Sets the module's drain (attn_plain_attention_fed): once the calling thread has no part left,
-// it copies each head's output (floats `size` each, from `from` in the heap) out as the head's
-// parts end, into a new array, while the other threads finish theirs; the returned state holds
-// the array once every head is in it (else the caller copies the output itself).
+// it allocates the output and copies each head's (floats `size` each, from `from` in the heap) out
+// as the head's parts end, while the other threads finish theirs. It watches for at most
+// DRAIN_WATCH_MS: a thread that spins longer keeps its core from a busy pool thread (2 cores,
+// a third busy thread), where the pool's own wait sleeps. The returned state holds the output and
+// which heads are in it; `finish` copies the rest once the call is over.
+const DRAIN_WATCH_MS = 0.2;
 function drainOutput(module, heap, from, size, heads) {
-  const state = { output: undefined };
+  const state = { output: undefined, copied: undefined };
+  const copy = (h) => {
+    state.output.set(heap.subarray(from + h * size, from + (h + 1) * size), h * size);
+    state.copied[h] = 1;
+  };
   module.attnDrain = (left) => {
     try {
       const counts = new Int32Array(floatHeap(module).buffer, left, heads);  // allocated during the call
-      const output = new Float32Array(size * heads);
-      const copied = new Uint8Array(heads);
-      for (let done = 0; done < heads;) {
+      state.output = new Float32Array(size * heads);
+      state.copied = new Uint8Array(heads);
+      const until = performance.now() + DRAIN_WATCH_MS;
+      for (let done = 0; done < heads && performance.now() < until;) {
         for (let h = 0; h < heads; h++) {
-          if (copied[h] || Atomics.load(counts, h) !== 0) continue;
-          output.set(heap.subarray(from + h * size, from + (h + 1) * size), h * size);
-          copied[h] = 1;
+          if (state.copied[h] || Atomics.load(counts, h) !== 0) continue;
+          copy(h);
           done++;
         }
       }
-      state.output = output;
     } catch {
       state.output = undefined;  // the caller copies the output itself
     }
+  };
+  state.finish = () => {
+    if (!state.output) return undefined;
+    for (let h = 0; h < heads; h++) if (!state.copied[h]) copy(h);
+    return state.output;
   };
   return state;
 }
