@@ -177,13 +177,26 @@ TEST_CASE(
     ThreadCount threads_on(pool);
     const auto caller = std::this_thread::get_id();
     std::atomic<int> ended{0}, trails{0}, wrong{0};
+    std::atomic<bool> trail_ran{false};
     const auto task = [&](int, int) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
       ended.fetch_add(1);
     };
+    // the pool's threads hold their first item until the trail has run: a trail that waited for
+    // them would never come (they give up after 10 s, and count that as wrong)
+    const auto held = [&](int item, int worker) {
+      if (worker != 0) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!trail_ran.load() && std::chrono::steady_clock::now() < until) {
+        }
+        if (!trail_ran.load()) wrong.fetch_add(1);
+      }
+      task(item, worker);
+    };
     parallel_for(
-        40, 0, task, 1, [] {},
+        40, 0, held, 1, [] {},
         [&] {
+          trail_ran.store(true);
           trails.fetch_add(1);
           if (std::this_thread::get_id() != caller) wrong.fetch_add(1);
           // the calling thread has taken its last item: at most one item per other thread is still going
@@ -269,7 +282,9 @@ TEST_CASE("attention fed and drained head by head gives attention()'s bits, each
   const auto q = testing::random_values(heads * q_head, 41);
   const auto k = testing::random_values(heads * kv_head, 42);
   const auto v = testing::random_values(heads * kv_head, 43);
-  const AttentionResult expected = attention(shape, q, k, v, AttentionOptions{}, Returns::output);
+  // the fused path's output, and the blocked path's (weights kept), which rounds differently
+  const AttentionResult fused = attention(shape, q, k, v, AttentionOptions{}, Returns::output);
+  const AttentionResult blocked = attention(shape, q, k, v, AttentionOptions{}, Returns::weights);
   for (int pool : {1, 2, 4}) {
     if (pool > 1 && !threads_supported()) continue;
     INFO("threads " << pool);
@@ -302,12 +317,45 @@ TEST_CASE("attention fed and drained head by head gives attention()'s bits, each
         }
       }
     };
+    for (bool weights : {false, true}) {  // the fused path, and the blocked one that keeps weights
+      INFO((weights ? "with weights" : "output only"));
+      std::fill(out.begin(), out.end(), nan);
+      std::fill(drained.begin(), drained.end(), nan);
+      std::fill(copied.begin(), copied.end(), 0);
+      drains.store(0);
+      std::vector<float> kept(std::size_t(heads) * length * keys);
+      AttentionOutputs outputs;
+      outputs.output = out.data();
+      if (weights) outputs.weights = kept.data();
+      detail::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding);
+      const std::vector<float>& expected = weights ? blocked.output : fused.output;
+      CHECK(drains.load() == 1);
+      CHECK(same_bits(drained, expected));
+      CHECK(same_bits(out, expected));
+      if (weights) CHECK(same_bits(kept, blocked.weights));
+    }
+    // a bad input: every part still counts itself off (early or not), the drain ends, the call fails
+    feeding.feed = [&] {
+      for (int h = 0; h < heads; ++h) {
+        std::copy(q.begin() + h * q_head, q.begin() + (h + 1) * q_head, fq.begin() + h * q_head);
+        if (h == 3) fq[3 * q_head + 7] = nan;
+        ready.store(h + 1, std::memory_order_release);
+      }
+    };
+    bool ended = false;
+    feeding.drain = [&] {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!ended && std::chrono::steady_clock::now() < until) {
+        ended = true;
+        for (int h = 0; h < heads; ++h) ended = ended && left[h].load(std::memory_order_acquire) == 0;
+      }
+    };
     AttentionOutputs outputs;
     outputs.output = out.data();
-    detail::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding);
-    CHECK(drains.load() == 1);
-    CHECK(same_bits(drained, expected.output));
-    CHECK(same_bits(out, expected.output));
+    CHECK_THROWS_WITH(
+        detail::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding),
+        Contains("query") && Contains("NaN") && Contains(std::to_string(3 * q_head + 7)));
+    CHECK(ended);
   }
 }
 

@@ -90,12 +90,14 @@ class Pool {
     wake_.notify_all();
     run_beside(lead, -2);  // before every item's exception
     work(0);
-    run_beside(trail, -1);
     // Every item is taken: close the job. A worker that has not joined yet stays out (it is still
     // waking, or another process has its core), so the caller never waits for a thread that had
-    // no part in the work; it waits for those inside, whose last items are under way. Watch for
-    // them before sleeping: a sleeping thread is slow to wake, in a virtual machine especially.
-    if (joined_.fetch_or(closed, std::memory_order_acq_rel) != 0) {
+    // no part in the work; it waits for those inside, whose last items are under way, after the
+    // trail. Watch for them before sleeping: a sleeping thread is slow to wake, in a virtual
+    // machine especially.
+    const bool inside = joined_.fetch_or(closed, std::memory_order_acq_rel) != 0;
+    run_beside(trail, -1);  // after lead's exception, before every item's
+    if (inside) {
       const auto until = std::chrono::steady_clock::now() + spin_time;
       while (joined_.load(std::memory_order_acquire) != closed && std::chrono::steady_clock::now() < until) {
       }

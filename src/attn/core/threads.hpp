@@ -50,7 +50,8 @@ void parallel_for(int count, int workers, const std::function<void(int item, int
 // throws, its exception is rethrown, ahead of any task's, once the items are done (without a
 // pool, at once: no item runs). `trail`, if given, runs on the calling thread once it finds no
 // item left to take, while the pool's threads may still be finishing theirs (without a pool,
-// after the items), under the same rules as lead; its exception comes after lead's.
+// after the items), under the same rules as lead; its exception comes after lead's and before
+// any task's.
 void parallel_for(int count, int workers, const std::function<void(int item, int worker)>& task, int grain,
                   const std::function<void()>& lead, const std::function<void()>& trail = {});
 
