@@ -129,13 +129,19 @@ class Pool {
     try {
       (*part)();
     } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (rank < error_item_) {
-        error_item_ = rank;
-        error_ = std::current_exception();
-      }
+      keep_error(rank);
     }
     inside_task = false;
+  }
+
+  // Inside a handler: keeps the exception being handled if it ranks before the one kept (the
+  // lowest item's is rethrown).
+  void keep_error(int rank) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (rank < error_item_) {
+      error_item_ = rank;
+      error_ = std::current_exception();
+    }
   }
 
   void worker_loop(int slot, unsigned long seen, unsigned long alerted) {
@@ -194,11 +200,7 @@ class Pool {
         try {
           (*task_)(item, slot);
         } catch (...) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (item < error_item_) {
-            error_item_ = item;
-            error_ = std::current_exception();
-          }
+          keep_error(item);
         }
       }
     }
