@@ -686,22 +686,25 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
       if (left) left->fetch_sub(1, std::memory_order_release);
     }
   };
+  const auto release_every_head = [&] {
+    feed_failed = true;
+    heads_ready->store(shape.heads, std::memory_order_release);
+  };
   const std::function<void()> lead = [&] {
     if (!feed) return;
     try {
       (*feed)();
     } catch (...) {
-      feed_failed = true;
-      heads_ready->store(shape.heads, std::memory_order_release);
+      release_every_head();
       throw;
     }
     const int fed = heads_ready->load(std::memory_order_relaxed);
     if (fed < shape.heads) {
-      feed_failed = true;
-      heads_ready->store(shape.heads, std::memory_order_release);
+      release_every_head();
       fail("attention: the feed put ", fed, " of ", shape.heads, " heads in place");
     }
   };
+  const std::function<void()> no_drain;
   // A part may have thrown (an overflowing score) before the part that scans a bad value ran, or
   // with it: a bad value is what to name, as when the scan came first.
   const auto run = [&](auto& scratch, auto&& make, auto&& part) {
@@ -732,7 +735,7 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
             if (!scratch[worker]) scratch[worker] = make();
             part(*scratch[worker], h, q, k, v, first_row, rows);
           },
-          grain, lead, feeding && feeding->drain ? feeding->drain : std::function<void()>());
+          grain, lead, feeding ? feeding->drain : no_drain);
     } catch (const Error&) {
       if (!feed_failed) validate_inputs(shape, query, key, value, options, outputs);  // unfed inputs: not named
       throw;
