@@ -51,8 +51,10 @@ elif [ ${#langs[@]} -eq 0 ]; then langs=($all_langs); fi
 mkdir -p "$cache"
 
 # On a fresh machine the package lists are empty: refresh them once, before the first apt use.
-apt_ready=
-apt_lists() { [ -n "$apt_ready" ] || apt-get update -q; apt_ready=1; }
+# fetch runs in $(...), a subshell whose variables vanish with it: a file remembers the refresh.
+apt_ready=$(mktemp)
+trap 'rm -f "$apt_ready"' EXIT
+apt_lists() { [ -s "$apt_ready" ] || { apt-get update -q && echo refreshed > "$apt_ready"; }; }
 
 # fetch PACKAGE: path of its cached .deb, downloaded on first use. A cached .deb is reused so that
 # the data stays the same when Debian updates the package.
