@@ -43,8 +43,9 @@ RnnArchitecture RnnModel::read_architecture(const SafeTensors& file) {
   return a;
 }
 
-RnnModel RnnModel::load(std::string bytes) {
-  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+RnnModel RnnModel::load(std::string bytes) { return load(SafeTensors::parse(std::move(bytes))); }
+
+RnnModel RnnModel::load(const SafeTensors& file) {
   RnnModel model;
   model.metadata_ = file.metadata();
   const std::string format = model.metadata_value("format");

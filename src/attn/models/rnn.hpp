@@ -26,6 +26,7 @@ class RnnModel {
   // Validates format, architecture, every tensor's presence, dtype, shape and values, and the
   // tokenizer; throws attn::Error naming the first problem.
   static RnnModel load(std::string bytes);
+  static RnnModel load(const SafeTensors& file);  // a file already parsed
 
   const RnnArchitecture& architecture() const { return architecture_; }
   Score attention() const { return attention_; }  // Score::additive or Score::general

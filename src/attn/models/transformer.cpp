@@ -119,8 +119,9 @@ TransformerArchitecture TransformerModel::read_architecture(const SafeTensors& f
   return a;
 }
 
-TransformerModel TransformerModel::load(std::string bytes) {
-  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+TransformerModel TransformerModel::load(std::string bytes) { return load(SafeTensors::parse(std::move(bytes))); }
+
+TransformerModel TransformerModel::load(const SafeTensors& file) {
   TransformerModel model;
   model.metadata_ = file.metadata();
   const std::string format = model.metadata_value("format");

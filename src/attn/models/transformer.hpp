@@ -34,6 +34,7 @@ class TransformerModel {
   // Validates format, architecture, every tensor's presence, dtype (F32 or F16), shape and values,
   // and the tokenizer; throws attn::Error naming the first problem.
   static TransformerModel load(std::string bytes);
+  static TransformerModel load(const SafeTensors& file);  // a file already parsed
 
   const TransformerArchitecture& architecture() const { return architecture_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }

@@ -1,7 +1,5 @@
 #include "attn/models/translation_model.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <utility>
 
@@ -16,21 +14,6 @@ const char* to_string(Architecture architecture) {
 }
 
 namespace {
-
-// The header's "__metadata__"."format", or "" when the bytes are not a readable safetensors
-// header (the model's own loader then names the problem).
-std::string peek_format(const std::string& bytes) {
-  if (bytes.size() < 8) return "";
-  std::uint64_t length = 0;
-  for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(bytes[i]);
-  if (length > bytes.size() - 8) return "";
-  const nlohmann::json header =
-      nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(length), nullptr, false);
-  if (!header.is_object() || !header.contains("__metadata__")) return "";
-  const nlohmann::json& metadata = header["__metadata__"];
-  if (!metadata.is_object() || !metadata.contains("format") || !metadata["format"].is_string()) return "";
-  return metadata["format"].get<std::string>();
-}
 
 // The piece texts of ids, then `end` (the special token the model appends).
 std::vector<std::string> piece_texts(const Bpe& bpe, const std::vector<int>& ids, const char* end) {
@@ -77,9 +60,11 @@ std::vector<float> alignment_rows(const TransformerModel& model, const std::vect
 }  // namespace
 
 TranslationModel TranslationModel::load(std::string bytes) {
-  const std::string format = peek_format(bytes);
-  if (format == "attnscope-transformer-v1") return TransformerModel::load(std::move(bytes));
-  if (format == "attnscope-rnn-v1" || format.empty()) return RnnModel::load(std::move(bytes));
+  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+  const auto found = file.metadata().find("format");
+  const std::string format = found == file.metadata().end() ? "" : found->second;
+  if (format == "attnscope-transformer-v1") return TransformerModel::load(file);
+  if (format == "attnscope-rnn-v1" || format.empty()) return RnnModel::load(file);  // which names what is missing
   fail("not a translation model: format '", format, "' (expected attnscope-rnn-v1 or attnscope-transformer-v1)");
 }
 
