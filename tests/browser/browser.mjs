@@ -55,6 +55,12 @@ export async function openPage(path = '', { withoutSimd = false, width = 1200, h
   return { page, problems };
 }
 
+// A route for openPage that records the path of every request the page makes into `fetched`.
+export const recordFetches = (fetched) => ['**/*', (route) => {
+  fetched.push(new URL(route.request().url()).pathname);
+  return route.continue();
+}];
+
 // Runs an action that redraws heatmap `id`, and waits for the redraw.
 export async function redrawn(page, id, action) {
   const before = await page.getAttribute(`#${id}`, 'data-drawn-at');

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { viridis } from '../../web/colormap.mjs';
 import { npy } from '../js/npy.mjs';
-import { SCREENSHOTS, cellPixel, figureOf, near, openPage, redrawn, useBrowser } from './browser.mjs';
+import { SCREENSHOTS, cellPixel, figureOf, near, openPage, recordFetches, redrawn, useBrowser } from './browser.mjs';
 
 const ROW1 = [0.2976, 0.1095, 0.1805, 0.1805, 0.2318];
 const ROW5 = [0.2374, 0.144, 0.2374, 0.144, 0.2374];
@@ -111,7 +111,7 @@ describe('explorer page', () => {
   test('fetches only the en-es model at start (and no font); others when a method needs them, with progress', async () => {
     const fetched = [];
     const { page, problems } = await openPage('', {
-      routes: [['**/*', (route) => { fetched.push(new URL(route.request().url()).pathname); return route.continue(); }]],
+      routes: [recordFetches(fetched)],
     });
     await page.waitForTimeout(300);
     const heavy = () => fetched.filter((path) => /\.(safetensors|ttf|woff2?)$/.test(path)).map((path) => path.split('/').pop());

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
-import { ROOT, SCREENSHOTS, figureOf, openPage, useBrowser } from './browser.mjs';
+import { ROOT, SCREENSHOTS, figureOf, openPage, recordFetches, useBrowser } from './browser.mjs';
 
 useBrowser();
 
@@ -110,7 +110,7 @@ describe('language pairs', () => {
   test('a link to a pair opens it, fetching only its own files; typed sentences survive a switch', async () => {
     const fetched = [];
     const { page, problems } = await openPage('#pair=en-ru', {
-      routes: [['**/*', (route) => { fetched.push(new URL(route.request().url()).pathname); return route.continue(); }]],
+      routes: [recordFetches(fetched)],
     });
     await showsExample(page, 'ru');
     assert.equal(await page.inputValue('#pair'), 'en-ru');
