@@ -138,6 +138,13 @@ where our Worker never got that core runs at the one-thread time, and some Node 
 2-thread module slower for the whole process, for a cause not found (see DEVELOPERS.md); read the
 ratios with their ranges, and the module alone (\`--only attn-wasm-simd,attn-wasm-simd-1t\`) for its own scaling.
 
+Every 2-thread call of ours in these rounds also finds the pool's Worker asleep (it watches for
+0.2 ms after a call; the other implementations ran in between), and waking a sleeping thread is
+slow on this virtual machine: \`node tools/bench_wake.mjs\` measured 96-124 µs from \`Atomics.notify\` until
+a plain Node Worker ran (90th percentile 130-945 µs), and the module's 2-thread calls over one
+thread at 1.60-1.66× for 1x8x128x128x64 with the Worker asleep, 1.81-1.83× right after another call
+(1x1x512x512x64: 1.42-1.46× and 1.55-1.59×; two runs of 300 rounds).
+
 ## Native, one thread
 
 ${table(native1, [torch1, col('native', 'attn-native-scalar', 1)], { peak: nativePeak?.gflops })}
