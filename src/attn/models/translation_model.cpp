@@ -1,10 +1,10 @@
 #include "attn/models/translation_model.hpp"
 
-#include <cstdint>
 #include <utility>
 
 #include "attn/core/error.hpp"
 #include "attn/models/internal/words.hpp"
+#include "attn/models/safetensors.hpp"
 #include "attn/models/text.hpp"
 
 namespace attn {
