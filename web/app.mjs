@@ -62,7 +62,7 @@ function startPairs(state, pairs, views) {
       : `${pair.name}: its aligners load the first time a method needs them (${pair.name} has no attention model yet)`);
     const [align, translate, inside] = views;
     align.update();
-    if (chosen().files.forward) translate.translate();
+    if (pair.files.forward) translate.translate();
     inside.update();
   });
 }
