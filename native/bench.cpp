@@ -79,10 +79,11 @@ struct Case {
   double error = 0.0;
 };
 
-void configure(const Case& c) {
-  attn::kernels::set_simd(c.simd);
-  attn::set_threads(c.threads);
-}
+// The pool stays started at the most threads any case uses, and each case's calls run under a
+// ThreadLimit. Starting threads anew at every switch (set_threads) timed many 2-thread calls on
+// one core: alternating 16 runs of each way (--reps 30, 2-core VM), 8x128x128x64's 2-thread
+// speed-up was 0.96-1.44 (median 1.03) with set_threads and 1.03-2.19 (median 1.62) with the pool kept.
+void configure(const Case& c) { attn::kernels::set_simd(c.simd); }
 
 void run(const BenchShape& s, int reps, std::vector<Case> cases) {
   attn::Shape shape;
@@ -99,8 +100,19 @@ void run(const BenchShape& s, int reps, std::vector<Case> cases) {
   outputs.output = output.data();
   const auto call = [&] { attn::attention(shape, q.data(), k.data(), v.data(), options, outputs); };
   const std::vector<double> expected = reference(s, q, k, v);
+  int most_threads = 1;
+  for (const Case& c : cases) most_threads = std::max(most_threads, c.threads);
+  if (attn::threads() != most_threads) {
+    attn::set_threads(most_threads);
+    // Linux may start a new thread on its parent's core and move it to the idle one only some
+    // ticks later (a probe found the worker on the caller's core for its first 10 ms in 1 run of
+    // 3): calls on every thread until that has passed.
+    const auto settled = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (std::chrono::steady_clock::now() < settled) call();
+  }
   for (Case& c : cases) {
     configure(c);
+    const attn::ThreadLimit limit(c.threads);
     call();
     for (std::size_t i = 0; i < expected.size(); ++i) c.error = std::max(c.error, std::abs(output[i] - expected[i]));
   }
@@ -108,9 +120,9 @@ void run(const BenchShape& s, int reps, std::vector<Case> cases) {
     for (std::size_t j = 0; j < cases.size(); ++j) {
       Case& c = cases[(r + j) % cases.size()];
       configure(c);
-      // After a switch, calls for a millisecond or more: set_threads started new threads, which a
-      // virtual machine may take a few hundred microseconds to first run (with one warm-up call,
-      // 2-thread rounds of 8x128x128x64 ran on one thread in some runs); caches warm.
+      const attn::ThreadLimit limit(c.threads);
+      // After a switch, calls for a millisecond or more: the pool's threads, asleep after the
+      // 1-thread cases, wake and watch for work again; caches warm.
       const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
       do call();
       while (std::chrono::steady_clock::now() < warm_until);

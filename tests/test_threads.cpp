@@ -444,6 +444,79 @@ TEST_CASE("a parallel_for inside a task runs in place", "[threads]") {
   CHECK(wrong == 0);
 }
 
+TEST_CASE("ThreadLimit caps the calling thread's parallel_for without stopping the pool", "[threads]") {
+  CHECK_THROWS_WITH(ThreadLimit(0), Contains("threads") && Contains("got 0"));
+  CHECK_THROWS_WITH(ThreadLimit(-2), Contains("threads"));
+  if (!threads_supported()) return;
+  ThreadCount threads_on(3);
+  // Items slow enough (a millisecond each) that without the limit the pool's threads would join
+  // in and take some; under it, every item runs on the calling thread as worker 0.
+  const auto on_this_thread_only = [](int items) {
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<int> elsewhere{0}, other_worker{0}, runs{0};
+    parallel_for(items, 0, [&](int, int worker) {
+      if (std::this_thread::get_id() != caller) elsewhere.fetch_add(1);
+      if (worker != 0) other_worker.fetch_add(1);
+      runs.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    return runs.load() == items && elsewhere.load() == 0 && other_worker.load() == 0;
+  };
+  {
+    const ThreadLimit one(1);
+    CHECK(threads() == 3);  // the pool is still started
+    CHECK(workers_for(64, 1e9) == 1);
+    CHECK(on_this_thread_only(64));
+    {
+      const ThreadLimit looser(4);  // the tighter limit holds
+      CHECK(workers_for(64, 1e9) == 1);
+      CHECK(on_this_thread_only(64));
+    }
+    CHECK(workers_for(64, 1e9) == 1);
+    wake_threads();  // nothing to wake for
+  }
+  CHECK(workers_for(64, 1e9) == 3);
+  {
+    const ThreadLimit two(2);
+    CHECK(workers_for(64, 1e9) == 2);
+    std::vector<std::atomic<int>> runs(200);
+    std::atomic<bool> out_of_range{false};
+    parallel_for(200, 0, [&](int item, int worker) {
+      if (worker < 0 || worker >= 2) out_of_range = true;
+      runs[item].fetch_add(1);
+    });
+    CHECK_FALSE(out_of_range);
+    int wrong = 0;
+    for (auto& r : runs) wrong += r.load() != 1;
+    CHECK(wrong == 0);
+    {
+      const ThreadLimit tighter(1);
+      CHECK(workers_for(64, 1e9) == 1);
+    }
+    CHECK(workers_for(64, 1e9) == 2);  // each limit restores the one before it
+  }
+  // the limit is the calling thread's: another thread's calls see none
+  const ThreadLimit one(1);
+  int seen = 0;
+  std::thread([&] { seen = workers_for(64, 1e9); }).join();
+  CHECK(seen == 3);
+}
+
+TEST_CASE("attention under a ThreadLimit gives the bits of the whole pool's", "[threads][attention]") {
+  if (!threads_supported()) return;
+  const int heads = 4, length = 140, keys = 90, dim = 32;
+  const Shape shape = testing::make_shape(heads, length, keys, dim);
+  const auto q = testing::random_values(std::size_t(heads) * length * dim, 11);
+  const auto k = testing::random_values(std::size_t(heads) * keys * dim, 12);
+  const auto v = testing::random_values(std::size_t(heads) * keys * dim, 13);
+  ThreadCount threads_on(2);
+  const AttentionResult all = attention(shape, q, k, v, AttentionOptions{}, Returns::weights);
+  const ThreadLimit one(1);
+  const AttentionResult limited = attention(shape, q, k, v, AttentionOptions{}, Returns::weights);
+  CHECK(same_bits(all.output, limited.output));
+  CHECK(same_bits(all.weights, limited.weights));
+}
+
 TEST_CASE("attention gives the same bits on one thread and many", "[threads][attention]") {
   if (!threads_supported()) return;
   const int heads = 5, length = 150, keys = 130, dim = 24, value_dim = 20;

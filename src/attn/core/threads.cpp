@@ -24,6 +24,9 @@ namespace {
 // for a pool that is busy with its caller.
 thread_local bool inside_task = false;
 
+// ThreadLimit's cap for calls made on this thread; 0: none.
+thread_local int thread_limit = 0;
+
 // Below this many multiply-adds per worker (about 10 us natively), waking threads costs more than
 // it saves: the models' small matrix products stay on one thread.
 constexpr double min_work_per_worker = 1 << 18;
@@ -244,8 +247,16 @@ void set_threads(int count) {
 
 int threads() noexcept { return pool().size(); }
 
+ThreadLimit::ThreadLimit(int count) : previous_(thread_limit) {
+  if (count < 1) fail(Field{"threads"}, " must be at least 1, got ", count);
+  thread_limit = previous_ > 0 ? std::min(previous_, count) : count;
+}
+
+ThreadLimit::~ThreadLimit() { thread_limit = previous_; }
+
 void wake_threads() noexcept {
-  if (threads() <= 1 || inside_task) return;  // inside a task or a lead, this thread holds the pool
+  // inside a task or a lead, this thread holds the pool; under a limit of 1 it runs alone
+  if (threads() <= 1 || inside_task || thread_limit == 1) return;
   try {
     pool().alert();
   } catch (...) {  // a mutex that fails to lock: the job wakes them, later
@@ -263,6 +274,7 @@ void run_items(int count, int workers, const std::function<void(int, int)>& task
                const std::function<void()>* lead, const std::function<void()>* trail) {
   if (count > 0) {
     if (workers <= 0) workers = threads();
+    if (thread_limit > 0) workers = std::min(workers, thread_limit);
     workers = std::min(workers, count);
     grain = std::max(grain, 1);
     if (workers > 1 && !inside_task && pool().run(count, workers, grain, task, lead, trail)) return;
@@ -284,7 +296,7 @@ void parallel_for(int count, int workers, const std::function<void(int, int)>& t
 }
 
 int workers_for(int count, double work_per_item) noexcept {
-  const int available = threads();
+  const int available = thread_limit > 0 ? std::min(threads(), thread_limit) : threads();
   if (available <= 1 || count <= 1) return 1;
   const double by_work = double(count) * work_per_item / min_work_per_worker;
   return std::max(1, static_cast<int>(std::min<double>({double(available), double(count), by_work})));

@@ -59,6 +59,23 @@ void parallel_for(int count, int workers, const std::function<void(int item, int
 // each: 1 below the size where waking threads costs more than it saves, at most threads().
 int workers_for(int count, double work_per_item) noexcept;
 
+// Caps the threads that parallel_for (and so attention and the models) uses for calls made on
+// this thread while it lives, without stopping the pool: its threads stay started, so a caller
+// can run one call on fewer threads and the next on all of them. set_threads(1) instead stops the
+// pool, and threads started anew may take milliseconds to reach an idle core (a benchmark that
+// switched with set_threads timed some 2-thread calls on one core). Limits nest: the tighter one
+// holds, and each restores the one before it when it ends. Throws attn::Error for a count below 1.
+class ThreadLimit {
+ public:
+  explicit ThreadLimit(int count);
+  ~ThreadLimit();
+  ThreadLimit(const ThreadLimit&) = delete;
+  ThreadLimit& operator=(const ThreadLimit&) = delete;
+
+ private:
+  int previous_;
+};
+
 // Tells the pool's sleeping threads that a parallel_for is coming: they wake and watch for it for
 // a while instead of sleeping. Waking a sleeping thread takes tens of microseconds (more in
 // WebAssembly); a caller about to prepare a large job's inputs (copying them, say) can overlap
