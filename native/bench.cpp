@@ -121,9 +121,12 @@ void run(const BenchShape& s, int reps, std::vector<Case> cases) {
       Case& c = cases[(r + j) % cases.size()];
       configure(c);
       const attn::ThreadLimit limit(c.threads);
-      // After a switch, calls for a millisecond or more: the pool's threads, asleep after the
-      // 1-thread cases, wake and watch for work again; caches warm.
-      const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+      // After a switch, calls for 20 ms: the pool's threads, asleep after the 1-thread cases, wake
+      // and watch for work again, and the core that sat idle takes milliseconds to run at full
+      // speed again on a virtual machine. 8x128x128x64's 2t/1t in 4 runs of 60 rounds after 1 ms
+      // of calls: 1.40-1.86 (median 1.70); after 5 ms 1.71-1.88; after 20 ms 1.82-1.89, as in
+      // back-to-back calls. PyTorch's times are back-to-back calls too.
+      const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
       do call();
       while (std::chrono::steady_clock::now() < warm_until);
       const auto start = std::chrono::steady_clock::now();
