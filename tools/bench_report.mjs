@@ -27,7 +27,8 @@ function ratios(ours, theirs, shape) {
   const a = perRound(ours, shape), b = perRound(theirs, shape);
   return rounds.map((_, i) => (a[i] && b[i] ? b[i] / a[i] : undefined)).filter((x) => x !== undefined);
 }
-const spread = (xs) => (xs.length ? `${fmt(median(xs), 2)}${xs.length > 1 ? ` (${fmt(Math.min(...xs), 2)}–${fmt(Math.max(...xs), 2)})` : ''}` : '—');
+// three digits: the goals are thresholds (1.8×, 1.25×) that two would round a 1.77 onto
+const spread = (xs) => (xs.length ? `${fmt(median(xs))}${xs.length > 1 ? ` (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})` : ''}` : '—');
 // per round, the geometric mean over shapes of the ratio
 function geomeanRatios(ours, theirs, shapes) {
   return rounds.map((r) => {
@@ -154,6 +155,11 @@ OpenBLAS SGEMM 2048×2048, one thread: ${sgemm ? `${fmt(sgemm.gflops)} GFLOP/s` 
 ## Native, ${nativeThreads} threads
 
 ${table(nativeN, [native1b, torchN], { shapes: COMPUTE_BOUND })}
+
+\`attn_bench\` keeps its pool started through the run and switches between 1 and ${nativeThreads} threads with
+\`attn::ThreadLimit\`, calling each case for 20 ms before timing a call: threads started anew at every
+switch, or a core that sat idle during the 1-thread case, timed the ${nativeThreads}-thread case short of its
+steady state on this virtual machine (see DEVELOPERS.md). PyTorch's times are back-to-back calls too.
 
 PyTorch's own ${nativeThreads}-thread times swing widely on this virtual machine from round to round (its
 OpenMP threads wait for a core the other round's process may hold): read its column with its range.
