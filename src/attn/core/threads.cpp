@@ -254,9 +254,19 @@ ThreadLimit::ThreadLimit(int count) : previous_(thread_limit) {
 
 ThreadLimit::~ThreadLimit() { thread_limit = previous_; }
 
+namespace {
+
+// The threads this thread's calls may use: the pool's, capped by its ThreadLimit.
+int usable_threads() noexcept {
+  const int all = threads();
+  return thread_limit > 0 ? std::min(all, thread_limit) : all;
+}
+
+}  // namespace
+
 void wake_threads() noexcept {
   // inside a task or a lead, this thread holds the pool; under a limit of 1 it runs alone
-  if (threads() <= 1 || inside_task || thread_limit == 1) return;
+  if (usable_threads() <= 1 || inside_task) return;
   try {
     pool().alert();
   } catch (...) {  // a mutex that fails to lock: the job wakes them, later
@@ -273,9 +283,8 @@ namespace {
 void run_items(int count, int workers, const std::function<void(int, int)>& task, int grain,
                const std::function<void()>* lead, const std::function<void()>* trail) {
   if (count > 0) {
-    if (workers <= 0) workers = threads();
-    if (thread_limit > 0) workers = std::min(workers, thread_limit);
-    workers = std::min(workers, count);
+    const int usable = usable_threads();
+    workers = std::min(workers <= 0 ? usable : std::min(workers, usable), count);
     grain = std::max(grain, 1);
     if (workers > 1 && !inside_task && pool().run(count, workers, grain, task, lead, trail)) return;
   }
@@ -296,7 +305,7 @@ void parallel_for(int count, int workers, const std::function<void(int, int)>& t
 }
 
 int workers_for(int count, double work_per_item) noexcept {
-  const int available = thread_limit > 0 ? std::min(threads(), thread_limit) : threads();
+  const int available = usable_threads();
   if (available <= 1 || count <= 1) return 1;
   const double by_work = double(count) * work_per_item / min_work_per_worker;
   return std::max(1, static_cast<int>(std::min<double>({double(available), double(count), by_work})));
