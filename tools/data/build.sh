@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the parallel training data from scratch (sources, filters and counts: docs/DATA_CARD.md).
 #
-#   tools/data/build.sh                  every pair: the ten below, and the legacy data
-#   tools/data/build.sh --pair en-XX     one pair, XX in: bg da es et hu it nl pt ru sl
+#   tools/data/build.sh                  every pair: the twelve below, and the legacy data
+#   tools/data/build.sh --pair en-XX     one pair, XX in: bg da de es et fr hu it nl pt ru sl
 #   tools/data/build.sh --pair all       same as no argument
 #   tools/data/build.sh --legacy         only the legacy English-Spanish data
 #
@@ -25,10 +25,13 @@ root=$(cd "$here/../.." && pwd)
 data="$root/data"
 cache="$data/cache/debs"
 xl_wa_dir="$root/../shared/data/xl-wa"  # evaluation sets: kept out of training
-all_langs="bg da es et hu it nl pt ru sl"
+# French and German have no XL-WA set: their gold set (Europarl, dev only) is kept out the same way.
+europarl_dir="$root/../shared/data/europarl-gold"
+europarl_langs="de fr"
+all_langs="bg da de es et fr hu it nl pt ru sl"
 # Languages with a libreoffice-help-XX package in bookworm (`apt-cache search libreoffice-help`):
 # there is none for Bulgarian.
-help_langs="da es et hu it nl pt ru sl"
+help_langs="da de es et fr hu it nl pt ru sl"
 
 langs=() legacy=auto xl_wa_train=1
 while [ $# -gt 0 ]; do
@@ -140,12 +143,14 @@ build_pair() {
     rm "$work/gnome-help.tsv" "$work/gnome-help-stats.json"
   fi
   # 5. Sentences, tokens, filters, XL-WA gold set out, held-out splits, counts, licences.
-  local opts=()
-  if [ -f "$xl_wa_dir/$xx/dev.tsv" ]; then
-    opts=(--xl-wa "$xl_wa_dir")
-    [ -n "$xl_wa_train" ] || opts+=(--no-xl-wa-train)
+  local opts=() gold_dir="$xl_wa_dir"
+  [[ " $europarl_langs " == *" $xx "* ]] && gold_dir="$europarl_dir"
+  if [ -f "$gold_dir/$xx/dev.tsv" ]; then
+    opts=(--xl-wa "$gold_dir")
+    # Europarl's gold set has no silver train split.
+    [ -n "$xl_wa_train" ] && [ "$gold_dir" = "$xl_wa_dir" ] || opts+=(--no-xl-wa-train)
   else
-    echo "warning: $xl_wa_dir/$xx/dev.tsv not found: evaluation-set overlap is not removed" >&2
+    echo "warning: $gold_dir/$xx/dev.tsv not found: evaluation-set overlap is not removed" >&2
   fi
   python3 "$here/pairs.py" "$xx" "$work" "$out" "${opts[@]}"
   echo "en-$xx: $((SECONDS - start)) s, $(wc -l < "$out/train.en") train pairs in $out"

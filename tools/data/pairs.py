@@ -50,7 +50,7 @@ WORD = re.compile(r"[^\W_]")  # a token with a letter or digit is a word; the re
 # Characters whose survival stats.json reports (Cyrillic and the Latin diacritics of each language).
 CHARACTERS = {
     "bg": "абвгдежзийклмнопрстуфхцчшщъьюяЁ", "ru": "абвгдежзийклмнопрстуфхцчшщъыьэюяё",
-    "da": "æøåÆØÅé", "es": "áéíóúüñÁÉÍÓÚÑ¿¡", "et": "äöüõšžÄÖÜÕŠŽ",
+    "da": "æøåÆØÅé", "de": "äöüßÄÖÜ", "es": "áéíóúüñÁÉÍÓÚÑ¿¡", "et": "äöüõšžÄÖÜÕŠŽ", "fr": "àâçéèêëîïôùûüœÀÇÉÈÊÔ",
     "hu": "áéíóöőúüűÁÉÍÓÖŐÚÜŰ", "it": "àèéìíòóùÀÈÉÌÒÙ", "nl": "éëïöüèáÉËÏ",
     "pt": "áâãàçéêíóôõúÁÂÃÀÇÉÊÍÓÔÕÚ", "sl": "čšžćđČŠŽĆĐ",
 }
