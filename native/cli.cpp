@@ -50,9 +50,29 @@ std::string read_file(const std::string& path) {
   return bytes.str();
 }
 
-TranslationModel load_model(const std::string& path) {
+// The language a model loaded from `path` writes, for a multilingual file: `target` when given
+// (from --pair or --target-language), else the file name's "XX-YY-" prefix (models/en-es-transformer.safetensors
+// names the multilingual file's en -> es direction), else "" (the model says what to choose).
+std::string target_from_name(const std::string& path) {
+  const std::string name = path.substr(path.find_last_of('/') + 1);
+  const auto letters = [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+      if (name[i] < 'a' || name[i] > 'z') return false;
+    return true;
+  };
+  const std::size_t dash = name.find('-'), second = dash == std::string::npos ? dash : name.find('-', dash + 1);
+  if (second == std::string::npos || dash < 2 || dash > 3 || second - dash - 1 < 2 || second - dash - 1 > 3 ||
+      !letters(0, dash) || !letters(dash + 1, second))
+    return "";
+  return name.substr(dash + 1, second - dash - 1);
+}
+
+TranslationModel load_model(const std::string& path, const std::string& target = "") {
   try {
-    return TranslationModel::load(read_file(path));
+    TranslationModel model = TranslationModel::load(read_file(path));
+    if (!model.multilingual()) return model;
+    const std::string language = target.empty() ? target_from_name(path) : target;
+    return language.empty() ? model : model.for_target(language);
   } catch (const Error& e) {
     fail(path, ": ", e.what());
   }
@@ -122,8 +142,9 @@ void for_each_line(const char* command, const std::vector<std::string>& lines, P
 // Every setting starts at the library's defaults (attn/align/methods.hpp: the best measured).
 struct Arguments {
   std::vector<std::string> positional;
-  std::string pair;         // --pair's value
-  bool pair_given = false;  // else the default pair, en-es
+  std::string pair;             // --pair's value
+  bool pair_given = false;      // else the default pair, en-es
+  std::string target_language;  // --target-language: the language a multilingual model writes
   std::string model, reverse, input, ibm2, hmm, source, target, output;
   AlignOptions align;
   bool method_given = false, posterior_threshold_given = false;  // else the pair's defaults
@@ -177,6 +198,8 @@ Arguments parse(int argc, char** argv, int first) {
       a.model = value();
     else if (arg == "-r" || arg == "--reverse")
       a.reverse = value();
+    else if (arg == "--target-language")
+      a.target_language = value();
     else if (arg == "--pair") {
       a.pair = value();
       a.pair_given = true;
@@ -244,6 +267,14 @@ std::string forward_model_path(const Arguments& a) {
   return models_directory() + "/" + translation_model_file(a.pair_given ? a.pair : default_language_pair().name);
 }
 
+// The language a translation writes: --target-language, else the second language of --pair's direction.
+std::string translation_target(const Arguments& a) {
+  if (!a.target_language.empty()) return a.target_language;
+  if (!a.pair_given) return "";
+  const std::size_t dash = a.pair.find('-');
+  return dash == std::string::npos ? "" : a.pair.substr(dash + 1);
+}
+
 // The --pair that align reads (English on the source side), or en-es without one.
 const LanguagePair& alignment_pair(const Arguments& a) {
   if (!a.pair_given) return default_language_pair();
@@ -291,12 +322,13 @@ class PairAligner {
     if (arguments_.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
     if (!needs_model(method)) return;
     forward_ = std::make_unique<TranslationModel>(
-        load_model(a.model.empty() ? shipped_file(pair, pair.forward, "an attention model", method) : a.model));
+        load_model(a.model.empty() ? shipped_file(pair, pair.forward, "an attention model", method) : a.model,
+                   a.target_language.empty() ? pair.language : a.target_language));
     if (needs_reverse(method)) {
       if (a.reverse.empty() && !a.model.empty())
         fail("method '", to_string(method), "' needs a reverse model: give -r");
       reverse_ = std::make_unique<TranslationModel>(load_model(
-          a.reverse.empty() ? shipped_file(pair, pair.reverse, "a reverse attention model", method) : a.reverse));
+          a.reverse.empty() ? shipped_file(pair, pair.reverse, "a reverse attention model", method) : a.reverse, "en"));
     }
   }
 
@@ -357,7 +389,7 @@ int align(const Arguments& a) {
 }
 
 int translate(const Arguments& a) {
-  const TranslationModel model = load_model(forward_model_path(a));
+  const TranslationModel model = load_model(forward_model_path(a), translation_target(a));
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "translating");
   const auto translate_line = [&](const std::string& line) {
@@ -407,7 +439,7 @@ nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int he
 
 // One JSON object a line: source and target words (or pieces), and every attention map.
 int attentions(const Arguments& a) {
-  const TranslationModel model = load_model(forward_model_path(a));
+  const TranslationModel model = load_model(forward_model_path(a), translation_target(a));
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "attending");
   const auto attend = [&](const std::vector<std::string>& source, const std::vector<std::string>& target) {
@@ -521,8 +553,13 @@ void usage() {
          "             [--mix "
       << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
       << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
-         "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--beam N] [-i FILE]\n"
-         "  attn attentions [-m MODEL] [--pieces] [-i FILE]   (one JSON object a line: every attention map)\n"
+         "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--beam N] [-i FILE]\n"
+         "  attn attentions [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--pieces] [-i FILE]   (one JSON "
+         "object a "
+         "line: every attention map)\n"
+         "  (--target-language: the language a multilingual model writes; default the --pair direction's second, or "
+         "the\n"
+         "   model file name's, as models/en-fr-transformer.safetensors)\n"
          "  (align and translate: --threads N, lines on N threads; default: every core)\n"
          "  attn aer GOLD PREDICTED\n"
          "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"

@@ -2,13 +2,17 @@
 """A tiny random Transformer and its PyTorch reference outputs, for tests/test_transformer.cpp:
 
   /usr/bin/python3 tools/train/make_transformer_fixture.py   (writes tests/data/tiny-transformer.safetensors
-                                                               and tests/data/tiny-transformer-reference.json)
+                                                               and tests/data/tiny-transformer-reference.json,
+                                                               tests/data/tiny-multilingual.safetensors and
+                                                               tests/data/tiny-multilingual-reference.json)
 
 2 + 2 layers, d 16, 2 heads, F 24, the 300-piece BPE of make_fixture.py's text. The weights are
 rounded to fp16 and stored so, and the reference runs in float64 on those same values, so the C++
 core (float32) is compared with exact arithmetic. Per pair: forced decoding's log p(y_t) for
 every step and every attention map (cross [layer][head][T][S], encoder [layer][head][S][S],
-decoder [layer][head][T][T]), and the greedy translation.
+decoder [layer][head][T][T]), and the greedy translation. The multilingual twin (docs/MODEL_FORMAT.md
+§7.1) has the same sizes, a vocabulary ending in the tags <2en> <2es> <2fr>, and a reference per
+pair and target language, the decoder starting from that language's tag.
 """
 import collections
 import json
@@ -47,10 +51,10 @@ def random_model(vocab_size):
     return model.double()
 
 
-def forced(model, source_ids, target_ids):
-    """Forced decoding of target_ids (</s> appended) after <s>: log p(y_t) [T] and the maps."""
+def forced(model, source_ids, target_ids, start=B.BOS):
+    """Forced decoding of target_ids (</s> appended) after `start`: log p(y_t) [T] and the maps."""
     source = torch.tensor([source_ids + [B.EOS]])
-    target_in = torch.tensor([[B.BOS] + target_ids])
+    target_in = torch.tensor([[start] + target_ids])
     target_out = target_ids + [B.EOS]
     mask = torch.ones_like(source, dtype=torch.bool)
     with torch.no_grad():
@@ -62,7 +66,7 @@ def forced(model, source_ids, target_ids):
             "cross": maps(cross), "encoder": maps(encoder), "decoder": maps(decoder)}
 
 
-def greedy(model, source_ids):
+def greedy(model, source_ids, start=B.BOS):
     """Greedy search by full recomputation: argmax (lowest id on ties) until </s> or MAX_LENGTH."""
     ids = []
     source = torch.tensor([source_ids + [B.EOS]])
@@ -70,7 +74,7 @@ def greedy(model, source_ids):
     with torch.no_grad():
         memory, _ = model.encode(source, mask)
         while len(ids) < MAX_LENGTH:
-            logits, _, _ = model.decode(memory, mask, torch.tensor([[B.BOS] + ids]))
+            logits, _, _ = model.decode(memory, mask, torch.tensor([[start] + ids]))
             ids.append(int(torch.argmax(logits[0, -1])))
             if ids[-1] == B.EOS:
                 break
@@ -99,6 +103,34 @@ def main():
     reference = {"architecture": model.config, "max_length": MAX_LENGTH, "cases": cases}
     (OUT / "tiny-transformer-reference.json").write_text(json.dumps(reference, separators=(",", ":")))
     print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size} bytes) and tests/data/tiny-transformer-reference.json")
+    multilingual(counts)
+
+
+def multilingual(counts):
+    languages = ["en", "es", "fr"]
+    learned = B.learn(counts, 300 - len(languages), min_char_count=1)
+    tokenizer = B.BPE(learned.vocab + [f"<2{lang}>" for lang in languages], learned.merges)
+    model = random_model(len(tokenizer.vocab))
+    tags = {lang: tokenizer.ids[f"<2{lang}>"] for lang in languages}
+    path = OUT / "tiny-multilingual.safetensors"
+    metadata = {"format": "attnscope-transformer-v1", "direction": "multilingual",
+                "languages": json.dumps(languages), "language_tags": json.dumps(tags, sort_keys=True),
+                "architecture": json.dumps(model.config, sort_keys=True),
+                "tokenizer": tokenizer.to_json(), "training": json.dumps({"note": "random test fixture"})}
+    safetensors.write(path, {name: value.astype("float16") for name, value in model.tensors().items()}, metadata)
+    cases = []
+    for source, target in PAIRS:
+        for language in ("es", "fr"):
+            source_ids = tokenizer.encode(tokenize(source))
+            target_ids = tokenizer.encode(tokenize(target))
+            case = {"source": source, "target": target, "language": language, "source_ids": source_ids,
+                    "target_ids": target_ids}
+            case.update(forced(model, source_ids, target_ids, tags[language]))
+            case["greedy_ids"] = greedy(model, source_ids, tags[language])
+            cases.append(case)
+    reference = {"architecture": model.config, "max_length": MAX_LENGTH, "tags": tags, "cases": cases}
+    (OUT / "tiny-multilingual-reference.json").write_text(json.dumps(reference, separators=(",", ":")))
+    print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size} bytes) and tests/data/tiny-multilingual-reference.json")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,38 @@ TransformerArchitecture TransformerModel::read_architecture(const SafeTensors& f
   return a;
 }
 
+namespace {
+
+// The metadata's "language_tags" ({"en": 7997, "fr": 8001, ...}), checked: language codes of 2 to
+// 3 lowercase letters, each tag a piece of the vocabulary that is not a special, byte or word piece.
+std::map<std::string, int> read_language_tags(const std::map<std::string, std::string>& metadata, const Bpe& bpe) {
+  std::map<std::string, int> tags;
+  const auto found = metadata.find("language_tags");
+  if (found == metadata.end()) return tags;
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(found->second);
+  } catch (const nlohmann::json::exception& e) {
+    fail("the model's language_tags are not valid JSON (", e.what(), ")");
+  }
+  if (!json.is_object() || json.empty()) fail("the model's language_tags must be a non-empty JSON object");
+  for (const auto& [language, id] : json.items()) {
+    const bool code = language.size() >= 2 && language.size() <= 3 &&
+                      std::all_of(language.begin(), language.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    if (!code) fail("the model's language_tags name '", language, "', which is not a language code (2-3 letters a-z)");
+    if (!id.is_number_integer() || id.get<long long>() < 260 || id.get<long long>() >= bpe.size())
+      fail("the model's language tag of '", language, "' must be a piece id in [260, ", bpe.size(), ")");
+    const int piece = id.get<int>();
+    if (bpe.piece(piece) != "<2" + language + ">")
+      fail("the model's language tag of '", language, "' is piece ", piece, " ('", bpe.piece(piece), "'), not <2",
+           language, ">");
+    tags.emplace(language, piece);
+  }
+  return tags;
+}
+
+}  // namespace
+
 TransformerModel TransformerModel::load(std::string bytes) { return load(SafeTensors::parse(std::move(bytes))); }
 
 TransformerModel TransformerModel::load(const SafeTensors& file) {
@@ -131,6 +163,7 @@ TransformerModel TransformerModel::load(const SafeTensors& file) {
   if (model.tokenizer_.size() != a.vocab_size) {
     fail("the tokenizer has ", model.tokenizer_.size(), " pieces, the architecture says ", a.vocab_size);
   }
+  model.language_tags_ = read_language_tags(model.metadata_, model.tokenizer_);
   const int d = a.model_dim, F = a.ff_dim, V = a.vocab_size;
   Loader loader(file);
   model.embedding_ = loader.take("embedding", {V, d});
@@ -287,12 +320,12 @@ TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& sour
 }
 
 TransformerModel::Forced TransformerModel::force(const std::vector<int>& source_ids, const std::vector<int>& target_ids,
-                                                 bool with_log_probs, int layers) const {
-  return force(encode(source_ids), target_ids, with_log_probs, layers);
+                                                 bool with_log_probs, int layers, int start) const {
+  return force(encode(source_ids), target_ids, with_log_probs, layers, start);
 }
 
 TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const std::vector<int>& target_ids,
-                                                 bool with_log_probs, int layers) const {
+                                                 bool with_log_probs, int layers, int start) const {
   const TransformerArchitecture& a = architecture_;
   if (target_ids.empty()) fail("the target sentence is empty");
   if (layers < 0 || layers > a.decoder_layers) {
@@ -300,7 +333,8 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   }
   if (layers == 0) layers = a.decoder_layers;
   if (with_log_probs && layers < a.decoder_layers) fail("log probabilities need every decoder layer");
-  std::vector<int> inputs{Bpe::start_id};
+  if (start < 0 || start >= a.vocab_size) fail("the start piece ", start, " is outside the vocabulary");
+  std::vector<int> inputs{start};
   inputs.insert(inputs.end(), target_ids.begin(), target_ids.end());
   const int T = static_cast<int>(inputs.size()), S = encoding.length, d = a.model_dim, h = a.heads, V = a.vocab_size;
   const std::size_t states = element_count("target pieces", {T, d}),
@@ -403,8 +437,10 @@ struct Hypothesis {
 
 }  // namespace
 
-TransformerModel::Translation TransformerModel::translate(const Encoding& encoding, int beam, int max_length) const {
+TransformerModel::Translation TransformerModel::translate(const Encoding& encoding, int beam, int max_length,
+                                                          int start) const {
   if (beam < 1 || beam > 64) fail("beam must be in 1..64, got ", beam);
+  if (start < 0 || start >= architecture_.vocab_size) fail("the start piece ", start, " is outside the vocabulary");
   if (max_length < 0) fail("max_length must not be negative");
   const int V = architecture_.vocab_size;
   const std::size_t step_map =
@@ -418,7 +454,7 @@ TransformerModel::Translation TransformerModel::translate(const Encoding& encodi
     std::vector<int> previous(rows);
     std::vector<Cache*> caches(rows);
     for (int r = 0; r < rows; ++r) {
-      previous[r] = alive[r].ids.empty() ? Bpe::start_id : alive[r].ids.back();
+      previous[r] = alive[r].ids.empty() ? start : alive[r].ids.back();
       caches[r] = &alive[r].cache;
     }
     step(encoding, caches.data(), rows, previous.data(), log_probs.data(), cross.data(), nullptr);

@@ -40,6 +40,10 @@ class TransformerModel {
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   std::string metadata_value(const std::string& key) const;
   const Bpe& tokenizer() const { return tokenizer_; }
+  // A multilingual model (docs/MODEL_FORMAT.md, "Multilingual models"): language code -> the tag
+  // piece its decoder starts from to write that language (metadata "language_tags"); empty for a
+  // model of one direction, whose decoder starts from <s>.
+  const std::map<std::string, int>& language_tags() const { return language_tags_; }
 
   // The encoder's work for one sentence, shared by every decoder step.
   struct Encoding {
@@ -64,10 +68,11 @@ class TransformerModel {
   // layer nor the last decoder layer's feed-forward, which are skipped. `layers` > 0 runs only the
   // first that many decoder layers (cross and decoder then hold that many); it needs
   // with_log_probs false (the alignment head's layer is all an alignment reads).
-  Forced force(const Encoding& encoding, const std::vector<int>& target_ids, bool with_log_probs = true,
-               int layers = 0) const;
+  // `start` is the decoder's first input: <s>, or a multilingual model's language tag.
+  Forced force(const Encoding& encoding, const std::vector<int>& target_ids, bool with_log_probs = true, int layers = 0,
+               int start = Bpe::start_id) const;
   Forced force(const std::vector<int>& source_ids, const std::vector<int>& target_ids, bool with_log_probs = true,
-               int layers = 0) const;
+               int layers = 0, int start = Bpe::start_id) const;
 
   // Keys and values of the decoder's self-attention for the pieces fed so far.
   struct Cache {
@@ -94,7 +99,7 @@ class TransformerModel {
   };
   // beam 1 is greedy (lowest id on ties); beam in 1..64; max_length 0 means 2 S + 10. Scores
   // with GNMT's length penalty, as RnnModel::translate.
-  Translation translate(const Encoding& encoding, int beam = 4, int max_length = 0) const;
+  Translation translate(const Encoding& encoding, int beam = 4, int max_length = 0, int start = Bpe::start_id) const;
 
  private:
   struct Linear {
@@ -141,6 +146,7 @@ class TransformerModel {
   TransformerArchitecture architecture_;
   std::map<std::string, std::string> metadata_;
   Bpe tokenizer_;
+  std::map<std::string, int> language_tags_;
   std::vector<float> embedding_;    // [V][d]
   std::vector<float> embedding_t_;  // [d][V], for the tied output layer
   std::vector<float> output_bias_;  // [V]

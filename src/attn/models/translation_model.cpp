@@ -57,6 +57,12 @@ std::vector<float> alignment_rows(const TransformerModel& model, const std::vect
   return rows;
 }
 
+std::string join(const std::vector<std::string>& names, const char* separator) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : separator) + name;
+  return out;
+}
+
 }  // namespace
 
 TranslationModel TranslationModel::load(std::string bytes) {
@@ -83,6 +89,41 @@ std::string TranslationModel::metadata_value(const std::string& key) const {
   return transformer_ ? transformer_->metadata_value(key) : rnn_->metadata_value(key);
 }
 
+bool TranslationModel::multilingual() const { return transformer_ && !transformer_->language_tags().empty(); }
+
+std::vector<std::string> TranslationModel::languages() const {
+  std::vector<std::string> out;
+  if (!multilingual()) return out;
+  out.emplace_back("en");
+  for (const auto& [language, id] : transformer_->language_tags())
+    if (language != "en") out.push_back(language);
+  return out;
+}
+
+TranslationModel TranslationModel::for_target(const std::string& language) const {
+  if (!multilingual()) {
+    const std::string own = metadata_value("target_language");
+    if (!own.empty() && language != own) fail("this model translates into '", own, "' only, not '", language, "'");
+    return *this;
+  }
+  if (transformer_->language_tags().count(language) == 0)
+    fail("this multilingual model does not write '", language, "' (it writes: ", join(languages(), ", "), ")");
+  TranslationModel model = *this;
+  model.target_ = language;
+  return model;
+}
+
+std::string TranslationModel::target_language() const {
+  return multilingual() ? target_ : metadata_value("target_language");
+}
+
+int TranslationModel::start_id() const {
+  if (!multilingual()) return Bpe::start_id;
+  if (target_.empty())
+    fail("this model is multilingual: choose the language to translate into (", join(languages(), ", "), ")");
+  return transformer_->language_tags().at(target_);
+}
+
 WordAttention align_words(const TranslationModel& model, const std::vector<std::string>& source_words,
                           const std::vector<std::string>& target_words, bool shift, bool with_log_prob) {
   if (model.rnn()) return align_words(*model.rnn(), source_words, target_words, shift, with_log_prob);
@@ -93,8 +134,8 @@ WordAttention align_words(const TranslationModel& model, const std::vector<std::
   const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
   const Pieces target = detail::encode_given_words(transformer.tokenizer(), target_words);
   // without the sentence's probability, the decoder stops at the alignment head's layer
-  const TransformerModel::Forced forced =
-      transformer.force(source.ids, target.ids, with_log_prob, with_log_prob ? 0 : a.alignment_layer + 1);
+  const TransformerModel::Forced forced = transformer.force(
+      source.ids, target.ids, with_log_prob, with_log_prob ? 0 : a.alignment_layer + 1, model.start_id());
   const int S = static_cast<int>(source.ids.size()) + 1, T = static_cast<int>(target.ids.size()) + 1;
   const float* head = map_at(forced.cross, a.heads, a.alignment_layer, a.alignment_head, T, S);
   const std::vector<float> pieces(head, head + static_cast<std::size_t>(T) * S);
@@ -112,7 +153,7 @@ WordTranslation translate_words(const TranslationModel& model, const std::vector
   detail::check_words(source_words, "source");
   const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
   const TransformerModel::Encoding encoding = transformer.encode(source.ids);
-  const TransformerModel::Translation translation = transformer.translate(encoding, beam);
+  const TransformerModel::Translation translation = transformer.translate(encoding, beam, 0, model.start_id());
   const int steps =
       static_cast<int>(translation.cross.size() / (static_cast<std::size_t>(transformer.architecture().decoder_layers) *
                                                    transformer.architecture().heads * encoding.length));
@@ -162,7 +203,7 @@ AttentionMaps attention_maps(const TranslationModel& model, const std::vector<st
     const RnnModel& rnn = *model.rnn();
     cross = rnn.force(rnn.encode(source.ids), target.ids);
   } else {
-    TransformerModel::Forced forced = model.transformer()->force(source.ids, target.ids, false);
+    TransformerModel::Forced forced = model.transformer()->force(source.ids, target.ids, false, 0, model.start_id());
     cross = std::move(forced.cross);
     encoder = std::move(forced.encoder);
     decoder = std::move(forced.decoder);

@@ -33,6 +33,19 @@ class TranslationModel {
   int encoder_layers() const;  // the RNN: 0 (it has no self-attention)
   const Bpe& tokenizer() const;
   std::string metadata_value(const std::string& key) const;
+
+  // A multilingual Transformer (one file for English <-> several languages) writes the language
+  // it is told to: for_target("fr") is the same model (weights shared) set to write French.
+  bool multilingual() const;
+  std::vector<std::string> languages() const;  // a multilingual model's, English first; else empty
+  // Throws attn::Error for a language the model does not write, naming those it does; a model of
+  // one direction accepts only its own target language (metadata "target_language").
+  TranslationModel for_target(const std::string& language) const;
+  // The language the decoder writes ("" for a multilingual model not yet set by for_target).
+  std::string target_language() const;
+  // The decoder's first input: <s>, or the target's language tag. A multilingual model not set
+  // by for_target throws attn::Error naming its languages.
+  int start_id() const;
   // The model itself (null for the other architecture).
   const RnnModel* rnn() const { return rnn_.get(); }
   const TransformerModel* transformer() const { return transformer_.get(); }
@@ -40,6 +53,7 @@ class TranslationModel {
  private:
   std::shared_ptr<const RnnModel> rnn_;
   std::shared_ptr<const TransformerModel> transformer_;
+  std::string target_;  // a multilingual model's chosen target language
 };
 
 // Word-level attention (WordAttention, attn/models/rnn.hpp) of the model's alignment attention:

@@ -1,0 +1,128 @@
+// A multilingual Transformer (docs/MODEL_FORMAT.md §7.1) against its PyTorch reference
+// (tests/data/tiny-multilingual.*, made by tools/train/make_transformer_fixture.py): the decoder
+// starts from the target language's tag, the wrapper chooses it, and bad tags are refused.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "attn/models/translation_model.hpp"
+#include "fixtures.hpp"
+#include "support.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const nlohmann::json& reference() {
+  static const nlohmann::json json = nlohmann::json::parse(read_file("tiny-multilingual-reference.json"));
+  return json;
+}
+
+const std::string& bytes() {
+  static const std::string file = read_file("tiny-multilingual.safetensors");
+  return file;
+}
+
+void flatten(const nlohmann::json& value, std::vector<float>& out) {
+  if (value.is_array()) {
+    for (const auto& item : value) flatten(item, out);
+  } else {
+    out.push_back(value.get<float>());
+  }
+}
+
+double max_difference(const std::vector<float>& a, const nlohmann::json& expected) {
+  std::vector<float> b;
+  flatten(expected, b);
+  REQUIRE(a.size() == b.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+  return worst;
+}
+
+// The fixture with its metadata changed by `meta`.
+template <class Meta>
+std::string with_metadata(Meta meta) {
+  const SafeTensors file = SafeTensors::parse(bytes());
+  SafeTensorsWriter writer;
+  for (const auto& [name, info] : file.tensors()) writer.add(name, file.floats(name), info.shape, true);
+  std::map<std::string, std::string> metadata = file.metadata();
+  meta(metadata);
+  for (const auto& [key, value] : metadata) writer.metadata(key, value);
+  return writer.bytes();
+}
+
+}  // namespace
+
+TEST_CASE("a multilingual Transformer reads its language tags", "[multilingual]") {
+  const TranslationModel model = TranslationModel::load(bytes());
+  CHECK(model.multilingual());
+  CHECK(model.languages() == std::vector<std::string>{"en", "es", "fr"});
+  for (const auto& [language, id] : reference()["tags"].items())
+    CHECK(model.transformer()->language_tags().at(language) == id.get<int>());
+  CHECK(model.target_language().empty());
+  CHECK_THROWS_WITH(model.start_id(), Contains("multilingual") && Contains("en, es, fr"));
+  CHECK_THROWS_WITH(align_words(model, {"the"}, {"el"}), Contains("choose the language"));
+  CHECK_THROWS_WITH(model.for_target("de"), Contains("does not write 'de'") && Contains("en, es, fr"));
+  const TranslationModel french = model.for_target("fr");
+  CHECK(french.target_language() == "fr");
+  CHECK(french.start_id() == reference()["tags"]["fr"].get<int>());
+  CHECK(model.target_language().empty());              // the original is unchanged
+  CHECK(french.transformer() == model.transformer());  // weights shared, not copied
+}
+
+TEST_CASE("a multilingual Transformer decodes from the target's tag, as the reference", "[multilingual]") {
+  const TranslationModel model = TranslationModel::load(bytes());
+  const TransformerModel& transformer = *model.transformer();
+  const int max_length = reference()["max_length"].get<int>();
+  for (const auto& expected : reference()["cases"]) {
+    const std::string language = expected["language"];
+    INFO(expected["source"].get<std::string>() << " -> " << language);
+    const auto source = expected["source_ids"].get<std::vector<int>>();
+    const auto target = expected["target_ids"].get<std::vector<int>>();
+    const int start = model.for_target(language).start_id();
+    const TransformerModel::Forced forced = transformer.force(source, target, true, 0, start);
+    CHECK(max_difference(forced.log_probs, expected["log_probs"]) < 1e-4);
+    CHECK(max_difference(forced.cross, expected["cross"]) < 1e-4);
+    CHECK(max_difference(forced.decoder, expected["decoder"]) < 1e-4);
+    // the tag matters: <s> gives other numbers
+    CHECK(max_difference(transformer.force(source, target).log_probs, expected["log_probs"]) > 1e-3);
+    std::vector<int> greedy = expected["greedy_ids"].get<std::vector<int>>();
+    if (!greedy.empty() && greedy.back() == Bpe::end_id) greedy.pop_back();
+    CHECK(transformer.translate(transformer.encode(source), 1, max_length, start).ids == greedy);
+    // the word-level entry points go through the chosen tag too
+    const AttentionMaps maps = attention_maps(model.for_target(language), split_words(expected["source"]),
+                                              split_words(expected["target"]), true);
+    CHECK(max_difference(maps.cross, expected["cross"]) < 1e-4);
+  }
+  CHECK_THROWS_WITH(transformer.force(std::vector<int>{5}, std::vector<int>{6}, true, 0, -1),
+                    Contains("outside the vocabulary"));
+  CHECK_THROWS_WITH(transformer.translate(transformer.encode({5}), 1, 4, 300), Contains("outside the vocabulary"));
+}
+
+TEST_CASE("a multilingual model with bad language tags is refused, naming the problem", "[multilingual]") {
+  const auto refused = [](const std::string& tags, const char* message) {
+    INFO(tags);
+    CHECK_THROWS_WITH(TranslationModel::load(with_metadata([&](auto& m) { m["language_tags"] = tags; })),
+                      Contains(message));
+  };
+  refused("{\"es\": ", "not valid JSON");
+  refused("[]", "non-empty JSON object");
+  refused("{}", "non-empty JSON object");
+  refused("{\"ES\": 298}", "not a language code");
+  refused("{\"e\": 298}", "not a language code");
+  refused("{\"es\": \"298\"}", "piece id in [260, 300)");
+  refused("{\"es\": 5}", "piece id in [260, 300)");
+  refused("{\"es\": 300}", "piece id in [260, 300)");
+  refused("{\"es\": 299}", "is piece 299 ('<2fr>'), not <2es>");
+  // a one-direction model accepts only its own target
+  const TranslationModel one = TranslationModel::load(with_metadata([](auto& m) {
+    m.erase("language_tags");
+    m["target_language"] = "es";
+  }));
+  CHECK_FALSE(one.multilingual());
+  CHECK(one.for_target("es").start_id() == Bpe::start_id);
+  CHECK_THROWS_WITH(one.for_target("fr"), Contains("into 'es' only"));
+}
