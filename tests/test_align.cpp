@@ -52,6 +52,10 @@ TEST_CASE("Pharaoh lines parse with sure and possible links and reject junk", "[
   const Alignment sure = parse_pharaoh(" 2-1 0-0  1?2 0-0", &possible);
   CHECK(to_pharaoh(sure) == "0-0 2-1");
   CHECK(to_pharaoh(possible) == "0-0 1-2 2-1");
+  // the Hansards' and Europarl gold sets write a possible link "spt"
+  Alignment europarl;
+  CHECK(to_pharaoh(parse_pharaoh("3-3 7p7 1p1", &europarl)) == "3-3");
+  CHECK(to_pharaoh(europarl) == "1-1 3-3 7-7");
   CHECK(parse_pharaoh("").empty());
   CHECK_THROWS_WITH(parse_pharaoh("0-0 a-1"), Contains("'a-1' is not a link"));
   CHECK_THROWS_WITH(parse_pharaoh("3"), Contains("'3' is not a link"));

@@ -121,14 +121,14 @@ export function parseAttentionJson(text) {
   return { shape, data, source: words('source', shape.at(-1), 'columns'), target: words('target', shape.at(-2), 'rows') };
 }
 
-// A gold alignment file -> its first non-empty line, trimmed: Pharaoh links, 's-t' sure, 's?t' possible.
+// A gold alignment file -> its first non-empty line, trimmed: Pharaoh links, 's-t' sure, 's?t' or 'spt' possible.
 export function parseGoldLine(text) {
   return (text.split(/\r?\n/).find((line) => line.trim()) ?? '').trim();
 }
 
 // The [source, target] pairs of a Pharaoh line, sure and possible alike.
 export function pharaohPairs(line) {
-  return line.split(/\s+/).filter(Boolean).map((link) => link.split(/[-?]/).map(Number));
+  return line.split(/\s+/).filter(Boolean).map((link) => link.split(/[-?p]/).map(Number));
 }
 
 // The first link outside a matrix of `cols` source and `rows` target words, as a sentence, or ''.

@@ -199,7 +199,7 @@ Alignment parse_pharaoh(const std::string& line, Alignment* possible) {
   std::string token;
   Alignment sure;
   while (words >> token) {
-    const std::size_t split = token.find_first_of("-?");
+    const std::size_t split = token.find_first_of("-?p");
     const auto number = [&](const std::string& text) {
       if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos) {
         fail("'", token, "' is not a link: expected source-target indices such as 3-4");

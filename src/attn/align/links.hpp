@@ -39,7 +39,8 @@ Alignment unite(const Alignment& a, const Alignment& b);
 Alignment grow_diag_final_and(const Alignment& forward, const Alignment& backward, int source_length,
                               int target_length);
 
-// "0-0 1-2 ..." <-> links. parse_pharaoh accepts "s-t" (sure) and "s?t" (possible) and puts
+// "0-0 1-2 ..." <-> links. parse_pharaoh accepts "s-t" (sure) and "s?t" or "spt" (possible: the
+// Hansards' and Europarl gold sets' "p") and puts
 // possible links in *possible when given. Throws attn::Error naming the bad token.
 Alignment parse_pharaoh(const std::string& line, Alignment* possible = nullptr);
 std::string to_pharaoh(const Alignment& links);
