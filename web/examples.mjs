@@ -5,8 +5,10 @@
 export const EXAMPLES = {
   bg: 'Старецът ходи до пазара всяка сутрин .',
   da: 'Den gamle mand går til markedet hver morgen .',
+  de: 'Der alte Mann geht jeden Morgen zum Markt .',
   es: 'El anciano camina al mercado cada mañana .',
   et: 'Vana mees kõnnib igal hommikul turule .',
+  fr: 'Le vieil homme marche jusqu\'au marché chaque matin .',
   hu: 'Az idős férfi minden reggel a piacra sétál .',
   it: 'Il vecchio cammina fino al mercato ogni mattina .',
   nl: 'De oude man loopt elke ochtend naar de markt .',

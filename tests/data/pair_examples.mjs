@@ -6,8 +6,10 @@ import { EXAMPLES, EXAMPLE_SOURCE } from '../../web/examples.mjs';
 const LINKS = {
   bg: [['market', 'пазара'], ['morning', 'сутрин'], ['.', '.']],
   da: [['market', 'markedet'], ['morning', 'morgen'], ['man', 'mand']],
+  de: [['market', 'Markt'], ['morning', 'Morgen'], ['.', '.']],
   es: [['market', 'mercado'], ['morning', 'mañana'], ['.', '.']],
   et: [['man', 'mees'], ['morning', 'hommikul'], ['.', '.']],
+  fr: [['market', 'marché'], ['morning', 'matin'], ['.', '.']],
   hu: [['man', 'férfi'], ['morning', 'reggel'], ['.', '.']],
   it: [['market', 'mercato'], ['morning', 'mattina'], ['.', '.']],
   nl: [['market', 'markt'], ['morning', 'ochtend'], ['old', 'oude']],

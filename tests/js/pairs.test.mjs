@@ -15,9 +15,9 @@ for (const simd of [true, false]) {
     const attn = await loadAttn({ simd });
     const pairs = attn.alignment.pairs;
 
-    it('lists en-es first and English with each XL-WA language, each with its files and default method', () => {
+    it('lists en-es first and English with each XL-WA language, French and German, each with its files and default method', () => {
       assert.deepEqual(pairs.map((pair) => pair.name),
-        ['en-es', 'en-bg', 'en-da', 'en-et', 'en-hu', 'en-it', 'en-nl', 'en-pt', 'en-ru', 'en-sl']);
+        ['en-es', 'en-bg', 'en-da', 'en-de', 'en-et', 'en-fr', 'en-hu', 'en-it', 'en-nl', 'en-pt', 'en-ru', 'en-sl']);
       assert.equal(pairs[0].method, attn.alignment.defaults.method);
       for (const pair of pairs) {
         assert.equal(pair.name, `en-${pair.language}`);
