@@ -307,6 +307,7 @@ class PairAligner {
     // the pair's default method and threshold, unless the flags name others
     if (!a.method_given) arguments_.align.method = pair.method;
     if (!a.posterior_threshold_given) arguments_.align.posterior_threshold = pair.posterior_threshold;
+    arguments_.align = pair_options(pair, arguments_.align);  // --method attention: the pair's choice
     validate(arguments_.align);
     const AlignMethod method = arguments_.align.method;
     if (needs_statistical(method)) {
@@ -578,6 +579,14 @@ void usage() {
     std::cerr << " " << pair.name << " (" << to_string(pair.method);
     if (pair.method != d.method || pair.posterior_threshold != d.posterior_threshold)
       std::cerr << ", --posterior-threshold " << pair.posterior_threshold;
+    std::cerr << ")";
+  }
+  std::cerr << "\n--method attention per pair (the attention models alone, chosen on each pair's dev set):";
+  for (const LanguagePair& pair : language_pairs()) {
+    if (pair.forward.empty() || pair.reverse.empty()) continue;
+    std::cerr << " " << pair.name << " (" << to_string(pair.attention_method);
+    if (pair.attention_method == AlignMethod::soft_threshold || pair.attention_method == AlignMethod::threshold)
+      std::cerr << ", --threshold " << pair.attention_threshold;
     std::cerr << ")";
   }
   std::cerr << "\ntranslation models (translate --pair): " << joined(translation_directions(), ", ")

@@ -4,13 +4,16 @@
 // greedy and beam search, word-level aggregation, and damaged model files.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "attn/align/attention_aligner.hpp"
 #include "attn/align/hmm.hpp"
 #include "attn/align/ibm2.hpp"
+#include "attn/align/pairs.hpp"
 #include "attn/models/rnn.hpp"
 #include "fixtures.hpp"
 #include "support.hpp"
@@ -247,4 +250,46 @@ TEST_CASE(
   options.symmetrization = Symmetrization::grow_diag_final_and;
   const Alignment geometric = align_pair(models, source, target, options).links;
   CHECK(std::find(geometric.begin(), geometric.end(), Link{1, 1}) != geometric.end());
+}
+
+TEST_CASE("soft-threshold links every word pair whose attention averaged over both directions reaches the threshold",
+          "[rnn][align]") {
+  const TranslationModel& forward = translation_model("additive");
+  const TranslationModel& backward = translation_model("general");
+  const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
+  const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
+  const AlignmentModels models{&forward, &backward, nullptr};
+  AlignOptions options;
+  options.method = AlignMethod::soft_threshold;
+  CHECK_THROWS_WITH(align_pair({&forward, nullptr, nullptr}, source, target, options),
+                    Contains("needs a reverse model"));
+  for (const float threshold : {0.05f, 0.2f, 0.4f}) {
+    options.threshold = threshold;
+    const PairAlignment pair = align_pair(models, source, target, options);
+    const int S = 7, T = 7;
+    Alignment expected;
+    for (int t = 0; t < T; ++t)
+      for (int s = 0; s < S; ++s)
+        if (0.5f * (pair.forward.weights[t * S + s] + pair.backward.weights[t * S + s]) >= threshold)
+          expected.push_back({s, t});
+    const auto sorted = [](Alignment links) {
+      std::sort(links.begin(), links.end(), [](const Link& a, const Link& b) {
+        return std::tie(a.source, a.target) < std::tie(b.source, b.target);
+      });
+      return links;
+    };
+    CHECK(sorted(pair.links) == sorted(expected));
+    if (threshold < 0.1f) CHECK(expected.size() > 7);  // a low threshold links more than one word each
+  }
+  // 'attention' is the pair's choice: pair_options turns it into the pair's method and threshold
+  options.method = AlignMethod::attention;
+  CHECK_THROWS_WITH(align_pair(models, source, target, options), Contains("a language pair's choice"));
+  LanguagePair pair;
+  pair.attention_method = AlignMethod::soft_threshold;
+  pair.attention_threshold = 0.25f;
+  const AlignOptions resolved = pair_options(pair, options);
+  CHECK(resolved.method == AlignMethod::soft_threshold);
+  CHECK(resolved.threshold == 0.25f);
+  options.method = AlignMethod::union_;
+  CHECK(pair_options(pair, options).method == AlignMethod::union_);  // other methods stay
 }

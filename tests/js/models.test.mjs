@@ -61,10 +61,11 @@ for (const simd of [true, false]) {
       const reverse = await attn.loadModel(bytes('tiny-general.safetensors'));
       const pair = ['the cat sleeps on the sofa .', 'el gato duerme en el sofá .'];
       const links = {};
-      for (const method of ['argmax', 'threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax']) {
+      for (const method of ['argmax', 'threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax',
+        'soft-threshold']) {
         const result = forward.align(...pair, { method, reverse, threshold: 0.2 });
         links[method] = new Set(result.pharaoh.split(' ').filter(Boolean));
-        if (['intersection', 'union', 'grow-diag-final-and', 'soft-itermax'].includes(method)) {
+        if (['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'soft-threshold'].includes(method)) {
           assert.equal(result.reverseWeights.length, 49, method);
         }
       }
@@ -73,6 +74,8 @@ for (const simd of [true, false]) {
       assert.throws(() => forward.align(...pair, { method: 'union' }), /needs a reverse model/);
       assert.throws(() => forward.align(...pair, { method: 'union', reverse: {} }), /reverse must be an object from loadModel/);
       assert.throws(() => forward.align(...pair, { method: 'median' }), /unknown alignment method 'median'/);
+      // 'attention' names a pair's choice, which a model alone cannot make
+      assert.throws(() => forward.align(...pair, { method: 'attention', reverse }), /a language pair's choice/);
       const shifted = forward.align(...pair, { shift: true });
       assert.notDeepEqual(Array.from(shifted.weights), Array.from(forward.align(...pair).weights));
       reverse.delete();

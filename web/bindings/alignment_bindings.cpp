@@ -4,7 +4,8 @@
 //   statisticalKinds, mixes, symmetrizations: string[],
 //   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold },
 //   pairs: [{ name, language, languageName, files: { hmm?, ibm2?, forward?, reverse?, general? },
-//             method, posteriorThreshold }] }   (attn/align/pairs.hpp: en-es first, the default)
+//             method, posteriorThreshold, attentionMethod, attentionThreshold }] }
+//   (attn/align/pairs.hpp: en-es first, the default)
 // The loader freezes it as `attn.alignment`.
 #include <emscripten/bind.h>
 
@@ -80,6 +81,8 @@ val pair_list() {
     entry.set("files", files);
     entry.set("method", std::string(to_string(pair.method)));
     entry.set("posteriorThreshold", decimal(pair.posterior_threshold));
+    entry.set("attentionMethod", std::string(to_string(pair.attention_method)));
+    entry.set("attentionThreshold", decimal(pair.attention_threshold));
     pairs.set(index++, entry);
   }
   return pairs;

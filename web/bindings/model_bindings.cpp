@@ -145,6 +145,12 @@ class Model {
       if (key != "tokenizer" && key != "architecture") info.set(key, value);
     }
     info.set("architecture", std::string(to_string(model_->architecture())));
+    // a multilingual model: its languages (English first) and the one it now writes ('' until
+    // forTarget chooses)
+    if (model_->multilingual()) {
+      info.set("languages", string_array(model_->languages()));
+      info.set("targetLanguage", model_->target_language());
+    }
     info.set("layers", model_->layers());
     info.set("heads", model_->heads());
     info.set("encoderLayers", model_->encoder_layers());
@@ -164,6 +170,15 @@ class Model {
       info.set("alignmentHead", a.alignment_head);
     }
     return info;
+  }
+
+  // The same model (weights shared) writing `language`: a multilingual model's target, or, for a
+  // model of one direction, its own target language. Errors name the languages it writes.
+  val for_target(val language) const {
+    return guarded([&] {
+      if (!language.isString()) fail("forTarget needs a language code (a string)");
+      return val(Model(model_->for_target(language.as<std::string>())));
+    });
   }
 
   // options: { pieces }. Every map of a forced decoding: { source, target, cross, encoder,
@@ -327,6 +342,7 @@ EMSCRIPTEN_BINDINGS(models) {
   using namespace attn::js;
   emscripten::class_<Model>("Model")
       .function("info", &Model::info)
+      .function("forTarget", &Model::for_target)
       .function("translate", &Model::translate)
       .function("attentions", &Model::attentions)
       .function("align", &Model::align);

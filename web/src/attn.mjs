@@ -157,6 +157,9 @@ function wrapModel(handle, moduleLive) {
     [HANDLE]: handle,
     translate: (text, options) => checked(live().translate(text, options)),
     attentions: (source, target, options) => checked(live().attentions(source, target, options)),
+    // A multilingual model set to write `language` ('fr'): a new model object sharing the weights,
+    // to delete() like any other (docs/MODEL_FORMAT.md §7.1).
+    forTarget: (language) => wrapModel(checked(live().forTarget(language)), moduleLive),
     align(source, target, options) {
       let settings = options;
       for (const [key, loader] of [['reverse', 'loadModel()'], ['statistical', 'loadStatisticalAligner()']]) {

@@ -94,7 +94,14 @@ Alignment attention_links(const PairAlignment& pair, const WordAttention& backwa
       for (std::size_t k = 0; k < P.size(); ++k) mean[k] = 0.5f * (P[k] + pair.backward.weights[k]);
       return itermax_links(mean.data(), T, S);
     }
+    case AlignMethod::soft_threshold: {
+      std::vector<float> mean(P.size());
+      for (std::size_t k = 0; k < P.size(); ++k) mean[k] = 0.5f * (P[k] + pair.backward.weights[k]);
+      return threshold_links(mean.data(), T, S, options.threshold);
+    }
     case AlignMethod::hybrid: return hybrid_links(*models.statistical, pair.forward, backward, options);
+    case AlignMethod::attention:
+      fail("method 'attention' is a language pair's choice: align with --pair (pair_options) or name the method");
     case AlignMethod::hmm:
     case AlignMethod::ibm2: break;
   }

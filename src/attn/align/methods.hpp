@@ -17,6 +17,8 @@ enum class AlignMethod {
   union_,               // ... ∪ ...
   grow_diag_final_and,  // ... symmetrized by grow-diag-final-and
   soft_intersection,    // itermax on the mean of the forward and reverse matrices
+  soft_threshold,       // every word pair whose mean of the forward and reverse matrices >= threshold
+  attention,            // a language pair's best attention-only method (LanguagePair::attention_method)
   hybrid,               // both directions' attention mixed with a statistical aligner's posteriors
   hmm,                  // the HMM aligner alone
   ibm2,                 // IBM Model 2 alone (fast_align's model)

@@ -56,6 +56,14 @@ std::vector<LanguagePair> make_pairs() {
 
 }  // namespace
 
+AlignOptions pair_options(const LanguagePair& pair, AlignOptions options) {
+  if (options.method == AlignMethod::attention) {
+    options.method = pair.attention_method;
+    options.threshold = pair.attention_threshold;
+  }
+  return options;
+}
+
 const std::vector<LanguagePair>& language_pairs() {
   static const std::vector<LanguagePair> pairs = make_pairs();
   return pairs;

@@ -1,5 +1,5 @@
 // The language pairs that models are shipped for: English with the ten languages of the XL-WA
-// benchmark. One list, read by the command line's --pair and handed to JS by the module (as
+// benchmark, and with French and German (measured on Europarl's gold sets). One list, read by the command line's --pair and handed to JS by the module (as
 // `attn.alignment.pairs`), from which the page and the model index (web/dist/models/index.json)
 // learn which files a pair has and how it aligns by default.
 #pragma once
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/align/attention_aligner.hpp"
 #include "attn/align/methods.hpp"
 
 namespace attn {
@@ -23,7 +24,15 @@ struct LanguagePair {
   // those whose files the pair has (models/MODEL_CARD.md), and its posterior-mean threshold.
   AlignMethod method = align_defaults.method;
   float posterior_threshold = align_defaults.posterior_threshold;
+  // `--method attention`: the extraction from the attention models alone (no statistical model)
+  // with the lowest AER on the pair's dev set, and its threshold (where the method reads one).
+  AlignMethod attention_method = AlignMethod::soft_intersection;
+  float attention_threshold = align_defaults.threshold;
 };
+
+// `options` for aligning `pair`: method `attention` becomes the pair's attention method, with its
+// threshold; any other method is left as it is.
+AlignOptions pair_options(const LanguagePair& pair, AlignOptions options);
 
 // Every pair, en-es first (the default of the command line and the page), then by language code.
 const std::vector<LanguagePair>& language_pairs();
