@@ -69,10 +69,14 @@ export class ModelView {
     $('model-section').dataset.pair = pair.name;
   }
 
+  // Each model reads the sentences in its own direction: a reverse model (XX-en-…) gets the
+  // other language's sentence as its source and English as its target, so its figure's axes swap.
   settings() {
-    const aggregate = $('model-aggregate').value;
+    const aggregate = $('model-aggregate').value, model = $('model').value;
+    const reverse = Boolean(this.pair) && model.startsWith(`${this.pair.language}-en-`);
+    const english = $('source').value, other = $('target').value;
     return {
-      source: $('source').value, target: $('target').value, model: $('model').value,
+      source: reverse ? other : english, target: reverse ? english : other, model,
       pieces: aggregate === 'rollout',  // rollout needs each position's own row: pieces, special tokens included
     };
   }

@@ -151,6 +151,32 @@ describe('model view', () => {
     await page.close();
   });
 
+  test('a reverse model reads the other language as its source: its figure has English rows and the other columns', async () => {
+    const { page, problems } = await openPage('#model=es-en-additive');
+    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
+    assert.equal(await page.inputValue('#model'), 'es-en-additive');
+    await page.click('#model-view [data-layer="0"][data-head="0"]');
+    await page.waitForSelector('#head-figure:not([hidden])');
+    const figure = await figureOf(page, 'head-view');
+    const english = (await page.inputValue('#source')).trim().split(/\s+/);
+    const spanish = (await page.inputValue('#target')).trim().split(/\s+/);
+    assert.deepEqual(figure.colLabels, spanish);  // source words across: the model reads Spanish
+    assert.deepEqual(figure.rowLabels, english);  // generated words down: it writes English
+    // the forward model again: English across
+    await answered(page, () => page.selectOption('#model', 'en-es-additive'));
+    await page.click('#model-view [data-layer="0"][data-head="0"]');
+    let forward = null;
+    for (let tries = 0; tries < 50 && JSON.stringify(forward?.colLabels) !== JSON.stringify(english); tries++) {
+      await page.waitForTimeout(100);
+      forward = await figureOf(page, 'head-view');
+    }
+    assert.deepEqual(forward.colLabels, english);
+    assert.deepEqual(forward.rowLabels, spanish);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('the RNN has one map of cross-attention and says it has no self-attention', async () => {
     const { page, problems } = await openPage('#model=en-es-additive');
     await page.locator('#model-section').scrollIntoViewIfNeeded();
