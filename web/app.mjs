@@ -9,7 +9,7 @@
 import { simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
 import { ByoView } from './byo.mjs';
-import { exampleOf, isExample } from './examples.mjs';
+import { PRESETS, exampleOf, isExample, presetOf } from './examples.mjs';
 import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
 import { ModelView } from './model-view.mjs';
 import { HashState } from './state.mjs';
@@ -67,6 +67,39 @@ function startPairs(state, pairs, views) {
   });
 }
 
+// The #presets select: the classic examples of the pairs this build ships. Choosing one sets the
+// pair, then both sentences (so the views and the URL follow), and shows what to look for; editing
+// a sentence leaves the preset.
+function startPresets(pairs) {
+  const select = $('presets'), note = $('preset-note');
+  const shipped = PRESETS.filter((preset) => pairs[preset.pair]);
+  select.append(...shipped.map((preset) => new Option(preset.label, preset.id)));
+  select.disabled = shipped.length === 0;
+  let applying = false;
+  select.addEventListener('input', () => {
+    const preset = presetOf(select.value);
+    note.textContent = preset?.note ?? '';
+    if (!preset) return;
+    applying = true;
+    if ($('pair').value !== preset.pair) {
+      $('pair').value = preset.pair;
+      $('pair').dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    for (const [id, text] of [['source', preset.source], ['target', preset.target]]) {
+      $(id).value = text;
+      $(id).dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    applying = false;
+  });
+  for (const id of ['source', 'target']) {
+    $(id).addEventListener('input', () => {
+      if (applying || !select.value) return;
+      select.value = '';
+      note.textContent = '';
+    });
+  }
+}
+
 async function startAlignment(client, state) {
   const module = await client.module;  // {simd, instructionSet, threads, alignment, pairs, models}
   // threads: the hardware's where the page is cross-origin isolated (tools/serve.mjs makes it so)
@@ -86,6 +119,7 @@ async function startAlignment(client, state) {
   // the sentences first: the hash's, if any, before the pair decides whether its example replaces them
   controls(state, [['s', 'source'], ['t', 'target']]);
   startPairs(state, module.pairs, [align, translate, inside]);
+  startPresets(module.pairs);
   align.start();
   translate.start();
   inside.start();

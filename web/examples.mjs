@@ -23,3 +23,45 @@ export const exampleOf = (language) => (EXAMPLES[language] ? { source: EXAMPLE_S
 
 /** Whether the sentences are some language's example (so switching pairs may replace them). */
 export const isExample = (source, target) => source === EXAMPLE_SOURCE && Object.values(EXAMPLES).includes(target);
+
+/**
+ * The classic examples, one click away (#presets): each sets the pair and both sentences, with one
+ * line on what to look for. Bahdanau, Cho and Bengio (2015) Figure 3's four English–French
+ * sentences, tokenized as the paper's figure shows them, and d2l's toy pair (Dive into Deep
+ * Learning, "Machine translation and the dataset").
+ */
+export const PRESETS = [
+  {
+    id: 'bahdanau-3a', pair: 'en-fr', label: 'Bahdanau et al., Figure 3(a): the European Economic Area',
+    source: 'The agreement on the European Economic Area was signed in August 1992 .',
+    target: 'L\' accord sur la zone économique européenne a été signé en août 1992 .',
+    note: 'French puts the adjectives after the noun: "zone économique européenne" reads "Area Economic European", ' +
+      'so its three rows attend to the English words in reverse order, the block off the diagonal.',
+  },
+  {
+    id: 'bahdanau-3b', pair: 'en-fr', label: 'Bahdanau et al., Figure 3(b): the marine environment',
+    source: 'It should be noted that the marine environment is the least known of environments .',
+    target: 'Il convient de noter que l\' environnement marin est le moins connu de l\' environnement .',
+    note: '"environnement marin" swaps "marine environment"; "Il convient de" spreads over "It should be".',
+  },
+  {
+    id: 'bahdanau-3c', pair: 'en-fr', label: 'Bahdanau et al., Figure 3(c): chemical weapons',
+    source: 'Destruction of the equipment means that Syria can no longer produce new chemical weapons .',
+    target: 'La destruction de l\' équipement signifie que la Syrie ne peut plus produire de nouvelles armes chimiques .',
+    note: '"armes chimiques" reverses "chemical weapons"; "ne peut plus" covers "can no longer".',
+  },
+  {
+    id: 'bahdanau-3d', pair: 'en-fr', label: 'Bahdanau et al., Figure 3(d): "the man said"',
+    source: '" This will change my future with my family , " the man said .',
+    target: '" Cela va changer mon avenir avec ma famille " , a dit l\' homme .',
+    note: 'The reported speech keeps its order, then "a dit l\' homme" attends back to "the man said".',
+  },
+  {
+    id: 'd2l-hello', pair: 'en-fr', label: 'Dive into Deep Learning: "Hello world ."',
+    source: 'Hello world .', target: 'Bonjour le monde .',
+    note: 'A toy pair: "le" has no English word of its own.',
+  },
+];
+
+/** The preset called `id`, or null. */
+export const presetOf = (id) => PRESETS.find((preset) => preset.id === id) ?? null;

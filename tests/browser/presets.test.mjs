@@ -1,0 +1,67 @@
+// The classic examples in Debian's Chromium (#presets, web/examples.mjs PRESETS): choosing one sets
+// the pair and both sentences, says what to look for, and the figure shows what the paper shows.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PRESETS } from '../../web/examples.mjs';
+import { SCREENSHOTS, figureOf, openPage, useBrowser } from './browser.mjs';
+
+useBrowser();
+
+// Waits until the alignment view has answered for the preset's sentences (the words as the
+// library splits them: "L' accord" is three, "L", "'" and "accord"), and returns its figure.
+async function aligned(page, preset) {
+  const first = preset.source.split(' ')[0], last = preset.target.split(' ').at(-1);
+  for (let tries = 0; tries < 300; tries++) {
+    const state = await page.getAttribute('#align-view', 'data-state');
+    const figure = state === 'ok' ? await figureOf(page, 'heatmap') : null;
+    if (figure && figure.colLabels[0] === first && figure.rowLabels.at(-1) === last &&
+        figure.colLabels.join(' ').replace(/ /g, '') === preset.source.replace(/ /g, '')) return figure;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`the alignment view never showed ${preset.id}`);
+}
+
+describe('presets', () => {
+  test('Bahdanau Figure 3(a) sets en-fr and both sentences, and its heatmap shows the reordered block', async () => {
+    const { page, problems } = await openPage();
+    const labels = await page.$$eval('#presets option', (options) => options.map((option) => option.textContent));
+    assert.ok(labels.some((label) => label.includes('Bahdanau')), labels.join(' | '));
+    const preset = PRESETS.find((p) => p.id === 'bahdanau-3a');
+    await page.selectOption('#presets', preset.id);
+    assert.equal(await page.inputValue('#pair'), 'en-fr');
+    assert.equal(await page.inputValue('#source'), preset.source);
+    assert.equal(await page.inputValue('#target'), preset.target);
+    assert.match(await page.textContent('#preset-note'), /zone économique européenne/);
+    await page.waitForFunction(() => /pair=en-fr/.test(location.hash));
+    const figure = await aligned(page, preset);
+    // source words across, generated (French) words down, as the paper draws them
+    assert.equal(figure.colLabels.join(''), preset.source.replace(/ /g, ''));
+    assert.equal(figure.rowLabels.join(''), preset.target.replace(/ /g, ''));
+    const strongest = (word) => {
+      const row = figure.rowLabels.indexOf(word);
+      const cells = figure.weights.slice(row * figure.cols, (row + 1) * figure.cols);
+      return figure.colLabels[cells.indexOf(Math.max(...cells))];
+    };
+    assert.equal(strongest('zone'), 'Area');
+    assert.equal(strongest('économique'), 'Economic');
+    assert.equal(strongest('européenne'), 'European');
+    await page.screenshot({ path: new URL('presets-bahdanau-3a.png', SCREENSHOTS).pathname, fullPage: false });
+    // editing a sentence leaves the preset
+    await page.fill('#source', `${preset.source} `);
+    assert.equal(await page.inputValue('#presets'), '');
+    assert.equal(await page.textContent('#preset-note'), '');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('every classic sentence aligns in its pair with no console error', async () => {
+    const { page, problems } = await openPage();
+    for (const preset of PRESETS) {
+      await page.selectOption('#presets', preset.id);
+      await aligned(page, preset);
+      assert.equal(await page.inputValue('#pair'), preset.pair, preset.id);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
