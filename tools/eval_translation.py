@@ -3,6 +3,8 @@
 translations of the held-out test split, made with the C++ tool (build/bin/attn translate).
 
   python3 tools/eval_translation.py models/en-es-additive.safetensors [--beam 4] [--limit 500]
+  python3 tools/eval_translation.py MODEL --direction fr-en     (data/en-fr/test.*: a pair's held-out split;
+                                                                 a multilingual file needs --direction)
 
 Prints the corpus chrF and a few example translations.
 """
@@ -44,21 +46,32 @@ def main():
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--limit", type=int, default=500, help="test pairs to translate")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--direction", default=None,
+                        help="XX-YY: the held-out split of data/en-XX/ (or en-YY/); default the model's own "
+                             "direction on the legacy data/test.*")
     args = parser.parse_args()
     header = json.loads(Path(args.model).read_bytes()[8:8 + int.from_bytes(Path(args.model).read_bytes()[:8], "little")])
-    source_language, target_language = header["__metadata__"]["direction"].split("-")
-    sources = (ROOT / "data" / f"test.{source_language}").read_text(encoding="utf-8").splitlines()[:args.limit]
-    references = (ROOT / "data" / f"test.{target_language}").read_text(encoding="utf-8").splitlines()[:args.limit]
-    run = subprocess.run([str(ROOT / "build/bin/attn"), "translate", "-m", args.model, "--beam", str(args.beam)],
+    direction = args.direction or header["__metadata__"]["direction"]
+    source_language, target_language = direction.split("-")
+    folder = ROOT / "data"
+    if args.direction:
+        other = target_language if source_language == "en" else source_language
+        folder = folder / f"en-{other}"
+    sources = (folder / f"test.{source_language}").read_text(encoding="utf-8").splitlines()[:args.limit]
+    references = (folder / f"test.{target_language}").read_text(encoding="utf-8").splitlines()[:args.limit]
+    command = [str(ROOT / "build/bin/attn"), "translate", "-m", args.model, "--beam", str(args.beam)]
+    if args.direction:
+        command += ["--target-language", target_language]
+    run = subprocess.run(command,
                          input="\n".join(sources) + "\n", capture_output=True, text=True, check=True)
     hypotheses = run.stdout.splitlines()
     assert len(hypotheses) == len(sources), (len(hypotheses), len(sources))
     score = chrf(hypotheses, references)
     examples = [{"source": s, "reference": r, "translation": h} for s, r, h in list(zip(sources, references, hypotheses))[:6]]
     if args.json:
-        print(json.dumps({"model": args.model, "chrF": round(score, 2), "pairs": len(sources), "examples": examples}, ensure_ascii=False))
+        print(json.dumps({"model": args.model, "direction": direction, "chrF": round(score, 2), "pairs": len(sources), "examples": examples}, ensure_ascii=False))
         return
-    print(f"{args.model}: chrF {score:.2f} on {len(sources)} held-out pairs (beam {args.beam})")
+    print(f"{args.model} {direction}: chrF {score:.2f} on {len(sources)} held-out pairs (beam {args.beam})")
     for e in examples:
         print(f"  EN {e['source']}\n  REF {e['reference']}\n  OUT {e['translation']}\n")
 

@@ -39,7 +39,24 @@ MAX_FILE_BYTES = {"rnn": 8 * 1024 * 1024, "transformer": 16 * 1024 * 1024}
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--arch", choices=["rnn", "transformer"], default="rnn")
-    p.add_argument("--direction", choices=["en-es", "es-en"], required=True)
+    p.add_argument("--direction", choices=["en-es", "es-en"], default=None,
+                   help="one direction of the legacy data (data/{train,valid}.{en,es})")
+    p.add_argument("--languages", default=None,
+                   help="comma-separated XX of data/en-XX/: one multilingual Transformer for "
+                        "English <-> each, both directions (multi.py)")
+    p.add_argument("--plan-minutes", type=float, default=None,
+                   help="multilingual: unused by the schedule, recorded (warm-up, then constant; "
+                        "--cooldown-minutes decays over a run's last minutes)")
+    p.add_argument("--warmup-minutes", type=float, default=3.0, help="multilingual")
+    p.add_argument("--cooldown-minutes", type=float, default=0.0,
+                   help="multilingual: decay the learning rate linearly to a tenth over the last "
+                        "this many minutes of --minutes (a branch of the trunk's checkpoint)")
+    p.add_argument("--bf16", action="store_true", help="bfloat16 autocast on the CPU")
+    p.add_argument("--sentences-per-language", type=int, default=40000,
+                   help="multilingual: sentences of each language the BPE is learned on")
+    p.add_argument("--no-legacy", action="store_true",
+                   help="multilingual: leave the legacy en-es data (general English) out")
+    p.add_argument("--eval-minutes", type=float, default=15, help="multilingual: AER on dev every ...")
     p.add_argument("--attention", choices=ATTENTIONS, default=None, help="rnn only (required there)")
     p.add_argument("--out", required=True, help="exported .safetensors file")
     p.add_argument("--minutes", type=float, required=True, help="training time budget")
@@ -81,6 +98,10 @@ def parse_args():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--device", default=None, help="default cuda when present, else cpu")
     args = p.parse_args()
+    if (args.direction is None) == (args.languages is None):
+        p.error("give --direction (one direction) or --languages (a multilingual Transformer)")
+    if args.languages and args.arch != "transformer":
+        p.error("--languages needs --arch transformer")
     if args.arch == "rnn" and args.attention is None:
         p.error("--arch rnn needs --attention")
     transformer = args.arch == "transformer"
@@ -89,7 +110,8 @@ def parse_args():
     if args.label_smoothing is None:
         args.label_smoothing = 0.1 if transformer else 0.0
     if args.lr is None:
-        args.lr = 5e-4 if transformer else 3e-3  # a Transformer without warm-up diverges at 3e-3
+        # a Transformer without warm-up diverges at 3e-3; the multilingual one warms up (train_multi.py)
+        args.lr = (8e-4 if args.languages else 5e-4) if transformer else 3e-3
     return args
 
 
@@ -250,6 +272,9 @@ def export(model, args, bpe, state, path):
 
 def main():
     args = parse_args()
+    if args.languages:
+        import train_multi
+        return train_multi.main(args)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     data = Path(args.data)

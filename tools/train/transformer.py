@@ -138,7 +138,8 @@ class Transformer(nn.Module):
             x, self_weights, cross_weights = layer(x, memory, causal, source_blocked)
             self_maps.append(self_weights)
             cross_maps.append(cross_weights)
-        logits = self.decoder.norm(x) @ self.embedding.weight.t() + self.output_bias
+        # one GEMM with the bias fused (addmm): [B][T][V] is the largest tensor of a step
+        logits = nn.functional.linear(self.decoder.norm(x), self.embedding.weight, self.output_bias)
         return logits, self_maps, cross_maps
 
     def forward(self, source, source_mask, target_in):

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Tests of multi.py (the multilingual model's data, supervision and AER), runnable as a script:
+
+  /usr/bin/python3 tools/train/test_multi.py      (needs python3-torch and python3-numpy)
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bpe as B  # noqa: E402
+import multi  # noqa: E402
+from testing import run_tests  # noqa: E402
+
+
+def tiny_bpe():
+    learned = B.learn({"the": 5, "cat": 4, "sleeps": 3, "el": 5, "gato": 4, "duerme": 3}, 280, min_char_count=1)
+    return B.BPE(learned.vocab + [multi.tag("en"), multi.tag("es")], learned.merges)
+
+
+def corpus_of(pairs, links):
+    bpe = tiny_bpe()
+    corpus = multi.Corpus(bpe)
+    for (en, xx), link in zip(pairs, links):
+        corpus.pairs.append((*corpus.encode(en), *corpus.encode(xx), "es"))
+        corpus.links.append(np.array(link, dtype=np.int32).reshape(-1, 2))
+    return corpus
+
+
+def test_the_decoder_starts_from_the_target_language_tag_in_each_direction():
+    corpus = corpus_of([("the cat", "el gato")], [[(0, 0), (1, 1)]])
+    for to_english, tag in ((False, "es"), (True, "en")):
+        _, _, target_in, target_out, _ = multi.tensors_for(corpus, [(0, to_english)])
+        assert int(target_in[0, 0]) == corpus.bpe.ids[multi.tag(tag)]
+        assert int(target_out[0, -1]) == B.EOS
+
+
+def test_a_target_piece_attends_uniformly_to_the_pieces_of_its_linked_source_words():
+    # "sleeps" may be several pieces: each piece of "duerme" spreads over all of them
+    corpus = corpus_of([("the cat sleeps", "el gato duerme")], [[(0, 0), (1, 1), (2, 2), (1, 2)]])
+    source, mask, target_in, target_out, gold = multi.tensors_for(corpus, [(0, False)])
+    en_ids, en_words, xx_ids, xx_words, _ = corpus.pairs[0]
+    for t, j in enumerate(xx_words):
+        linked = {i for i, jj in [(0, 0), (1, 1), (2, 2), (1, 2)] if jj == j}
+        expected = np.array([1.0 if en_words[s] in linked else 0.0 for s in range(len(en_ids))])
+        assert np.array_equal(gold[0, t, :len(en_ids)].numpy(), expected), (t, gold[0, t])
+        assert float(gold[0, t, len(en_ids)]) == 0.0  # never </s>
+    assert float(gold[0, len(xx_ids)].sum()) == 0.0  # the </s> row is unsupervised
+    # the other direction: the same links, transposed
+    _, _, _, _, back = multi.tensors_for(corpus, [(0, True)])
+    for t, i in enumerate(en_words):
+        linked = {j for ii, j in [(0, 0), (1, 1), (2, 2), (1, 2)] if ii == i}
+        expected = np.array([1.0 if xx_words[s] in linked else 0.0 for s in range(len(xx_ids))])
+        assert np.array_equal(back[0, t, :len(xx_ids)].numpy(), expected)
+
+
+def test_word_attention_averages_a_words_rows_and_sums_its_columns():
+    # two source words of 1 and 2 pieces, then </s>; two target words of 2 and 1 pieces, then </s>
+    pieces = np.array([[0.1, 0.2, 0.3, 0.4],
+                       [0.3, 0.3, 0.2, 0.2],
+                       [0.5, 0.1, 0.1, 0.3],
+                       [0.0, 0.0, 0.0, 1.0]])
+    words = multi.word_attention(pieces, [0, 1, 1], [0, 0, 1], 2, 2)
+    assert np.allclose(words, [[0.2, 0.5, 0.3], [0.5, 0.2, 0.3]]), words
+
+
+def test_aer_counts_a_possible_link_as_correct_and_recall_against_sure_ones():
+    predicted = {(0, 0), (1, 1), (2, 2)}
+    sure, possible = {(0, 0)}, {(0, 0), (1, 1)}
+    counts = [multi.aer(predicted, sure, possible)]
+    # 1 - (|A∩S| + |A∩P|) / (|A| + |S|) = 1 - (1 + 2) / (3 + 1)
+    assert abs(multi.score(counts) - 0.25) < 1e-12
+
+
+def test_europarl_gold_reads_possible_links_written_ipj():
+    gold = multi.read_gold("fr", limit=3)
+    assert len(gold) == 3
+    _, _, sure, possible = gold[1]  # "... 7p7" in the file's second line
+    assert (7, 7) in possible and (7, 7) not in sure and sure <= possible
+
+
+if __name__ == "__main__":
+    run_tests(globals())
