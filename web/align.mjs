@@ -50,7 +50,8 @@ export class AlignView {
   // Lists the library's methods for `pair` (those whose files it lacks are disabled, saying why;
   // `attn align --pair`'s default says so) and keeps the chosen method where the pair can run it,
   // else (and always when `reset`, as when the reader switches pairs) takes the first the pair can
-  // run: argmax, the attention itself, where there is an attention model, else the pair's default.
+  // run: argmax, the attention itself, where the pair has an attention model of its own, else the
+  // pair's default.
   setPair(pair, { reset = false } = {}) {
     this.pair = pair;
     const select = $('method'), chosen = select.value;
@@ -63,7 +64,10 @@ export class AlignView {
       }
     }
     const keep = !reset && [...select.options].some((option) => option.value === chosen && !option.disabled);
-    select.value = keep ? chosen : [...select.options].find((option) => !option.disabled)?.value ?? pair.method;
+    // a pair whose attention model is the multilingual file opens on its default method (the
+    // HMM's links come in a fraction of the download)
+    const first = pair.multilingual ? pair.method : [...select.options].find((option) => !option.disabled)?.value;
+    select.value = keep ? chosen : first ?? pair.method;
     const compare = $('compare');
     compare.disabled = !pair.files.general;
     compare.parentElement.title = pair.files.general ? '' : `no general-attention model is shipped for ${pair.name}`;

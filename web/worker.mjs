@@ -29,6 +29,7 @@ const DEFAULT_PAIR = 'en-es';
 let attn = null;
 let shipped = new Set();
 let pairs = {};  // the index's pairs by name, each with its name
+let multilingual = {};  // the index's multilingual files -> the languages each writes
 const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
 
 // A file's bytes, with progress messages at most every 100 ms.
@@ -80,20 +81,45 @@ function pairOf(name = DEFAULT_PAIR) {
 const onlyStatistical = (pair, what) =>
   new Error(`no ${what} is shipped for ${pair.name} (English–${pair.languageName}) yet: only its statistical aligner`);
 
+// A multilingual model (one file for every pair, docs/MODEL_FORMAT.md §7.1) set to write
+// `language`, made once per language and kept; a model of one direction as it is.
+const targeted = new Map();  // `${file}:${language}` -> the model set to write it
+function writing(file, loaded, language) {
+  if (!loaded.info.languages) return loaded;
+  const key = `${file}:${language}`;
+  if (!targeted.has(key)) targeted.set(key, loaded.forTarget(language));
+  return targeted.get(key);
+}
+
 // The attention model of `pair` in `role` (forward, reverse, general), or an error saying the pair has none.
-function model(pair, role) {
+async function model(pair, role) {
   const file = pair.files[role];
   if (!file) {
     throw pair.files.forward ? new Error(`${ROLES[role](pair)} is not shipped with this build`) : onlyStatistical(pair, 'attention model');
   }
-  return modelFile(file, ROLES[role](pair));
+  return writing(file, await modelFile(file, ROLES[role](pair)), role === 'reverse' ? 'en' : pair.language);
 }
 
-// The translation models the build ships, by file stem (en-es-additive, …): every file that no
-// pair lists as a statistical aligner.
+// The translation models the build ships, by name: the file stem of a model of one direction
+// (en-es-additive, …), and for a multilingual file one name per direction it translates,
+// 'en-fr-transformer' and 'fr-en-transformer' (the command line's names too), each -> {file, language}.
 const statisticalFiles = () => new Set(Object.values(pairs).flatMap((pair) => [pair.files.hmm, pair.files.ibm2]));
-const translationModels = () => [...shipped].filter((file) => file.endsWith('.safetensors') &&
-  !statisticalFiles().has(file)).map((file) => file.replace(/\.safetensors$/, '')).sort();
+function modelNames() {
+  const names = new Map();
+  for (const file of [...shipped].filter((f) => f.endsWith('.safetensors') && !statisticalFiles().has(f))) {
+    const languages = multilingual[file];
+    if (!languages) {
+      names.set(file.replace(/\.safetensors$/, ''), { file, language: null });
+      continue;
+    }
+    for (const language of languages.filter((l) => l !== 'en')) {
+      names.set(`en-${language}-transformer`, { file, language });
+      names.set(`${language}-en-transformer`, { file, language: 'en' });
+    }
+  }
+  return names;
+}
+const translationModels = () => [...modelNames().keys()].sort();
 
 // The statistical aligners of `pair`, by the kind each file declares.
 function statisticalAligners(pair) {
@@ -112,9 +138,11 @@ function statisticalAligners(pair) {
   return loading[key];
 }
 
-// What the first view of a pair needs: its forward attention model, else its statistical aligners.
+// What the first view of a pair needs: its own forward attention model, else its statistical
+// aligners (a pair whose attention model is the multilingual file opens on its default method,
+// the HMM's, and fetches the larger file only when a method or view needs it).
 async function firstModels(pair) {
-  if (pair.files.forward) return { forward: (await model(pair, 'forward')).info };
+  if (pair.files.forward && !pair.multilingual) return { forward: (await model(pair, 'forward')).info };
   return { statistical: Object.keys(await statisticalAligners(pair)) };
 }
 
@@ -126,7 +154,9 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
   if (!response.ok) throw new Error(`the model index: HTTP ${response.status}`);
   const index = await response.json();
   shipped = new Set(index.models);
-  pairs = Object.fromEntries(Object.entries(index.pairs ?? {}).map(([name, pair]) => [name, { ...pair, name }]));
+  multilingual = index.multilingual ?? {};
+  pairs = Object.fromEntries(Object.entries(index.pairs ?? {}).map(([name, pair]) =>
+    [name, { ...pair, name, multilingual: Boolean(multilingual[pair.files.forward]) }]));
   self.postMessage({
     type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, threads: attn.threads, alignment: attn.alignment,
     pairs, models: translationModels(),
@@ -139,8 +169,11 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
 // What a method needs comes from the library's rules; the settings the page does not offer
 // (the hybrid's weight, mix, symmetrization) are left to the library's defaults, and a statistical
 // aligner alone links at its pair's posterior threshold (attn/align/pairs.hpp).
-async function align({ pair: name, source, target, method, shift, threshold, model: role = 'forward' }) {
+async function align({ pair: name, source, target, method: asked, shift, threshold: given, model: role = 'forward' }) {
   const pair = pairOf(name);
+  // 'attention' is the pair's best attention-only method, with its threshold (attn/align/pairs.hpp)
+  const method = asked === 'attention' ? pair.attentionMethod : asked;
+  const threshold = asked === 'attention' ? pair.attentionThreshold : given;
   const rules = attn.alignment;
   const rule = methodRule(rules, method);
   const chosen = rule.needsModel ? await model(pair, role) : null;
@@ -158,10 +191,12 @@ async function align({ pair: name, source, target, method, shift, threshold, mod
   return { ...result, milliseconds: performance.now() - started };
 }
 
-// The translation model whose file stem is `stem` (en-es-additive, …).
-function modelByStem(stem) {
-  if (!translationModels().includes(stem)) return Promise.reject(new Error(`model '${stem}' is not shipped with this build`));
-  return modelFile(`${stem}.safetensors`, `the ${stem} model`);
+// The translation model called `stem` (en-es-additive, en-fr-transformer, …).
+async function modelByStem(stem) {
+  const named = modelNames().get(stem);
+  if (!named) throw new Error(`model '${stem}' is not shipped with this build`);
+  const loaded = await modelFile(named.file, named.language ? 'the multilingual Transformer' : `the ${stem} model`);
+  return named.language ? writing(named.file, loaded, named.language) : loaded;
 }
 
 // A translation by the model whose file stem is `model` (by default the pair's forward one), with

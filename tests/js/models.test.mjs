@@ -270,6 +270,35 @@ for (const simd of [true, false]) {
       assert.throws(() => model.attentions('the', 'el'), /this model was deleted/);
     });
 
+    it('a multilingual model writes the language forTarget chooses, shares its weights and refuses others', async () => {
+      const multi = JSON.parse(readFileSync(new URL('tiny-multilingual-reference.json', DATA), 'utf8'));
+      // Embind keeps a handle for each property name the first time it is set: one pass first
+      const warm = await attn.loadModel(bytes('tiny-multilingual.safetensors'));
+      const warmFrench = warm.forTarget('fr');
+      warmFrench.attentions('the cat', 'el gato', { pieces: true });
+      assert.throws(() => warm.translate('the cat'));
+      warmFrench.delete();
+      warm.delete();
+      const before = attn.liveHandles();
+      const model = await attn.loadModel(bytes('tiny-multilingual.safetensors'));
+      assert.deepEqual(model.info.languages, ['en', 'es', 'fr']);
+      assert.equal(model.info.targetLanguage, '');
+      assert.throws(() => model.translate('the cat'), /multilingual: choose the language to translate into \(en, es, fr\)/);
+      assert.throws(() => model.forTarget('de'), /does not write 'de' \(it writes: en, es, fr\)/);
+      assert.throws(() => model.forTarget(3), /language code/);
+      for (const expected of multi.cases) {
+        const writing = model.forTarget(expected.language);
+        assert.equal(writing.info.targetLanguage, expected.language);
+        const maps = writing.attentions(expected.source, expected.target, { pieces: true });
+        const cross = expected.cross.flat(3);
+        assert.equal(maps.cross.data.length, cross.length);
+        for (let k = 0; k < cross.length; k++) assert.ok(Math.abs(maps.cross.data[k] - cross[k]) < 1e-4, `${expected.language} ${k}`);
+        writing.delete();
+      }
+      model.delete();
+      assert.equal(attn.liveHandles(), before);
+    });
+
     it('leaves no Embind handle behind', async () => {
       const before = attn.liveHandles();
       for (let i = 0; i < 5; i++) {
