@@ -52,6 +52,9 @@ def parse_args():
                    help="multilingual: decay the learning rate linearly to a tenth over the last "
                         "this many minutes of --minutes (a branch of the trunk's checkpoint)")
     p.add_argument("--bf16", action="store_true", help="bfloat16 autocast on the CPU")
+    p.add_argument("--init-from", default=None,
+                   help="multilingual: start from a shipped file's weights and vocabulary (a new machine "
+                        "without runs/); ignored once the checkpoint exists")
     p.add_argument("--sentences-per-language", type=int, default=40000,
                    help="multilingual: sentences of each language the BPE is learned on")
     p.add_argument("--no-legacy", action="store_true",

@@ -130,6 +130,11 @@ def main(args):
     languages = args.languages.split(",")
     data = Path(args.data)
     bpe_path = Path(args.bpe) if args.bpe else data / "bpe-multilingual.json"
+    shipped = None
+    if args.init_from:  # a new machine: the shipped file's weights and vocabulary are the start
+        shipped = safetensors.read(args.init_from)
+        if not bpe_path.exists():
+            bpe_path.write_text(shipped[1]["tokenizer"] + "\n", encoding="utf-8")
     if not bpe_path.exists():
         started = time.monotonic()
         print(f"learning the joint BPE ({args.vocab_size}) -> {bpe_path}", flush=True)
@@ -163,6 +168,17 @@ def main(args):
     model = Transformer(len(bpe.vocab), args.layers, args.layers, args.heads, args.model_dim, args.ff_dim,
                         args.dropout, args.alignment_layer, args.alignment_head)
     args.alignment_layer = model.alignment_layer
+    if shipped is not None and not Path(args.checkpoint or ROOT / "runs" / (Path(args.out).stem + ".pt")).exists():
+        tensors, metadata = shipped
+        if json.loads(metadata["architecture"]) != model.config:
+            raise SystemExit(f"{args.init_from} has architecture {metadata['architecture']}, not {model.config}")
+        renamed = {"embedding": "embedding.weight", "output.bias": "output_bias"}
+        state_dict = {renamed.get(name, name): torch.from_numpy(np.asarray(value, dtype=np.float32))
+                      for name, value in tensors.items()}
+        model.load_state_dict(state_dict)
+        done = json.loads(metadata["training"])
+        print(f"initialized from {args.init_from} ({done['minutes']} minutes, {done['steps']} steps before; "
+              f"the optimizer starts afresh)", flush=True)
     count = sum(p.numel() for p in model.parameters())
     print(f"parameters: {count}", flush=True)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
