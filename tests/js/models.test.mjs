@@ -104,6 +104,10 @@ for (const simd of [true, false]) {
           assert.throws(() => forward.align(...pair, { method: name, reverse, statistical }), /use aligner\.align/, name);
           continue;
         }
+        if (name === 'attention') {  // a language pair's choice (attn.alignment.pairs[].attentionMethod)
+          assert.throws(() => forward.align(...pair, { method: name, reverse, statistical }), /a language pair's choice/);
+          continue;
+        }
         assert.equal(forward.align(...pair, { method: name, reverse, statistical }).targetWords.length, 3, name);
         if (needsReverse) assert.throws(() => forward.align(...pair, { method: name, statistical }), /needs a reverse model/, name);
         if (needsStatistical) assert.throws(() => forward.align(...pair, { method: name, reverse }), /needs a statistical aligner/, name);

@@ -1,7 +1,8 @@
 // The language pairs that models are shipped for: English with the ten languages of the XL-WA
-// benchmark, and with French and German (measured on Europarl's gold sets). One list, read by the command line's --pair and handed to JS by the module (as
-// `attn.alignment.pairs`), from which the page and the model index (web/dist/models/index.json)
-// learn which files a pair has and how it aligns by default.
+// benchmark, and with French and German (measured on Europarl's gold sets). One list, read by the
+// command line's --pair and handed to JS by the module (as `attn.alignment.pairs`), from which the
+// page and the model index (web/dist/models/index.json) learn which files a pair has and how it
+// aligns by default.
 #pragma once
 
 #include <string>
