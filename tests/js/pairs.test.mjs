@@ -24,6 +24,10 @@ for (const simd of [true, false]) {
         assert.equal(pair.files.hmm, `hmm-${pair.name}.safetensors`);
         assert.ok(attn.alignment.methods.some((method) => method.name === pair.method), pair.name);
         if (!pair.files.forward) assert.equal(pair.method, 'hmm', `${pair.name} has no attention model: the HMM aligns`);
+        // 'attention' resolves to an extraction that reads the attention models alone
+        const rule = attn.alignment.methods.find((method) => method.name === pair.attentionMethod);
+        assert.ok(rule && rule.name !== 'attention' && rule.needsModel && !rule.needsStatistical, pair.name);
+        assert.ok(pair.attentionThreshold > 0 && pair.attentionThreshold <= 1, pair.name);
       }
       assert.throws(() => { pairs[0].files.hmm = 'other'; }, TypeError);  // frozen, like the rest of the rules
     });
