@@ -1,8 +1,8 @@
 // The language pairs in Debian's Chromium: the #pair select lists the model index's pairs; each
 // switch shows that language's example aligned by the pair's default method, with its links, its
 // labels (Cyrillic and diacritics as typed) and working exports; the URL remembers the pair; a link
-// to a pair fetches only that pair's files; and the views that need an attention model say the
-// pair has none rather than showing Spanish. Screenshots go to build/screenshots/.
+// to a pair fetches only that pair's files; and a pair of the multilingual Transformer translates
+// and shows its heads. Screenshots go to build/screenshots/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -79,25 +79,27 @@ describe('language pairs', () => {
     }
   });
 
-  test('a pair without attention models says so in translation and the model view; en-es comes back whole', async () => {
+  test('a pair of the multilingual Transformer translates, shows its heads and aligns by attention; en-es comes back whole', async () => {
     const { page, problems } = await openPage();
     await page.selectOption('#pair', 'en-it');
     await showsExample(page, 'it');
-    assert.equal(await page.isVisible('#translate-none'), true);
-    assert.match(await page.textContent('#translate-none'), /No translation model is shipped for English–Italian/);
-    assert.equal(await page.isDisabled('#translate'), true);
-    assert.equal(await page.textContent('#translation'), '');
-    assert.equal(await page.getAttribute('#translate-heatmap', 'data-rows'), '0');
+    assert.equal(await page.inputValue('#method'), index.pairs['en-it'].method);  // the HMM's links first
+    assert.equal(await page.isVisible('#translate-none'), false);
+    assert.equal(await page.inputValue('#translate-model'), 'en-it-transformer');
+    await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok' &&
+      document.getElementById('translation').textContent.length > 0, null, { timeout: 30000 });
     await page.locator('#model-section').scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => /No attention model is shipped for English–Italian/.test(document.getElementById('model-status').textContent));
-    assert.equal(await page.$$eval('#model option', (options) => options.length), 0);
-    assert.equal(await page.getAttribute('#model-view', 'data-layers'), '0');
-    // the methods that need an attention model cannot be chosen, and say why
-    const hybrid = await page.$eval('#method option[value="hybrid"]', (option) => ({ disabled: option.disabled, text: option.textContent }));
-    assert.equal(hybrid.disabled, true);
-    assert.match(hybrid.text, /needs an attention model, not shipped for en-it/);
-    assert.equal(await page.isVisible('#align-view [data-pair-kind="statistical"]'), true);
-    assert.equal(await page.isVisible('#align-view [data-pair-kind="attention"]'), false);
+    const options = await page.$$eval('#model option', (all) => all.map((o) => o.value));
+    assert.deepEqual(options, ['en-it-transformer', 'it-en-transformer']);
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 30000 });
+    assert.equal(await page.getAttribute('#model-view', 'data-layers'), '3');
+    assert.equal(await page.getAttribute('#model-view', 'data-heads'), '4');
+    // the attention methods are offered, and 'attention' (the pair's best extraction) aligns
+    const attention = await page.$eval('#method option[value="attention"]', (option) => option.disabled);
+    assert.equal(attention, false);
+    await page.selectOption('#method', 'attention');
+    await page.waitForFunction(() => document.getElementById('align-view').dataset.state === 'ok' &&
+      document.getElementById('pharaoh').textContent.length > 0, null, { timeout: 30000 });
     await page.screenshot({ path: new URL('pair-en-it.png', SCREENSHOTS).pathname, fullPage: true });
     await page.selectOption('#pair', 'en-es');
     await showsExample(page, 'es');
@@ -117,7 +119,8 @@ describe('language pairs', () => {
     await showsExample(page, 'ru');
     assert.equal(await page.inputValue('#pair'), 'en-ru');
     const heavy = fetched.filter((path) => path.endsWith('.safetensors')).map((path) => path.split('/').pop());
-    assert.deepEqual(heavy, [index.pairs['en-ru'].files.hmm]);
+    // the aligner first (the figure); the translation view's model, the multilingual file, beside it
+    assert.deepEqual(heavy.sort(), [index.pairs['en-ru'].files.hmm, index.pairs['en-ru'].files.forward].sort());
     // the reader's own sentences stay when the pair changes; only an example is replaced
     await page.fill('#source', 'The cat sleeps .');
     await page.fill('#target', 'Кошка спит .');

@@ -19,14 +19,18 @@ function attn(args, input) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-test('align --pair picks each pair\'s shipped models and links its example sentence pair', () => {
+test('align --pair picks each pair\'s shipped models: its HMM links the example, its default aligns it', () => {
   for (const pair of PAIRS) {
     const example = PAIR_EXAMPLES[pair.slice(3)];
-    const run = attn(['align', '--pair', pair], `${example.source} ||| ${example.target}\n`);
+    const run = attn(['align', '--pair', pair, '--method', 'hmm'], `${example.source} ||| ${example.target}\n`);
     assert.equal(run.status, 0, `${pair}: ${run.stderr}`);
     assert.equal(run.stderr, '');
     const links = run.stdout.trim().split(' ');
     for (const link of example.links) assert.ok(links.includes(link), `${pair}: ${link} in ${run.stdout.trim()}`);
+    // the default (the hybrid with the pair's attention models) aligns it too
+    const byDefault = attn(['align', '--pair', pair], `${example.source} ||| ${example.target}\n`);
+    assert.equal(byDefault.status, 0, `${pair}: ${byDefault.stderr}`);
+    assert.match(byDefault.stdout.trim(), /^\d+-\d+( \d+-\d+){3,}$/, pair);
   }
 });
 
@@ -67,16 +71,23 @@ test('an unknown pair is an error that lists the available ones; align takes Eng
   assert.match(unknown.stderr, /unknown language pair 'ja-en' \(available: en-es, es-en, en-bg, bg-en, .*sl-en\)/);
 });
 
-test('a pair without attention models says so for translation and for methods that need one', () => {
-  for (const direction of ['en-it', 'it-en', 'en-ru', 'sl-en']) {
-    const run = attn(['translate', '--pair', direction], 'The house is small .\n');
-    assert.equal(run.status, 1, direction);
-    assert.equal(run.stdout, '');
-    assert.match(run.stderr, new RegExp(`no translation model is shipped for ${direction} .*translation models: en-es, es-en`));
+test('every pair translates both ways through the multilingual Transformer, and aligns by attention alone', () => {
+  for (const direction of ['en-it', 'it-en', 'en-fr', 'de-en']) {
+    const source = direction.startsWith('en-') ? 'The house is small .' : PAIR_EXAMPLES[direction.slice(0, 2)].target;
+    const run = attn(['translate', '--pair', direction], `${source}\n`);
+    assert.equal(run.status, 0, `${direction}: ${run.stderr}`);
+    assert.ok(run.stdout.trim().length > 0, direction);
   }
-  const hybrid = attn(['align', '--pair', 'en-it', '--method', 'hybrid'], 'a ||| b\n');
-  assert.equal(hybrid.status, 1);
-  assert.match(hybrid.stderr, /method 'hybrid' needs an attention model, and none is shipped for en-it \(its default method: hmm\)/);
+  // the same file named after a direction, as the CLI's file-name convention reads it
+  const named = attn(['translate', '-m', join(ROOT, 'models/es-en-transformer.safetensors')], 'El gato duerme .\n');
+  assert.equal(named.status, 0, named.stderr);
+  // a multilingual file given without a direction says what to choose
+  const bare = attn(['translate', '-m', join(ROOT, 'models/multilingual-transformer.safetensors')], 'a\n');
+  assert.match(bare.stderr, /multilingual: choose the language to translate into \(en, /);
+  const example = PAIR_EXAMPLES.fr;
+  const attention = attn(['align', '--pair', 'en-fr', '--method', 'attention'], `${example.source} ||| ${example.target}\n`);
+  assert.equal(attention.status, 0, attention.stderr);
+  assert.match(attention.stdout.trim(), /^\d+-\d+( \d+-\d+)*$/);
   const ibm2 = attn(['align', '--pair', 'en-hu', '--method', 'ibm2'], 'a ||| b\n');
   assert.equal(ibm2.status, 1);
   assert.match(ibm2.stderr, /method 'ibm2' needs IBM Model 2, and none is shipped for en-hu/);
