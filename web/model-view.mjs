@@ -16,9 +16,10 @@ const MAP_PIXELS = 132;  // the longest side of one small map, in CSS pixels
 const KIND_LABELS = { cross: 'encoder–decoder attention', encoder: 'encoder self-attention', decoder: 'decoder self-attention' };
 
 export class ModelView {
-  constructor(client, { models }) {
+  constructor(client, { models, directions = [] }) {
     this.client = client;
     this.models = models;  // the shipped translation models' file stems
+    this.directions = new Set(directions);  // those that are directions of the multilingual file
     this.pair = null;
     this.result = null;    // the worker's answer: maps, words, the model's info
     this.maps = [];        // what the grid shows: [{layer, head, label, data, rows, cols}]
@@ -56,15 +57,18 @@ export class ModelView {
     });
   }
 
-  // Lists the pair's models (a Transformer first, where there is one: its heads are what this view
-  // is for); the model chosen stays when the pair has it.
+  // Lists the pair's models; the model chosen stays when the pair has it. By default a Transformer
+  // file of the pair's own (its heads are what this view is for), else the pair's forward model:
+  // the multilingual file's direction where that is the pair's model, else (en-es) its RNN, which
+  // the alignment view has already fetched (the multilingual file waits until it is chosen).
   setPair(pair) {
     this.pair = pair;
     const select = $('model'), chosen = select.value;
     const stems = this.models.filter((stem) => stem.startsWith(`${pair.name}-`) || stem.startsWith(`${pair.language}-en-`));
     select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
-    const transformer = stems.find((stem) => /transformer/.test(stem) && stem.startsWith(pair.name));
-    select.value = stems.includes(chosen) ? chosen : transformer ?? stems[0] ?? '';
+    const own = stems.find((stem) => /transformer/.test(stem) && stem.startsWith(pair.name) && !this.directions.has(stem));
+    const forward = pair.multilingual ? `${pair.name}-transformer` : pair.files.forward?.replace(/\.safetensors$/, '');
+    select.value = stems.includes(chosen) ? chosen : own ?? (stems.includes(forward) ? forward : stems[0] ?? '');
     select.disabled = stems.length === 0;
     $('model-section').dataset.pair = pair.name;
   }

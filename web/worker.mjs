@@ -160,6 +160,8 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
   self.postMessage({
     type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, threads: attn.threads, alignment: attn.alignment,
     pairs, models: translationModels(),
+    // the names that are directions of a multilingual file (the rest are files of their own)
+    directions: [...modelNames()].filter(([, named]) => named.language).map(([name]) => name),
   });
   const pair = pairOf(pairs[chosen] ? chosen : DEFAULT_PAIR);
   firstModels(pair).then((models) => self.postMessage({ type: 'ready', pair: pair.name, models }),

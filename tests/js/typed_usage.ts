@@ -266,7 +266,7 @@ async function rules(attn: Attn, model: Model, reverse: Model, aligner: Statisti
   const pairThreshold: number | undefined = italian?.posteriorThreshold;
   void [hmmFile, pairName, pairMethod, pairThreshold];
   // @ts-expect-error: not a shipped pair
-  const unknownPair: PairName = 'en-fr';
+  const unknownPair: PairName = 'en-ja';
   void unknownPair;
   // @ts-expect-error: the rules are read-only
   alignment.defaults = defaults;
