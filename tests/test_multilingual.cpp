@@ -126,3 +126,49 @@ TEST_CASE("a multilingual model with bad language tags is refused, naming the pr
   CHECK(one.for_target("es").start_id() == Bpe::start_id);
   CHECK_THROWS_WITH(one.for_target("fr"), Contains("into 'es' only"));
 }
+
+TEST_CASE("a head trained on shifted rows is read where the word is the decoder's input", "[multilingual]") {
+  auto shifted_by = [](int shift) {
+    return with_metadata([shift](auto& m) {
+      auto a = nlohmann::json::parse(m["architecture"]);
+      a["alignment_shift"] = shift;
+      m["architecture"] = a.dump();
+    });
+  };
+  const TranslationModel plain = TranslationModel::load(bytes()).for_target("fr");
+  const TranslationModel shifted = TranslationModel::load(shifted_by(1)).for_target("fr");
+  CHECK(plain.transformer()->architecture().alignment_shift == 0);  // absent reads as 0
+  CHECK(shifted.transformer()->architecture().alignment_shift == 1);
+  const std::vector<std::string> source{"the", "cat", "sleeps"}, target{"le", "chat", "dort"};
+  const WordAttention by_row = align_words(plain, source, target, true);
+  const WordAttention read = align_words(shifted, source, target);
+  CHECK(read.weights == by_row.weights);
+  CHECK(read.null_weights == by_row.null_weights);
+  CHECK(align_words(shifted, source, target, true).weights == by_row.weights);  // never shifted twice
+  CHECK(read.weights != align_words(plain, source, target).weights);
+  // while translating, a piece's row is the step after it (where it is the input); a piece with
+  // no step after it (the length limit cut the translation) has no row
+  const WordTranslation translated = translate_words(shifted, source, 1);
+  const TransformerModel& model = *shifted.transformer();
+  const TransformerArchitecture& a = model.architecture();
+  const Pieces sp = model.tokenizer().encode(source);
+  const TransformerModel::Encoding encoding = model.encode(sp.ids);
+  const TransformerModel::Translation pieces = model.translate(encoding, 1, 0, shifted.start_id());
+  const std::vector<int> word_of = model.tokenizer().word_of_pieces(pieces.ids);
+  const int S = encoding.length, Sw = int(source.size()), Tw = int(translated.attention.target_words.size());
+  const std::size_t steps = pieces.cross.size() / (std::size_t(a.decoder_layers) * a.heads * S);
+  std::vector<float> expected(std::size_t(Tw) * Sw, 0.0f);
+  std::vector<int> rows(Tw, 0);
+  for (std::size_t t = 0; t < pieces.ids.size(); ++t) {
+    if (word_of[t] < 0 || t + 1 >= steps) continue;
+    ++rows[word_of[t]];
+    const float* row =
+        pieces.cross.data() + (((t + 1) * a.decoder_layers + a.alignment_layer) * a.heads + a.alignment_head) * S;
+    for (int j = 0; j + 1 < S; ++j) expected[std::size_t(word_of[t]) * Sw + sp.word_of_piece[j]] += row[j];
+  }
+  for (int w = 0; w < Tw; ++w)
+    for (int j = 0; j < Sw; ++j) expected[std::size_t(w) * Sw + j] /= float(std::max(rows[w], 1));
+  REQUIRE(translated.attention.weights.size() == expected.size());
+  CHECK(testing::max_abs_difference(translated.attention.weights, expected) < 1e-6);
+  CHECK_THROWS_WITH(TranslationModel::load(shifted_by(2)), Contains("alignment_shift = 2 is outside 0..1"));
+}

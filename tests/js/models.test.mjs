@@ -227,6 +227,7 @@ for (const simd of [true, false]) {
       // align() reads the alignment head of the cross-attention
       const aligned = model.align('the cat sleeps .', 'el gato duerme .');
       const { alignmentLayer: l, alignmentHead: h } = model.info;
+      assert.equal(model.info.alignmentShift, 0);  // the fixture's head predicts, as Garg et al.
       const head = words.cross.data.subarray(((l * 2 + h) * 4) * 4, ((l * 2 + h + 1) * 4) * 4);
       for (let i = 0; i < 16; i++) assert.ok(Math.abs(aligned.weights[i] - head[i]) < 1e-6);
       // translate() gives every layer's and head's cross-attention of its output; the alignment

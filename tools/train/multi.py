@@ -141,10 +141,11 @@ def batches(corpus, examples, batch_tokens, rng, max_pieces):
     return out
 
 
-def tensors_for(corpus, batch, supervise=True):
+def tensors_for(corpus, batch, supervise=True, shift=0):
     """Padded source (with </s>), its mask, target input (tag y), output (y </s>) and the
     alignment target [B][T][S] (a target piece of word j attends uniformly to the pieces of every
-    source word linked to j; Garg et al. 2019 at the subword level), or None."""
+    source word linked to j; Garg et al. 2019 at the subword level), or None. Target piece t's
+    row is t, where it is predicted, or t + 1 with shift, where it is the decoder's input."""
     rows = [corpus.example(i, to_en) for i, to_en in batch]
     size = len(rows)
     source_len = max(len(r[0]) for r in rows) + 1
@@ -164,7 +165,7 @@ def tensors_for(corpus, batch, supervise=True):
             words = np.zeros((max(tgt_words) + 1, max(src_words) + 1), dtype=np.float32)
             keep = (src_link < words.shape[1]) & (tgt_link < words.shape[0])
             words[tgt_link[keep], src_link[keep]] = 1.0
-            gold[row, :len(tgt), :len(src)] = words[np.ix_(tgt_words, src_words)]
+            gold[row, shift:len(tgt) + shift, :len(src)] = words[np.ix_(tgt_words, src_words)]
     source = torch.from_numpy(source)
     return (source, source != B.PAD, torch.from_numpy(target_in), torch.from_numpy(target_out),
             None if gold is None else torch.from_numpy(gold))
@@ -214,9 +215,11 @@ def word_attention(weights, src_words, tgt_words, n_src, n_tgt):
 @torch.no_grad()
 def head_attention(model, corpus, sources, targets, start, layer=None, head=None):
     """Word-level attention of one head (default the supervised one) for each (source words,
-    target words) pair, by forced decoding in batches."""
+    target words) pair, by forced decoding in batches; target piece t read at row t + the model's
+    alignment_shift."""
     layer = model.alignment_layer if layer is None else layer
     head = model.alignment_head if head is None else head
+    shift = model.config.get("alignment_shift", 0)
     encoded = [(corpus.encode(" ".join(s)), corpus.encode(" ".join(t))) for s, t in zip(sources, targets)]
     out = [None] * len(encoded)
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][1][0]))
@@ -237,7 +240,7 @@ def head_attention(model, corpus, sources, targets, start, layer=None, head=None
         maps = cross[layer][:, head].float().numpy()
         for row, i in enumerate(chunk):
             (src, src_words), (tgt, tgt_words) = encoded[i]
-            piece_map = maps[row, :len(tgt) + 1, :len(src) + 1]
+            piece_map = maps[row, shift:len(tgt) + 1, :len(src) + 1]
             out[i] = word_attention(piece_map, src_words, tgt_words, len(sources[i]), len(targets[i]))
     return out
 

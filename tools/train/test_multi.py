@@ -55,6 +55,16 @@ def test_a_target_piece_attends_uniformly_to_the_pieces_of_its_linked_source_wor
         assert np.array_equal(back[0, t, :len(xx_ids)].numpy(), expected)
 
 
+def test_with_shift_a_target_piece_is_supervised_where_it_is_the_decoder_input():
+    corpus = corpus_of([("the cat sleeps", "el gato duerme")], [[(0, 0), (1, 1), (2, 2)]])
+    *_, gold = multi.tensors_for(corpus, [(0, False)])
+    *_, shifted = multi.tensors_for(corpus, [(0, False)], shift=1)
+    xx_len = len(corpus.pairs[0][2])
+    assert float(shifted[0, 0].sum()) == 0.0  # the row of the language tag aligns nothing
+    assert np.array_equal(shifted[0, 1:xx_len + 1].numpy(), gold[0, :xx_len].numpy())
+    assert float(gold[0, :xx_len].sum()) > 0
+
+
 def test_word_attention_averages_a_words_rows_and_sums_its_columns():
     # two source words of 1 and 2 pieces, then </s>; two target words of 2 and 1 pieces, then </s>
     pieces = np.array([[0.1, 0.2, 0.3, 0.4],

@@ -32,7 +32,8 @@ from transformer import Transformer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCHITECTURE_KEYS = ("embedding_dim", "encoder_hidden", "decoder_hidden", "attention_dim")
-TRANSFORMER_KEYS = ("layers", "heads", "model_dim", "ff_dim", "alignment_layer", "alignment_head")
+TRANSFORMER_KEYS = ("layers", "heads", "model_dim", "ff_dim", "alignment_layer", "alignment_head",
+                    "alignment_shift")
 MAX_FILE_BYTES = {"rnn": 8 * 1024 * 1024, "transformer": 16 * 1024 * 1024}
 
 
@@ -81,6 +82,9 @@ def parse_args():
     p.add_argument("--alignment-layer", type=int, default=None,
                    help="transformer: decoder layer of the supervised head (default the penultimate)")
     p.add_argument("--alignment-head", type=int, default=0, help="transformer")
+    p.add_argument("--alignment-shift", type=int, choices=[0, 1], default=0,
+                   help="transformer --languages: supervise the head where a target piece is the decoder's "
+                        "input (1) rather than where it is predicted (0)")
     p.add_argument("--label-smoothing", type=float, default=None, help="default 0 (rnn), 0.1 (transformer)")
     p.add_argument("--export-dtype", choices=["f16", "f32"], default="f16")
     # 3e-3 rather than the usual 1e-3: an 80-minute run gets only a few thousand updates, and
@@ -105,6 +109,8 @@ def parse_args():
         p.error("give --direction (one direction) or --languages (a multilingual Transformer)")
     if args.languages and args.arch != "transformer":
         p.error("--languages needs --arch transformer")
+    if args.alignment_shift and not args.languages:
+        p.error("--alignment-shift is implemented for --languages (train_multi.py) only")
     if args.arch == "rnn" and args.attention is None:
         p.error("--arch rnn needs --attention")
     transformer = args.arch == "transformer"
@@ -323,7 +329,7 @@ def main():
         saved = torch.load(checkpoint, map_location=device)
         keys = TRANSFORMER_KEYS if args.arch == "transformer" else ARCHITECTURE_KEYS + ("attention",)
         for key in keys + ("arch", "direction"):
-            if saved["args"].get(key, "rnn" if key == "arch" else None) != getattr(args, key):
+            if saved["args"].get(key, {"arch": "rnn", "alignment_shift": 0}.get(key)) != getattr(args, key):
                 sys.exit(f"{checkpoint} was trained with {key}={saved['args'][key]}; "
                          f"delete it or pass --checkpoint to start anew")
         model.load_state_dict(saved["model"])

@@ -45,7 +45,8 @@ def draw_chunk(examples_by_lang, weights, index, seed):
 
 
 def loss_of(model, corpus, batch, align_weight, label_smoothing, bf16):
-    source, mask, target_in, target_out, gold = multi.tensors_for(corpus, batch)
+    source, mask, target_in, target_out, gold = multi.tensors_for(corpus, batch,
+                                                                  shift=model.alignment_shift)
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         logits, weights = model(source, mask, target_in)
     logits = logits.float().reshape(-1, logits.shape[-1])
@@ -166,11 +167,13 @@ def main(args):
           f"encoded in {time.monotonic() - started:.0f} s", flush=True)
 
     model = Transformer(len(bpe.vocab), args.layers, args.layers, args.heads, args.model_dim, args.ff_dim,
-                        args.dropout, args.alignment_layer, args.alignment_head)
+                        args.dropout, args.alignment_layer, args.alignment_head, args.alignment_shift)
     args.alignment_layer = model.alignment_layer
     if shipped is not None and not Path(args.checkpoint or ROOT / "runs" / (Path(args.out).stem + ".pt")).exists():
         tensors, metadata = shipped
-        if json.loads(metadata["architecture"]) != model.config:
+        # the trunk must match; the head's reading (alignment_shift) may change, retraining it
+        trunk = lambda config: {k: v for k, v in config.items() if k != "alignment_shift"}  # noqa: E731
+        if trunk(json.loads(metadata["architecture"])) != trunk(model.config):
             raise SystemExit(f"{args.init_from} has architecture {metadata['architecture']}, not {model.config}")
         renamed = {"embedding": "embedding.weight", "output.bias": "output_bias"}
         state_dict = {renamed.get(name, name): torch.from_numpy(np.asarray(value, dtype=np.float32))
@@ -190,7 +193,7 @@ def main(args):
     if checkpoint.exists():
         saved = torch.load(checkpoint)
         for key in TRANSFORMER_KEYS + ("languages",):
-            if saved["args"].get(key) != getattr(args, key):
+            if saved["args"].get(key, 0 if key == "alignment_shift" else None) != getattr(args, key):
                 raise SystemExit(f"{checkpoint} was trained with {key}={saved['args'].get(key)}")
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])

@@ -94,15 +94,21 @@ class DecoderLayer(nn.Module):
 
 class Transformer(nn.Module):
     def __init__(self, vocab_size, encoder_layers=3, decoder_layers=3, heads=4, model_dim=256, ff_dim=1024,
-                 dropout=0.1, alignment_layer=None, alignment_head=0):
+                 dropout=0.1, alignment_layer=None, alignment_head=0, alignment_shift=0):
         super().__init__()
         # Garg et al. 2019 supervise a head of the penultimate decoder layer.
         self.alignment_layer = max(decoder_layers - 2, 0) if alignment_layer is None else alignment_layer
         self.alignment_head = alignment_head
+        # 0: target piece t is aligned by the row that predicts it (input t - 1, Garg et al.);
+        # 1: by the row where it is the decoder's input (Chen et al. 2020's shifted reading).
+        self.alignment_shift = alignment_shift
         assert 0 <= self.alignment_layer < decoder_layers and 0 <= alignment_head < heads
+        assert alignment_shift in (0, 1), alignment_shift
         self.config = {"encoder_layers": encoder_layers, "decoder_layers": decoder_layers, "heads": heads,
                        "model_dim": model_dim, "ff_dim": ff_dim, "vocab_size": vocab_size,
                        "alignment_layer": self.alignment_layer, "alignment_head": alignment_head}
+        if alignment_shift:  # absent means 0: files written before the field still read the same
+            self.config["alignment_shift"] = alignment_shift
         # One table for source input, target input and output (three-way tying, Press & Wolf 2017).
         self.embedding = nn.Embedding(vocab_size, model_dim)
         nn.init.normal_(self.embedding.weight, std=model_dim ** -0.5)

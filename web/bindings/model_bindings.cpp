@@ -168,6 +168,7 @@ class Model {
       info.set("vocabSize", a.vocab_size);
       info.set("alignmentLayer", a.alignment_layer);
       info.set("alignmentHead", a.alignment_head);
+      info.set("alignmentShift", a.alignment_shift);
     }
     return info;
   }

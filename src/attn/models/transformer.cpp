@@ -114,6 +114,8 @@ TransformerArchitecture TransformerModel::read_architecture(const SafeTensors& f
   a.vocab_size = detail::architecture_field(json, "vocab_size", 1, 1 << 20);
   a.alignment_layer = detail::architecture_field(json, "alignment_layer", 0, a.decoder_layers - 1);
   a.alignment_head = detail::architecture_field(json, "alignment_head", 0, a.heads - 1);
+  // optional (files before it read as 0)
+  if (json.contains("alignment_shift")) a.alignment_shift = detail::architecture_field(json, "alignment_shift", 0, 1);
   if (a.model_dim % a.heads != 0)
     fail("the model architecture's model_dim = ", a.model_dim, " is not a multiple of heads = ", a.heads);
   return a;

@@ -18,14 +18,15 @@
 namespace attn {
 
 struct TransformerArchitecture {
-  int encoder_layers = 0;                             // L_e
-  int decoder_layers = 0;                             // L_d
-  int heads = 0;                                      // h
-  int model_dim = 0;                                  // d, a multiple of h
-  int ff_dim = 0;                                     // F
-  int vocab_size = 0;                                 // V
-  int alignment_layer = 0;                            // the decoder layer whose head was trained to align (information)
-  int alignment_head = 0;                             // that head
+  int encoder_layers = 0;   // L_e
+  int decoder_layers = 0;   // L_d
+  int heads = 0;            // h
+  int model_dim = 0;        // d, a multiple of h
+  int ff_dim = 0;           // F
+  int vocab_size = 0;       // V
+  int alignment_layer = 0;  // the decoder layer whose head was trained to align (information)
+  int alignment_head = 0;   // that head
+  int alignment_shift = 0;  // 1: that head aligns target piece t at the row where t is the decoder's input
   int head_dim() const { return model_dim / heads; }  // d_k
 };
 

@@ -139,8 +139,10 @@ WordAttention align_words(const TranslationModel& model, const std::vector<std::
   const int S = static_cast<int>(source.ids.size()) + 1, T = static_cast<int>(target.ids.size()) + 1;
   const float* head = map_at(forced.cross, a.heads, a.alignment_layer, a.alignment_head, T, S);
   const std::vector<float> pieces(head, head + static_cast<std::size_t>(T) * S);
-  WordAttention words = detail::aggregate(pieces, S, source.word_of_piece, static_cast<int>(source_words.size()),
-                                          target.word_of_piece, static_cast<int>(target_words.size()), shift);
+  // a head trained on the shifted rows is always read there
+  WordAttention words =
+      detail::aggregate(pieces, S, source.word_of_piece, static_cast<int>(source_words.size()), target.word_of_piece,
+                        static_cast<int>(target_words.size()), shift || a.alignment_shift != 0);
   words.source_words = nfc(source_words);
   words.target_words = nfc(target_words);
   words.log_prob = forced.log_prob;
@@ -159,10 +161,10 @@ WordTranslation translate_words(const TranslationModel& model, const std::vector
                                                    transformer.architecture().heads * encoding.length));
   WordTranslation result;
   const std::vector<std::string> target_words = transformer.tokenizer().decode_words(translation.ids);
-  result.attention = detail::aggregate(alignment_rows(transformer, translation.cross, steps, encoding.length),
-                                       encoding.length, source.word_of_piece, static_cast<int>(source_words.size()),
-                                       transformer.tokenizer().word_of_pieces(translation.ids),
-                                       static_cast<int>(target_words.size()), false);
+  result.attention = detail::aggregate(
+      alignment_rows(transformer, translation.cross, steps, encoding.length), encoding.length, source.word_of_piece,
+      static_cast<int>(source_words.size()), transformer.tokenizer().word_of_pieces(translation.ids),
+      static_cast<int>(target_words.size()), transformer.architecture().alignment_shift != 0);
   result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;

@@ -58,7 +58,9 @@ class TranslationModel {
 
 // Word-level attention (WordAttention, attn/models/rnn.hpp) of the model's alignment attention:
 // the RNN's attention, or the cross-attention head a Transformer was trained to align with
-// (its architecture's alignment_layer and alignment_head).
+// (its architecture's alignment_layer and alignment_head). shift reads target piece t's attention
+// at row t + 1, where t is the decoder's input (Chen et al. 2020); a head trained that way
+// (alignment_shift = 1) is always read so.
 WordAttention align_words(const TranslationModel& model, const std::vector<std::string>& source_words,
                           const std::vector<std::string>& target_words, bool shift = false, bool with_log_prob = false);
 WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words,

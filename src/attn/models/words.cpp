@@ -12,10 +12,13 @@ WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with
   words.null_weights.assign(target_words, 0.0f);
   std::vector<int> counts(target_words, 0);
   const int S = source_pieces_with_end;
+  const std::size_t rows = S > 0 ? pieces.size() / static_cast<std::size_t>(S) : 0;
   for (std::size_t t = 0; t < target_word_of.size(); ++t) {
     const int word = target_word_of[t];
-    if (word < 0) continue;
-    const float* row = pieces.data() + (t + (shift ? 1 : 0)) * static_cast<std::size_t>(S);
+    const std::size_t at = t + (shift ? 1 : 0);
+    // a translation cut at its length limit has no row after its last piece
+    if (word < 0 || at >= rows) continue;
+    const float* row = pieces.data() + at * static_cast<std::size_t>(S);
     ++counts[word];
     for (int j = 0; j < S; ++j) {
       const int source = j < static_cast<int>(source_word_of.size()) ? source_word_of[j] : -1;
