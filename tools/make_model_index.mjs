@@ -2,7 +2,11 @@
 //   { models: [every shipped file],
 //     pairs: { 'en-it': { language, languageName, method, posteriorThreshold,
 //                         files: { hmm, ibm2?, forward?, reverse?, general? }, bytes }, … },
-//     multilingual: { file: [languages it writes, English first] } }
+//     multilingual: { file: [languages it writes, English first] },
+//     facts: { file: { kind, summary, parameters?, minutes?, data? } } }
+// and each pair gains devAer: { method: dev-set AER } from models/dev-aer.tsv (what
+// tools/eval_pairs.sh --record measured with these files), so the page can say how well each
+// method aligns and what drew a figure.
 // The pairs, their files by role and their default alignment method come from the built module's
 // attn.alignment.pairs (attn/align/pairs.hpp), so the index never copies that list; a pair keeps
 // only the files this build ships, and a pair with none is left out. web/CMakeLists.txt runs it
@@ -43,4 +47,46 @@ for (const file of models.filter((file) => !statistical.has(file))) {
   if (model.info.languages) multilingual[file] = model.info.languages;
   model.delete();
 }
-await writeFile(resolve(folder, 'index.json'), `${JSON.stringify({ models, pairs, multilingual }, null, 2)}\n`);
+
+// models/dev-aer.tsv: pair -> method -> AER (comment lines start with #)
+const table = await readFile(new URL('../models/dev-aer.tsv', import.meta.url), 'utf8').catch(() => '');
+for (const line of table.split('\n').filter((l) => l && !l.startsWith('#')).slice(1)) {
+  const [pair, method, aer] = line.split('\t');
+  if (pairs[pair] && Number.isFinite(Number(aer))) (pairs[pair].devAer ??= {})[method] = Number(aer);
+}
+
+// What each file is, from its safetensors header alone (docs/MODEL_FORMAT.md): the kind, its
+// sizes, parameters, training minutes and data in a few words, for the line under each figure.
+async function header(file) {
+  const bytes = await readFile(resolve(folder, file));
+  const length = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  return JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)));
+}
+const facts = {};
+for (const file of models) {
+  const { __metadata__: meta = {}, ...tensors } = await header(file);
+  const parameters = Object.values(tensors).reduce((sum, { shape }) => sum + shape.reduce((a, b) => a * b, 1), 0);
+  const training = meta.training ? JSON.parse(meta.training) : {};
+  const architecture = meta.architecture ? JSON.parse(meta.architecture) : {};
+  const minutes = training.minutes;
+  if (meta.format === 'attnscope-transformer-v1') {
+    const languages = meta.languages ? JSON.parse(meta.languages).length : 2;
+    facts[file] = {
+      kind: meta.direction === 'multilingual' ? `multilingual Transformer (English ↔ ${languages - 1} languages)` : 'Transformer',
+      summary: `${architecture.encoder_layers}+${architecture.decoder_layers} layers, d ${architecture.model_dim}, ${architecture.heads} heads`,
+      parameters, minutes, data: 'Debian’s human-translated help, UI and catalogs',
+    };
+  } else if (meta.format === 'attnscope-rnn-v1') {
+    facts[file] = {
+      kind: `RNN with ${meta.attention} attention (${meta.direction})`,
+      summary: `encoder ${architecture.encoder_hidden}, decoder ${architecture.decoder_hidden}`,
+      parameters, minutes, data: 'Spanish software strings and apertium-translated English prose',
+    };
+  } else if (meta.format === 'attnscope-hmm-v1') {
+    const prefix = meta['forward.source_prefix'];
+    facts[file] = { kind: 'HMM aligner', summary: prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words' };
+  } else if (meta.format === 'attnscope-ibm2-v1') {
+    facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior' };
+  }
+}
+await writeFile(resolve(folder, 'index.json'), `${JSON.stringify({ models, pairs, multilingual, facts }, null, 2)}\n`);

@@ -22,6 +22,49 @@ const figureOf = (r, colormap, title) => ({
 // The control an error from the worker is about: a sentence it names, else the method.
 const controlFor = (message) => (/^source\b/i.test(message) ? 'source' : /^target\b/i.test(message) ? 'target' : 'method');
 
+const millions = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} M` : `${Math.round(n / 1e3)} k`);
+
+// A shipped file in a few words, from the model index's facts (tools/make_model_index.mjs).
+function describe(facts, file) {
+  const fact = facts[file];
+  if (!fact) return file;
+  const details = [fact.summary, fact.parameters && `${millions(fact.parameters)} parameters`,
+    fact.minutes && `${Math.round(fact.minutes)} CPU minutes${fact.data ? ` on ${fact.data}` : ''}`].filter(Boolean);
+  return `the ${fact.kind} (${details.join(', ')})`;
+}
+
+/** The files `method` reads for `pair`: {forward?, reverse?, statistical?}. */
+export function filesOf(rules, pair, method) {
+  const rule = rules.methods.find((r) => r.name === method);
+  if (!rule) return {};
+  const files = {};
+  if (rule.needsModel) files.forward = pair.files.forward;
+  if (rule.needsReverse) files.reverse = pair.files.reverse;
+  if (rule.needsStatistical || !rule.needsModel) files.statistical = pair.files[statisticalKindOf(rules, rule)];
+  return Object.fromEntries(Object.entries(files).filter(([, file]) => file));
+}
+
+/** The line under an alignment figure: what drew it (the files the method reads), the method and
+ * its dev-set AER for the pair, and, for a method that mixes in a statistical aligner, that the
+ * cells are attention while the links come from the mix. */
+export function modelLine(rules, facts, pair, method) {
+  const rule = rules.methods.find((r) => r.name === method);
+  if (!rule) return '';
+  const effective = method === 'attention' ? pair.attentionMethod : method;
+  const { forward, reverse, statistical } = filesOf(rules, pair, method);
+  const parts = [];
+  if (forward) {
+    parts.push(reverse && reverse === forward ? `${describe(facts, forward)}, both directions`
+      : [forward, reverse].filter(Boolean).map((file) => describe(facts, file)).join(' and '));
+  }
+  if (statistical) parts.push(`${forward ? 'with ' : ''}${describe(facts, statistical)}`);
+  const aer = pair.devAer?.[method];
+  const how = method === 'attention' ? `method attention (${effective}, the pair’s best attention-only)` : `method ${method}`;
+  const score = aer === undefined ? 'no dev-set AER measured' : `dev AER ${aer.toFixed(3)} on ${pair.name}’s gold dev set`;
+  const mixed = rule.needsModel && rule.needsStatistical ? '; cells show attention, links come from the mix' : '';
+  return `Drawn by ${parts.join(' ')} · ${how} · ${score}${mixed}.`;
+}
+
 // The file a method needs that `pair` does not ship (described), or '' when it has them all.
 export function missingFor(rules, rule, pair) {
   const kind = rule.needsStatistical ? statisticalKindOf(rules, rule) : null;
@@ -32,9 +75,10 @@ export function missingFor(rules, rule, pair) {
 }
 
 export class AlignView {
-  constructor(client, { alignment }) {
+  constructor(client, { alignment, facts = {} }) {
     this.client = client;    // the model worker's WorkerClient (worker-client.mjs)
     this.rules = alignment;  // the library's alignment rules (attn.alignment)
+    this.facts = facts;      // the model index's facts about each shipped file
     this.pair = null;        // the language pair of the model index: {name, language, languageName, files, method, …}
     this.result = null;
     this.heatmap = new Heatmap($('heatmap'), {
@@ -47,15 +91,14 @@ export class AlignView {
     this.waiting = false;
   }
 
-  // Lists the library's methods for `pair` (those whose files it lacks are disabled, saying why;
-  // `attn align --pair`'s default says so) and keeps the chosen method where the pair can run it,
-  // else (and always when `reset`, as when the reader switches pairs) takes the first the pair can
-  // run: argmax, the attention itself, where the pair has an attention model of its own, else the
-  // pair's default.
+  // Lists the library's methods for `pair` with their dev-set AER (those whose files it lacks are
+  // disabled, saying why; `attn align --pair`'s default says so) and keeps the chosen method where
+  // the pair can run it, else (and always when `reset`, as when the reader switches pairs) takes
+  // the pair's default, its best measured method, what `attn align --pair` uses.
   setPair(pair, { reset = false } = {}) {
     this.pair = pair;
     const select = $('method'), chosen = select.value;
-    listMethods(select, this.rules.methods, { method: pair.method });
+    listMethods(select, this.rules.methods, { method: pair.method }, pair.devAer);
     for (const option of select.options) {
       const lacking = missingFor(this.rules, this.rules.methods.find((rule) => rule.name === option.value), pair);
       if (lacking) {
@@ -64,10 +107,7 @@ export class AlignView {
       }
     }
     const keep = !reset && [...select.options].some((option) => option.value === chosen && !option.disabled);
-    // a pair whose attention model is the multilingual file opens on its default method (the
-    // HMM's links come in a fraction of the download)
-    const first = pair.multilingual ? pair.method : [...select.options].find((option) => !option.disabled)?.value;
-    select.value = keep ? chosen : first ?? pair.method;
+    select.value = keep ? chosen : pair.method;
     const compare = $('compare');
     compare.disabled = !pair.files.general;
     compare.parentElement.title = pair.files.general ? '' : `no general-attention model is shipped for ${pair.name}`;
@@ -81,10 +121,12 @@ export class AlignView {
   // Sets the default threshold and listens to the controls.
   start() {
     $('threshold').value = String(this.rules.defaults.threshold);
-    $('export-svg').addEventListener('click', () => exportSvg(this.heatmap));
-    $('export-png').addEventListener('click', () => exportPng(this.heatmap));
-    $('export-json').addEventListener('click', () => this.heatmap.figure && exportJson(this.heatmap.figure));
-    $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh));
+    // file names carry the pair and the method: attention-en-fr-hybrid.svg
+    const named = (extension) => `attention-${this.pair?.name ?? 'pair'}-${$('method').value}.${extension}`;
+    $('export-svg').addEventListener('click', () => exportSvg(this.heatmap, named('svg')));
+    $('export-png').addEventListener('click', () => exportPng(this.heatmap, named('png')));
+    $('export-json').addEventListener('click', () => this.heatmap.figure && exportJson(this.heatmap.figure, named('json')));
+    $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh, `links-${this.pair?.name ?? 'pair'}-${$('method').value}.txt`));
     $('copy').addEventListener('click', () => navigator.clipboard?.writeText($('pharaoh').textContent).then(
       () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
       () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
@@ -171,6 +213,7 @@ export class AlignView {
     this.lines.clear();
     $('compare-figure').hidden = true;
     $('pharaoh').textContent = '';
+    $('align-model').replaceChildren();
     $('align-status').textContent = '';
     $('align-view').dataset.state = 'error';
     this.setExports(false);
@@ -188,6 +231,10 @@ export class AlignView {
     const what = this.rules.methods.find((rule) => rule.name === method)?.needsModel ? `Attention of the ${pair.name} model`
       : `Posteriors of the ${method === 'ibm2' ? 'IBM Model 2' : 'HMM'} aligner (${pair.name})`;
     const figure = figureOf(r, colormap, `${what}, ${pair.languageName} rows and English columns, ${method} links`);
+    figure.caption = modelLine(this.rules, this.facts, pair, method);
+    figure.about = { pair: pair.name, method, models: Object.values(filesOf(this.rules, pair, method)), caption: figure.caption };
+    const card = Object.assign(document.createElement('a'), { href: 'dist/models/MODEL_CARD.md', textContent: 'model card' });
+    $('align-model').replaceChildren(`${figure.caption} `, card);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);
     this.lines.draw({ ...figure, topK: figure.cols > 40 ? 2 : 3 });

@@ -10,7 +10,7 @@ import { CanvasSurface, FONT_SIZE, GAP_FROM, OUTLINE_FROM, layoutFigure, measure
 const SVG = 'http://www.w3.org/2000/svg';
 const SVG_CELLS = 10000;
 const FONT_FAMILY = '"DejaVu Sans", Verdana, Arial, sans-serif';
-const MARGIN = 12, TITLE = 30, LEGEND_GAP = 14;
+const MARGIN = 12, TITLE = 30, CAPTION = 18, LEGEND_GAP = 14;
 
 function download(name, blob) {
   const url = URL.createObjectURL(blob);
@@ -91,8 +91,9 @@ export class SvgSurface {
   }
 }
 
-// The exported figure's geometry: a title, the heatmap at a readable size (cells of at least one
-// pixel for large matrices), the legend below.
+// The exported figure's geometry: a title, the line saying what drew it (figure.caption, when the
+// figure has one), the heatmap at a readable size (cells of at least one pixel for large
+// matrices), the legend below.
 function documentOf(heatmap) {
   const figure = heatmap.figure;
   const theme = themeOf(heatmap.host);
@@ -100,16 +101,19 @@ function documentOf(heatmap) {
   const cell = Math.max(1, Math.min(readable, Math.floor(2400 / Math.max(figure.rows, figure.cols))));
   const layout = layoutFigure(figure, cell, measurer(theme));
   const title = figure.title ?? heatmap.label;
-  const width = Math.ceil(Math.max(layout.width, 320, measurer(theme)(title) * 1.3) + 2 * MARGIN);
-  const height = Math.ceil(TITLE + layout.height + LEGEND_GAP + 30 + MARGIN);
-  return { figure, theme, layout, title, width, height };
+  const caption = figure.caption ?? '';
+  const top = TITLE + (caption ? CAPTION : 0);
+  const width = Math.ceil(Math.max(layout.width, 320, measurer(theme)(title) * 1.3, measurer(theme)(caption) * 1.1) + 2 * MARGIN);
+  const height = Math.ceil(top + layout.height + LEGEND_GAP + 30 + MARGIN);
+  return { figure, theme, layout, title, caption, top, width, height };
 }
 
-function paintDocument(surface, { figure, theme, layout, title, width, height }) {
+function paintDocument(surface, { figure, theme, layout, title, caption, top, width, height }) {
   surface.fill(0, 0, width, height, theme.bg);
   surface.text(title, MARGIN, 21, { fill: theme.fg, bold: true, size: 14, className: 'title' });
-  surface.group(MARGIN, TITLE, () => paintHeatmap(surface, figure, layout, theme, { x: 0, y: 0, width: layout.width, height: layout.height }));
-  surface.group(MARGIN, TITLE + layout.height + LEGEND_GAP, () => {
+  if (caption) surface.text(caption, MARGIN, TITLE + 10, { fill: theme.fg, size: 12, className: 'caption' });
+  surface.group(MARGIN, top, () => paintHeatmap(surface, figure, layout, theme, { x: 0, y: 0, width: layout.width, height: layout.height }));
+  surface.group(MARGIN, top + layout.height + LEGEND_GAP, () => {
     paintLegend(surface, theme, { colormap: figure.colormap, links: figure.links.length > 0, gold: (figure.gold ?? []).length > 0, width: 120 });
   });
 }
@@ -161,10 +165,11 @@ export async function exportPng(heatmap, name = 'attention.png') {
   download(name, await pngBlob(heatmap));
 }
 
-// { source: [...], target: [...], weights: [[...] per target word] }: what "bring your own" reads.
-export function matrixJson({ weights, rows, cols, rowLabels, colLabels }) {
+// { source: [...], target: [...], weights: [[...] per target word] }: what "bring your own" reads,
+// with what drew it where the figure says (about: {pair, method, model, caption}; readers ignore it).
+export function matrixJson({ weights, rows, cols, rowLabels, colLabels, about }) {
   const nested = Array.from({ length: rows }, (_, t) => Array.from(weights.subarray(t * cols, (t + 1) * cols), (x) => +x.toFixed(6)));
-  return JSON.stringify({ source: colLabels, target: rowLabels, weights: nested }, null, 1);
+  return JSON.stringify({ source: colLabels, target: rowLabels, weights: nested, ...(about ? { about } : {}) }, null, 1);
 }
 
 export function exportJson(figure, name = 'attention.json') {

@@ -19,10 +19,14 @@ export const statisticalKindOf = (rules, rule) =>
   (rules.statisticalKinds.includes(rule.name) ? rule.name : rules.defaults.statistical);
 
 // Fills a <select> with methods, in the library's order: the value is the name, the text says what
-// it does, and `attn align`'s default says so. The first method starts selected.
-export function listMethods(select, methods, defaults) {
+// it does, its dev-set AER where measured (`devAer`, method -> AER, from models/dev-aer.tsv; also
+// as data-aer), and `attn align`'s default says so. The first method starts selected.
+export function listMethods(select, methods, defaults, devAer = {}) {
   select.replaceChildren(...methods.map(({ name, description }) => {
     const note = name === defaults.method ? ' (attn align’s default)' : '';
-    return new Option(`${name}: ${description}${note}`, name);
+    const aer = devAer[name];
+    const option = new Option(`${name}${aer === undefined ? '' : ` — dev AER ${aer.toFixed(3)}`}: ${description}${note}`, name);
+    if (aer !== undefined) option.dataset.aer = String(aer);
+    return option;
   }));
 }

@@ -159,7 +159,7 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
     [name, { ...pair, name, multilingual: Boolean(multilingual[pair.files.forward]) }]));
   self.postMessage({
     type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, threads: attn.threads, alignment: attn.alignment,
-    pairs, models: translationModels(),
+    pairs, models: translationModels(), facts: index.facts ?? {},
     // the names that are directions of a multilingual file (the rest are files of their own)
     directions: [...modelNames()].filter(([, named]) => named.language).map(([name]) => name),
   });

@@ -5,6 +5,7 @@
 // and shows its heads. Screenshots go to build/screenshots/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
@@ -13,6 +14,14 @@ import { ROOT, SCREENSHOTS, figureOf, openPage, recordFetches, useBrowser } from
 useBrowser();
 
 const index = JSON.parse(readFileSync(new URL('web/dist/models/index.json', ROOT), 'utf8'));
+
+// The links `attn align --pair NAME` gives for a sentence pair, sorted.
+function commandLineLinks(name, source, target) {
+  const result = spawnSync(new URL('build/bin/attn', ROOT).pathname, ['align', '--pair', name],
+    { input: `${source} ||| ${target}\n`, encoding: 'utf8', env: { ...process.env, ATTN_MODELS: new URL('models', ROOT).pathname } });
+  assert.equal(result.status, 0, result.stderr);
+  return result.stdout.trim().split(' ').filter(Boolean).sort();
+}
 
 const save = async (page, button) => {
   const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
@@ -40,10 +49,21 @@ describe('language pairs', () => {
       await page.selectOption('#pair', name);
       await showsExample(page, pair.language);
       assert.equal(await page.inputValue('#target'), example.target, name);
-      // the first method the pair can run: the attention's argmax where the pair has a model of its own, else
-      // (no model, or the multilingual file) the pair's default
-      const own = pair.files.forward && !index.multilingual?.[pair.files.forward];
-      assert.equal(await page.inputValue('#method'), own ? 'argmax' : pair.method, name);
+      // the pair's default, its best measured method: the same links as `attn align --pair`
+      assert.equal(await page.inputValue('#method'), pair.method, name);
+      assert.deepEqual((await page.textContent('#pharaoh')).split(' ').filter(Boolean).sort(),
+        commandLineLinks(name, example.source, example.target), `${name}: the page's links are attn align --pair's`);
+      // the line under the figure names what drew it, the method and its dev-set AER (models/dev-aer.tsv)
+      const line = await page.textContent('#align-model');
+      assert.ok(pair.devAer?.[pair.method] !== undefined, `${name}: no dev AER for ${pair.method}`);
+      assert.ok(line.includes(`method ${pair.method}`) && line.includes(`dev AER ${pair.devAer[pair.method].toFixed(3)}`), `${name}: ${line}`);
+      for (const file of [pair.files.forward, pair.files.hmm].filter(Boolean)) {
+        assert.ok(line.includes(index.facts[file].kind), `${name}: ${file} (${index.facts[file].kind}) in ${line}`);
+      }
+      assert.match(line, /parameters, \d+ CPU minutes on /, `${name}: ${line}`);
+      assert.match(line, /cells show attention, links come from the mix/, `${name}: ${line}`);
+      const chosen = await page.$eval('#method', (select) => select.selectedOptions[0].textContent);
+      assert.ok(chosen.includes(`dev AER ${pair.devAer[pair.method].toFixed(3)}`), `${name}: ${chosen}`);
       assert.match(await page.evaluate(() => location.hash), name === 'en-es' ? /^$|^#(?!.*pair=)/ : new RegExp(`pair=${name}`));
       assert.equal(await page.textContent('label[for="target"]'), pair.languageName);
       // the line under the title speaks of the chosen pair, not of the one the page started with
@@ -69,11 +89,20 @@ describe('language pairs', () => {
       await showsExample(page, pair.language);
       const links = await page.textContent('#pharaoh');
       assert.equal(await save(page, '#export-links'), `${links}\n`, `${name}: the links export`);
-      const json = JSON.parse(await save(page, '#export-json'));
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+      assert.equal(download.suggestedFilename(), `attention-${name}-${pair.method}.json`);
+      const json = JSON.parse(await readFile(await download.path(), 'utf8'));
+      // what drew it goes with the matrix
+      assert.equal(json.about.pair, name);
+      assert.equal(json.about.method, pair.method);
+      assert.ok(json.about.models.includes(pair.files.hmm), JSON.stringify(json.about));
+      assert.equal(json.about.caption, (await page.textContent('#align-model')).replace(/ model card$/, ''));
       assert.deepEqual(json.target, example.target.split(' '), `${name}: the matrix export's rows`);
       assert.deepEqual(json.source, example.source.split(' '));
       assert.equal(json.weights.length, json.target.length);
-      assert.match(await save(page, '#export-svg'), new RegExp(`${pair.languageName} rows`), `${name}: the SVG's title`);
+      const svg = await save(page, '#export-svg');
+      assert.match(svg, new RegExp(`${pair.languageName} rows`), `${name}: the SVG's title`);
+      assert.match(svg, new RegExp(`method ${pair.method} · dev AER ${pair.devAer[pair.method].toFixed(3)}`), `${name}: the SVG's model line`);
       assert.deepEqual(problems, []);
       await page.close();
     }
@@ -103,7 +132,7 @@ describe('language pairs', () => {
     await page.screenshot({ path: new URL('pair-en-it.png', SCREENSHOTS).pathname, fullPage: true });
     await page.selectOption('#pair', 'en-es');
     await showsExample(page, 'es');
-    assert.equal(await page.inputValue('#method'), 'argmax');
+    assert.equal(await page.inputValue('#method'), index.pairs['en-es'].method);
     assert.equal(await page.isVisible('#translate-none'), false);
     await page.waitForFunction(() => document.getElementById('translation').textContent.length > 0, null, { timeout: 20000 });
     await page.waitForFunction(() => document.getElementById('model').options.length > 0);

@@ -69,7 +69,7 @@ describe('shareable state', () => {
     assert.equal(figure, 'gray');
     // a key left out means its default; a value the input refuses is said next to it
     await page.evaluate(() => { location.hash = 's=Good+morning+.&th=abc'; });
-    await page.waitForFunction(() => document.getElementById('method').value === 'argmax');
+    await page.waitForFunction(() => document.getElementById('method').value === 'hybrid');  // en-es's default
     assert.equal(await page.inputValue('#colormap'), 'viridis');
     await page.waitForFunction(() => !document.getElementById('threshold-error').hidden);
     assert.match(await page.textContent('#threshold-error'), /threshold needs a number/);
