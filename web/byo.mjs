@@ -115,13 +115,13 @@ export class ByoView {
     for (const id of ['byo-export-svg', 'byo-export-png']) $(id).disabled = false;
     const score = $('byo-score');
     if (view.score) {
-      score.textContent = `AER ${view.score.aer.toFixed(3)} · precision ${view.score.precision.toFixed(3)} · recall ${view.score.recall.toFixed(3)}`;
+      score.textContent = `AER ${view.score.aer.toFixed(3)} · precision ${view.score.precision.toFixed(3)} · recall ${view.score.recall.toFixed(3)} against ${view.goldName}`;
       score.dataset.aer = String(view.score.aer);
     } else {
       score.textContent = '';
       delete score.dataset.aer;
     }
-    showProblem(score, view.goldProblem ? `${view.goldProblem}: not scored` : '');
+    showProblem(score, view.goldProblem ? `${view.goldName}: ${view.goldProblem}; not scored` : '');
     await this.redraw();
   }
 

@@ -46,7 +46,7 @@ function view(of, goldLine, settings) {
   const extracted = attn.extractLinks({ weights: matrix.weights, rows: matrix.rows, cols: matrix.cols, method: settings.method });
   const result = {
     ...matrix, rowLabels, colLabels, links: extracted.links, pharaoh: extracted.pharaoh, layers, heads,
-    layer: chosen.layer, head: chosen.head, gold: [], goldProblem: '', score: null,
+    layer: chosen.layer, head: chosen.head, gold: [], goldProblem: '', score: null, goldName: goldLine?.name ?? '',
   };
   if (goldLine) {
     const pairs = pharaohPairs(goldLine.line);
@@ -70,6 +70,8 @@ async function readFile({ file, settings }) {
   }
   // a gold alignment: one Pharaoh line (the first non-empty line is used)
   const line = parseGoldLine(await file.text());
+  // an empty file would score every matrix as AER 1: refused, so the last good gold stays
+  if (!line) throw new Error('the gold file has no links (one Pharaoh line such as "0-0 1-2" is needed)');
   attn.alignmentError([line], [line]);  // the module's Pharaoh parser validates the links
   const candidate = { line, name: file.name };
   let shown = null;

@@ -75,13 +75,18 @@ describe('bring your own attention', () => {
     await choose(page, file('gold.txt', '0-0 1-0\n'));
     await page.waitForFunction(() => document.getElementById('byo-score').textContent.length > 0);
     // A = {0-0, 1-1}, S = {0-0, 1-0}: AER = 1 - 2*1/4 = 0.5, precision 0.5, recall 0.5
-    assert.match(await page.textContent('#byo-score'), /AER 0\.500 · precision 0\.500 · recall 0\.500/);
+    assert.match(await page.textContent('#byo-score'), /AER 0\.500 · precision 0\.500 · recall 0\.500 against gold\.txt/);
     figure = await figureOf(page, 'byo-heatmap');
     assert.deepEqual(figure.gold, [[0, 0], [1, 0]]);
     const gold = rgbOf(await cssColour(page, '--gold'));
     assert.ok(near(await cellPixel(page, 'byo-heatmap', 0, 1, { dx: 1, dy: figure.cell / 2 }), gold, 6), 'a gold link is outlined in gold');
     await page.uncheck('#byo-merge');
     await shows(page, 2, 3);
+    // a new matrix is checked against the gold file held: one it does not fit is shown, not scored
+    await choose(page, file('one-row.json', { source: ['a'], target: ['b'], weights: [[1]] }));
+    await shows(page, 1, 1);
+    assert.equal(await page.textContent('#byo-score'), '');
+    assert.match(await page.textContent('#byo-score-error'), /gold\.txt: gold link 1-0 is outside the matrix shown.*not scored/);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -99,6 +104,7 @@ describe('bring your own attention', () => {
       [file('words.json', { source: ['a', 'b', 'c'], weights: [[0.5, 0.5]] }), /"source" has 3 words but "weights" has 2 columns/],
       [file('far.gold', '0-0 7-1\n'), /far\.gold: gold link 7-1 is outside the matrix shown \(source words 0-1, target words 0-1\)/],
       [file('bad.gold', '0-0 x\n'), /bad\.gold: /],
+      [file('empty.gold', '\n \n'), /empty\.gold: the gold file has no links/],
     ];
     for (const [bad, message] of refusals) {
       await choose(page, bad);
