@@ -15,6 +15,23 @@ const MAP_PIXELS = 132;  // the longest side of one small map, in CSS pixels
 
 const KIND_LABELS = { cross: 'encoder–decoder attention', encoder: 'encoder self-attention', decoder: 'decoder self-attention' };
 
+// Offers only what the model can answer: an RNN (a file stem without "transformer", or an answer
+// whose info says 'rnn') has no self-attention, so no encoder or decoder maps and no rollout;
+// those options are disabled with the reason in their text, and a choice of one falls back.
+function fitControls(rnn) {
+  const fit = (select, values, reason, fallback) => {
+    for (const option of select.options) {
+      if (!values.includes(option.value)) continue;
+      option.dataset.label ??= option.textContent;
+      option.disabled = rnn;
+      option.textContent = rnn ? `${option.dataset.label} — ${reason}` : option.dataset.label;
+    }
+    if (select.selectedOptions[0]?.disabled) select.value = fallback;
+  };
+  fit($('attention-kind'), ['encoder', 'decoder'], 'the RNN has no self-attention', 'cross');
+  fit($('model-aggregate'), ['rollout'], 'the RNN has no self-attention to roll out', 'heads');
+}
+
 export class ModelView {
   constructor(client, { models, directions = [] }) {
     this.client = client;
@@ -43,7 +60,10 @@ export class ModelView {
       timer = setTimeout(() => this.update(), 15);
     };
     for (const id of ['source', 'target']) $(id).addEventListener('input', soon);
-    $('model').addEventListener('input', () => this.update());
+    $('model').addEventListener('input', () => {
+      fitControls(!/transformer/.test($('model').value));
+      this.update();
+    });
     // the maps in hand serve another kind or aggregate, unless rollout's pieces are needed (or no longer)
     const redraw = () => (this.result && this.result.pieces === this.settings().pieces ? this.draw() : this.update());
     for (const id of ['attention-kind', 'model-aggregate']) $(id).addEventListener('input', redraw);
@@ -71,6 +91,7 @@ export class ModelView {
     select.value = stems.includes(chosen) ? chosen : own ?? (stems.includes(forward) ? forward : stems[0] ?? '');
     select.disabled = stems.length === 0;
     $('model-section').dataset.pair = pair.name;
+    fitControls(Boolean(select.value) && !/transformer/.test(select.value));
   }
 
   // Each model reads the sentences in its own direction: a reverse model (XX-en-…) gets the
@@ -111,6 +132,7 @@ export class ModelView {
       return;
     }
     this.result = { ...reply.result, pieces: settings.pieces };
+    fitControls(reply.result.info?.architecture === 'rnn');
     $('model-view').dataset.answeredAt = String(performance.now());
     await this.draw();
   }

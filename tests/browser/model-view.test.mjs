@@ -177,15 +177,21 @@ describe('model view', () => {
     await page.close();
   });
 
-  test('the RNN has one map of cross-attention and says it has no self-attention', async () => {
+  test('the RNN has one map of cross-attention, and its self-attention options are disabled, saying why', async () => {
     const { page, problems } = await openPage('#model=en-es-additive');
     await page.locator('#model-section').scrollIntoViewIfNeeded();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
     const shown = await grid(page);
     assert.deepEqual([shown.layers, shown.heads, shown.maps.length], [1, 1, 1]);
-    await page.selectOption('#attention-kind', 'encoder');
-    assert.match(await page.textContent('#model-status'), /no encoder self-attention/);
-    assert.equal((await grid(page)).maps.length, 0);
+    const disabled = await page.$$eval('#attention-kind option, #model-aggregate option',
+      (options) => options.filter((o) => o.disabled).map((o) => [o.value, o.textContent]));
+    assert.deepEqual(disabled.map(([value]) => value), ['encoder', 'decoder', 'rollout']);
+    for (const [, text] of disabled) assert.match(text, /the RNN has no self-attention/);
+    // a Transformer chosen again offers them again
+    await answered(page, () => page.selectOption('#model', 'en-es-transformer'));
+    assert.equal(await page.$eval('#attention-kind option[value="encoder"]', (o) => o.disabled), false);
+    assert.equal(await page.$eval('#model-aggregate option[value="rollout"]', (o) => o.textContent), 'attention rollout (self-attention, pieces)');
+    await answered(page, () => page.selectOption('#model', 'en-es-additive'));
     // off screen, typing asks for nothing; back on screen, the view catches up
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));  // the playground, at the bottom
     await page.waitForTimeout(100);
@@ -196,7 +202,6 @@ describe('model view', () => {
     });
     await page.waitForTimeout(300);
     assert.equal(await page.getAttribute('#model-view', 'data-answered-at'), before);
-    await page.selectOption('#attention-kind', 'cross');
     await answered(page, () => page.locator('#model-section').scrollIntoViewIfNeeded());
     assert.deepEqual((await grid(page)).maps, [['0', '0']]);
     assert.deepEqual(problems, []);
