@@ -120,7 +120,8 @@ describe('language pairs', () => {
     await page.locator('#model-section').scrollIntoViewIfNeeded();
     const options = await page.$$eval('#model option', (all) => all.map((o) => o.value));
     assert.deepEqual(options, ['en-it-transformer', 'it-en-transformer']);
-    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 30000 });
+    // (a grid drawn for en-es's RNN before the switch may still be there until the view answers for en-it)
+    await page.waitForFunction(() => /Transformer/.test(document.getElementById('model-status').textContent), null, { timeout: 30000 });
     assert.equal(await page.getAttribute('#model-view', 'data-layers'), '3');
     assert.equal(await page.getAttribute('#model-view', 'data-heads'), '4');
     // the attention methods are offered, and 'attention' (the pair's best extraction) aligns
