@@ -121,16 +121,16 @@ function modelNames() {
 }
 const translationModels = () => [...modelNames().keys()].sort();
 
-// The statistical aligners of `pair`, by the kind each file declares.
-function statisticalAligners(pair) {
-  const key = `statistical:${pair.name}`;
+// The statistical aligner of `kind` ('hmm', 'ibm2') of `pair`, fetched the first time it is needed
+// (the hybrid needs the HMM only: IBM Model 2's file waits for its own method).
+function statisticalAligner(pair, kind) {
+  const key = `statistical:${pair.name}:${kind}`;
   loading[key] ??= (async () => {
-    const byKind = {};
-    for (const file of [pair.files.ibm2, pair.files.hmm].filter(Boolean)) {
-      const aligner = await attn.loadStatisticalAligner(await fetchBytes(file, `the ${pair.name} statistical aligner`));
-      byKind[aligner.kind] = aligner;
-    }
-    return byKind;
+    const file = pair.files[kind];
+    if (!file) throw new Error(`the ${kind === 'hmm' ? 'HMM aligner' : 'IBM Model 2 aligner'} is not shipped for ${pair.name}`);
+    const aligner = await attn.loadStatisticalAligner(await fetchBytes(file, `the ${pair.name} statistical aligner`));
+    if (aligner.kind !== kind) throw new Error(`${file} holds a ${aligner.kind} aligner, not ${kind}`);
+    return aligner;
   })().catch((error) => {
     delete loading[key];
     throw error;
@@ -143,7 +143,10 @@ function statisticalAligners(pair) {
 // the HMM's, and fetches the larger file only when a method or view needs it).
 async function firstModels(pair) {
   if (pair.files.forward && !pair.multilingual) return { forward: (await model(pair, 'forward')).info };
-  return { statistical: Object.keys(await statisticalAligners(pair)) };
+  const rules = attn.alignment;
+  const kind = statisticalKindOf(rules, methodRule(rules, pair.method));
+  await statisticalAligner(pair, kind);
+  return { statistical: [kind] };
 }
 
 // The module and the index, then (without waiting for it) what the chosen pair's first view
@@ -183,8 +186,8 @@ async function align({ pair: name, source, target, method: asked, shift, thresho
   let aligner = null;
   if (rule.needsStatistical) {
     const kind = statisticalKindOf(rules, rule);
-    aligner = (await statisticalAligners(pair))[kind];
-    if (!aligner) throw new Error(`${rule.name} needs the ${kind} aligner, which is not shipped for ${pair.name}`);
+    if (!pair.files[kind]) throw new Error(`${rule.name} needs the ${kind} aligner, which is not shipped for ${pair.name}`);
+    aligner = await statisticalAligner(pair, kind);
   }
   const started = performance.now();
   const result = chosen

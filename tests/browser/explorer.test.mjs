@@ -108,18 +108,18 @@ describe('explorer page', () => {
     await page.close();
   });
 
-  test('fetches only the en-es model at start (and no font); others when a method needs them, with progress', async () => {
+  test('fetches only what en-es\'s default method needs at start (and no font); others when a method needs them', async () => {
     const fetched = [];
     const { page, problems } = await openPage('', {
       routes: [recordFetches(fetched)],
     });
     await page.waitForTimeout(300);
     const heavy = () => fetched.filter((path) => /\.(safetensors|ttf|woff2?)$/.test(path)).map((path) => path.split('/').pop());
-    assert.deepEqual(heavy(), ['en-es-additive.safetensors']);
-    await page.selectOption('#method', 'hmm');
-    await page.waitForFunction(() => document.getElementById('align-view').dataset.state === 'ok', null, { timeout: 20000 });
-    assert.deepEqual(heavy().sort(), ['en-es-additive.safetensors', 'hmm-en-es.safetensors', 'ibm2-en-es.safetensors']);
-    assert.ok(!heavy().includes('es-en-additive.safetensors'));
+    // the hybrid: both directions' RNNs and the HMM; IBM Model 2 and the general model wait
+    assert.deepEqual(heavy().sort(), ['en-es-additive.safetensors', 'es-en-additive.safetensors', 'hmm-en-es.safetensors']);
+    await redrawn(page, 'heatmap', () => page.selectOption('#method', 'ibm2'));
+    assert.deepEqual(heavy().sort(), ['en-es-additive.safetensors', 'es-en-additive.safetensors', 'hmm-en-es.safetensors', 'ibm2-en-es.safetensors']);
+    assert.ok(!heavy().includes('en-es-general.safetensors'));
     assert.deepEqual(problems, []);
     await page.close();
   });
