@@ -12,7 +12,7 @@
 // only the files this build ships, and a pair with none is left out. web/CMakeLists.txt runs it
 // after linking the module and copying the models:
 //   node tools/make_model_index.mjs web/dist simd|scalar
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -57,10 +57,18 @@ for (const line of table.split('\n').filter((l) => l && !l.startsWith('#')).slic
 
 // What each file is, from its safetensors header alone (docs/MODEL_FORMAT.md): the kind, its
 // sizes, parameters, training minutes and data in a few words, for the line under each figure.
+// (the header only: the multilingual file is 16 MB)
 async function header(file) {
-  const bytes = await readFile(resolve(folder, file));
-  const length = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  return JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)));
+  const handle = await open(resolve(folder, file));
+  try {
+    const size = Buffer.alloc(8);
+    await handle.read(size, 0, 8, 0);
+    const json = Buffer.alloc(Number(size.readBigUInt64LE(0)));
+    await handle.read(json, 0, json.length, 8);
+    return JSON.parse(json.toString('utf8'));
+  } finally {
+    await handle.close();
+  }
 }
 const facts = {};
 for (const file of models) {

@@ -6,7 +6,7 @@
 // shows next to its control and clears the figures, links and exports it no longer matches.
 import { Requests, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
-import { listMethods, statisticalKindOf } from './methods.mjs';
+import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -35,8 +35,7 @@ function describe(facts, file) {
 
 /** The files `method` reads for `pair`: {forward?, reverse?, statistical?}. */
 export function filesOf(rules, pair, method) {
-  const rule = rules.methods.find((r) => r.name === method);
-  if (!rule) return {};
+  const rule = methodRule(rules, method);
   const files = {};
   if (rule.needsModel) files.forward = pair.files.forward;
   if (rule.needsReverse) files.reverse = pair.files.reverse;
@@ -48,8 +47,7 @@ export function filesOf(rules, pair, method) {
  * its dev-set AER for the pair, and, for a method that mixes in a statistical aligner, that the
  * cells are attention while the links come from the mix. */
 export function modelLine(rules, facts, pair, method) {
-  const rule = rules.methods.find((r) => r.name === method);
-  if (!rule) return '';
+  const rule = methodRule(rules, method);
   const effective = method === 'attention' ? pair.attentionMethod : method;
   const { forward, reverse, statistical } = filesOf(rules, pair, method);
   const parts = [];

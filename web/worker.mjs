@@ -121,13 +121,13 @@ function modelNames() {
 }
 const translationModels = () => [...modelNames().keys()].sort();
 
-// The statistical aligner of `kind` ('hmm', 'ibm2') of `pair`, fetched the first time it is needed
-// (the hybrid needs the HMM only: IBM Model 2's file waits for its own method).
-function statisticalAligner(pair, kind) {
+// The statistical aligner of `kind` ('hmm', 'ibm2') of `pair` that `method` needs, fetched the first
+// time it is needed (the hybrid needs the HMM only: IBM Model 2's file waits for its own method).
+function statisticalAligner(pair, kind, method) {
+  const file = pair.files[kind];
+  if (!file) return Promise.reject(new Error(`${method} needs the ${kind} aligner, which is not shipped for ${pair.name}`));
   const key = `statistical:${pair.name}:${kind}`;
   loading[key] ??= (async () => {
-    const file = pair.files[kind];
-    if (!file) throw new Error(`the ${kind === 'hmm' ? 'HMM aligner' : 'IBM Model 2 aligner'} is not shipped for ${pair.name}`);
     const aligner = await attn.loadStatisticalAligner(await fetchBytes(file, `the ${pair.name} statistical aligner`));
     if (aligner.kind !== kind) throw new Error(`${file} holds a ${aligner.kind} aligner, not ${kind}`);
     return aligner;
@@ -145,7 +145,7 @@ async function firstModels(pair) {
   if (pair.files.forward && !pair.multilingual) return { forward: (await model(pair, 'forward')).info };
   const rules = attn.alignment;
   const kind = statisticalKindOf(rules, methodRule(rules, pair.method));
-  await statisticalAligner(pair, kind);
+  await statisticalAligner(pair, kind, pair.method);
   return { statistical: [kind] };
 }
 
@@ -186,8 +186,7 @@ async function align({ pair: name, source, target, method: asked, shift, thresho
   let aligner = null;
   if (rule.needsStatistical) {
     const kind = statisticalKindOf(rules, rule);
-    if (!pair.files[kind]) throw new Error(`${rule.name} needs the ${kind} aligner, which is not shipped for ${pair.name}`);
-    aligner = await statisticalAligner(pair, kind);
+    aligner = await statisticalAligner(pair, kind, rule.name);
   }
   const started = performance.now();
   const result = chosen

@@ -35,6 +35,8 @@ ARCHITECTURE_KEYS = ("embedding_dim", "encoder_hidden", "decoder_hidden", "atten
 TRANSFORMER_KEYS = ("layers", "heads", "model_dim", "ff_dim", "alignment_layer", "alignment_head",
                     "alignment_shift")
 MAX_FILE_BYTES = {"rnn": 8 * 1024 * 1024, "transformer": 16 * 1024 * 1024}
+# What a checkpoint written before a setting existed was trained with (checked on resume).
+CHECKPOINT_DEFAULTS = {"arch": "rnn", "alignment_shift": 0}
 
 
 def parse_args():
@@ -329,7 +331,7 @@ def main():
         saved = torch.load(checkpoint, map_location=device)
         keys = TRANSFORMER_KEYS if args.arch == "transformer" else ARCHITECTURE_KEYS + ("attention",)
         for key in keys + ("arch", "direction"):
-            if saved["args"].get(key, {"arch": "rnn", "alignment_shift": 0}.get(key)) != getattr(args, key):
+            if saved["args"].get(key, CHECKPOINT_DEFAULTS.get(key)) != getattr(args, key):
                 sys.exit(f"{checkpoint} was trained with {key}={saved['args'][key]}; "
                          f"delete it or pass --checkpoint to start anew")
         model.load_state_dict(saved["model"])

@@ -21,7 +21,7 @@ import torch
 import bpe as B
 import multi
 import safetensors
-from train import ROOT, TRANSFORMER_KEYS, save
+from train import CHECKPOINT_DEFAULTS, ROOT, TRANSFORMER_KEYS, save
 from transformer import Transformer
 
 CHUNK = 30000  # examples drawn at a time, then cut into batches of similar length
@@ -193,7 +193,7 @@ def main(args):
     if checkpoint.exists():
         saved = torch.load(checkpoint)
         for key in TRANSFORMER_KEYS + ("languages",):
-            if saved["args"].get(key, 0 if key == "alignment_shift" else None) != getattr(args, key):
+            if saved["args"].get(key, CHECKPOINT_DEFAULTS.get(key)) != getattr(args, key):
                 raise SystemExit(f"{checkpoint} was trained with {key}={saved['args'].get(key)}")
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
