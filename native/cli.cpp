@@ -8,7 +8,7 @@
 //   attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]
 //       trains the statistical baseline (IBM Model 2 + fast_align's diagonal prior, both directions)
 //   attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]
-//                  [--source-prefix N] [--target-prefix N]
+//                  [--source-prefix N] [--target-prefix N] [--agreement]
 //       trains the HMM aligner (from IBM Model 2, both directions; words cut to N characters)
 #include <unistd.h>
 
@@ -154,6 +154,7 @@ struct Arguments {
   int iterations = 5;
   float null_probability = HmmOptions().null_probability;
   int source_prefix = 0, target_prefix = 0;  // hmm-train: words cut to N characters (0: whole)
+  bool agreement = false;                    // hmm-train: both directions trained jointly
   int beam = 4;
   int threads = 0;  // 0: every core the hardware offers
   bool pieces = false;
@@ -227,6 +228,8 @@ Arguments parse(int argc, char** argv, int first) {
       a.iterations = whole_number_flag(arg, value());
     else if (arg == "--null-probability")
       a.null_probability = number();
+    else if (arg == "--agreement")
+      a.agreement = true;
     else if (arg == "--source-prefix")
       a.source_prefix = whole_number_flag(arg, value());
     else if (arg == "--target-prefix")
@@ -519,6 +522,7 @@ int hmm_train(const Arguments& a) {
   options.null_probability = a.null_probability;
   options.source_prefix = a.source_prefix;
   options.target_prefix = a.target_prefix;
+  options.agreement = a.agreement;
   HmmAligner aligner;
   aligner.train(source, target, options);
   const std::string bytes =
@@ -566,6 +570,7 @@ void usage() {
          "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
          "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
          "                 [--source-prefix N] [--target-prefix N]   (words cut to their first N characters)\n"
+         "                 [--agreement]   (both directions trained jointly, so that they agree)\n"
          "alignment methods (--method):\n";
   for (const AlignMethodInfo& method : align_methods()) {
     std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description,

@@ -103,6 +103,26 @@ Corpus filler_corpus(int sentences, std::uint64_t seed) {
   return corpus;
 }
 
+// Rare words collect garbage (Brown et al. 1993; Moore 2004): a source word seen once can take a
+// target word that translates nothing (one of many particles, each too rare for theta(f | NULL)
+// to explain it) besides its own translation, since its one row of theta has mass to spare, while
+// the other direction, where the rare word chooses among target words, keeps to its translation.
+// The product of the two directions' posteriors in agreement training takes that mass away.
+Corpus rare_word_corpus(int sentences, std::uint64_t seed) {
+  const std::vector<std::string> nouns{"cat", "house", "car", "book"}, verbs{"sees", "has"};
+  Rng rng(seed);
+  Corpus corpus;
+  for (int k = 0; k < sentences; ++k) {
+    const std::string rare = "r" + std::to_string(k), particle = "p" + std::to_string(rng.next() % 50);
+    const Sentence source{"the", nouns[rng.next() % 4], verbs[rng.next() % 2], rare};
+    const Sentence target{"el", "es_" + source[1], "es_" + source[2], particle, "es_" + rare};
+    corpus.source.push_back(source);
+    corpus.target.push_back(target);
+    corpus.links.push_back({{0, 0}, {1, 1}, {2, 2}, {3, 4}});
+  }
+  return corpus;
+}
+
 HmmOptions quick_options() {
   HmmOptions options;
   options.ibm2.iterations = 3;
@@ -254,6 +274,39 @@ TEST_CASE("a target prefix lets a word's inflected forms share one entry, also f
   CHECK(file.metadata().count("backward.source_prefix") == 0);
   options.target_prefix = -1;
   CHECK_THROWS_WITH(HmmAligner().train(source, target, options), Contains("must be in 0..1000"));
+}
+
+TEST_CASE("alignment by agreement trains both directions together and takes the links they disagree on away", "[hmm]") {
+  const Corpus corpus = rare_word_corpus(300, 5);
+  HmmOptions options = quick_options();
+  HmmAligner independent, joint;
+  independent.train(corpus.source, corpus.target, options);
+  options.agreement = true;
+  joint.train(corpus.source, corpus.target, options);
+  AlignmentScore independent_score, joint_score;
+  for (std::size_t k = 0; k < corpus.source.size(); ++k) {
+    independent_score.add(independent.align(corpus.source[k], corpus.target[k]), corpus.links[k]);
+    joint_score.add(joint.align(corpus.source[k], corpus.target[k]), corpus.links[k]);
+  }
+  INFO("independent AER " << independent_score.aer() << ", joint " << joint_score.aer());
+  CHECK(joint_score.aer() < independent_score.aer() - 0.05);
+  // the forward direction's "de" no longer goes to the rare word
+  const Sentence source = corpus.source[0], target = corpus.target[0];
+  CHECK(independent.forward().posteriors(source, target)[3 * 4 + 3] > 0.5f);
+  CHECK(joint.forward().posteriors(source, target)[3 * 4 + 3] < 0.5f);
+  // it converges: ten more iterations keep the links, and training again gives the same file
+  HmmOptions longer = options;
+  longer.iterations = 15;
+  HmmAligner longer_joint;
+  longer_joint.train(corpus.source, corpus.target, longer);
+  for (std::size_t k = 0; k < 20; ++k)
+    CHECK(longer_joint.align(corpus.source[k], corpus.target[k]) == joint.align(corpus.source[k], corpus.target[k]));
+  HmmAligner again;
+  again.train(corpus.source, corpus.target, options);
+  CHECK(again.serialize() == joint.serialize());
+  // the file is the format of an independently trained one: it loads and aligns the same
+  const HmmAligner loaded = HmmAligner::deserialize(joint.serialize());
+  CHECK(loaded.align(source, target) == joint.align(source, target));
 }
 
 TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason", "[hmm]") {

@@ -297,6 +297,55 @@ void HmmModel::train(const Ibm2Model& initial, const std::vector<Sentence>& sour
   training.finish();
 }
 
+void train_directions(HmmModel& forward, HmmModel& backward, const std::vector<Sentence>& source,
+                      const std::vector<Sentence>& target, const HmmOptions& options) {
+  const HmmOptions backward_options = reversed(options);
+  if (!options.agreement) {
+    forward.train(source, target, options);
+    backward.train(target, source, backward_options);
+    return;
+  }
+  check_prefix(options.source_prefix, "source_prefix");
+  check_prefix(options.target_prefix, "target_prefix");
+  const std::vector<Sentence> keyed_source = keyed_corpus(source, options.lowercase, options.source_prefix),
+                              keyed_target = keyed_corpus(target, options.lowercase, options.target_prefix);
+  // IBM Model 2 starts each direction on its own, as without agreement
+  Ibm2Model forward_start, backward_start;
+  forward_start.train(keyed_source, keyed_target, options.ibm2);
+  backward_start.train(keyed_target, keyed_source, backward_options.ibm2);
+  HmmTraining f(forward, forward_start, keyed_source, keyed_target, options);
+  HmmTraining b(backward, backward_start, keyed_target, keyed_source, backward_options);
+  // both corpora skip the same (empty) pairs, so pair k is the same pair in both
+  if (f.corpus.sources.size() != b.corpus.sources.size()) fail("the two directions' corpora differ");
+  std::vector<double> forward_links, backward_links;
+  for (int iteration = 0; iteration < options.iterations; ++iteration) {
+    for (std::size_t k = 0; k < f.corpus.sources.size(); ++k) {
+      f.expect(k);
+      b.expect(k);
+      // f: target word j chooses source word i, [J][I]; b: source word i chooses target word j, [I][J].
+      // The link (i, j)'s count in both is the product of the two posteriors (Liang et al.'s
+      // approximation of the product model); each keeps its own NULL posteriors and jump counts.
+      const int I = f.source_length(k), J = f.target_length(k);
+      const std::vector<double>&fp = f.lattice.word_posterior, &bp = b.lattice.word_posterior;
+      forward_links.resize(static_cast<std::size_t>(J) * I);
+      backward_links.resize(static_cast<std::size_t>(I) * J);
+      for (int j = 0; j < J; ++j) {
+        for (int i = 0; i < I; ++i) {
+          const double both = fp[static_cast<std::size_t>(j) * I + i] * bp[static_cast<std::size_t>(i) * J + j];
+          forward_links[static_cast<std::size_t>(j) * I + i] = both;
+          backward_links[static_cast<std::size_t>(i) * J + j] = both;
+        }
+      }
+      f.add(k, forward_links, f.lattice.null_posterior);
+      b.add(k, backward_links, b.lattice.null_posterior);
+    }
+    f.maximize();
+    b.maximize();
+  }
+  f.finish();
+  b.finish();
+}
+
 HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> jump, float null_probability) {
   check_jump(jump, "jump");
   if (!(null_probability > 0.0f && null_probability < 1.0f)) fail("the NULL probability must be in (0, 1)");

@@ -33,6 +33,10 @@ struct HmmOptions {
   // Words cut to their first N code points (after folding) in training and alignment, 0 for whole
   // words: a crude stemmer for a language with rich inflection, whose forms then share one entry.
   int source_prefix = 0, target_prefix = 0;
+  // Alignment by agreement (Liang, Taskar & Klein 2006): the two directions' HMMs trained together,
+  // each E-step's link counts the product of both directions' posteriors, so that links the two
+  // disagree on lose weight in both. Training only: the files are the same format either way.
+  bool agreement = false;
 };
 // The options of the other direction (BidirectionalAligner trains it): the prefixes swap sides.
 HmmOptions reversed(const HmmOptions& options);
@@ -94,6 +98,11 @@ class HmmModel {
   int source_prefix_ = 0, target_prefix_ = 0;
   bool trained_ = false;
 };
+
+// Both directions, from one corpus: each on its own, or jointly when options.agreement (the
+// backward direction gets reversed(options)). Found by BidirectionalAligner<HmmModel>::train.
+void train_directions(HmmModel& forward, HmmModel& backward, const std::vector<Sentence>& source,
+                      const std::vector<Sentence>& target, const HmmOptions& options);
 
 // Both directions (like Ibm2Aligner); one file of format attnscope-hmm-v1.
 using HmmAligner = BidirectionalAligner<HmmModel>;

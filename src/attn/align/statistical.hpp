@@ -91,6 +91,15 @@ class StatisticalModel {
                                 float threshold = align_defaults.posterior_threshold) const;
 };
 
+// Trains a model's two directions on one corpus, each on its own (the HMM's overload in hmm.hpp can
+// also train them jointly, so that they agree).
+template <class Direction, class Options>
+void train_directions(Direction& forward, Direction& backward, const std::vector<Sentence>& source,
+                      const std::vector<Sentence>& target, const Options& options) {
+  forward.train(source, target, options);
+  backward.train(target, source, reversed(options));  // the options of a side follow the side
+}
+
 // Both directions of one model (Direction: Ibm2Model or HmmModel), trained on the same corpus
 // and stored in one file of the direction's format (forward.* and backward.* tensors).
 template <class Direction>
@@ -100,8 +109,7 @@ class BidirectionalAligner : public StatisticalModel {
 
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
   void train(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const Options& options = {}) {
-    forward_.train(source, target, options);
-    backward_.train(target, source, reversed(options));  // the options of a side follow the side
+    train_directions(forward_, backward_, source, target, options);
   }
   StatisticalKind kind() const override { return Direction::kind; }
   std::vector<float> forward_posteriors(const Sentence& source, const Sentence& target) const override {
