@@ -11,12 +11,12 @@ import { Heatmap, LineView } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 const EXPORTS = ['export-svg', 'export-png', 'export-json', 'export-links', 'copy'];
-const megabytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+const megabytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MiB`;  // 2^20 bytes
 
 // An alignment result as the drawers take it: rows are target words, columns source words.
 const figureOf = (r, colormap, title) => ({
   weights: r.weights, rows: r.targetWords.length, cols: r.sourceWords.length,
-  rowLabels: r.targetWords, colLabels: r.sourceWords, links: r.links, colormap, title,
+  rowLabels: r.targetWords, colLabels: r.sourceWords, links: r.links, colormap, title, hideLinks: !$('show-links').checked,
 });
 
 // The control an error from the worker is about: a sentence it names, else the method.
@@ -135,7 +135,7 @@ export class AlignView {
     };
     for (const id of ['source', 'target']) $(id).addEventListener('input', soon);
     for (const id of ['method', 'shift', 'threshold', 'compare']) $(id).addEventListener('input', () => this.update());
-    $('colormap').addEventListener('input', () => this.draw());
+    for (const id of ['colormap', 'show-links']) $(id).addEventListener('input', () => this.draw());
     this.client.addEventListener('progress', ({ detail }) => this.downloading(detail));
     this.client.addEventListener('restart', () => this.busy.stop());
     this.setExports(false);
@@ -153,9 +153,20 @@ export class AlignView {
     }
   }
 
+  // The threshold box is live only for a method that reads it (the rule's readsThreshold); it keeps
+  // what was typed either way.
+  fitThreshold() {
+    const box = $('threshold'), rule = this.rules.methods.find((method) => method.name === $('method').value);
+    box.disabled = !rule?.readsThreshold;
+    box.parentElement.title = box.disabled ? `${rule?.name ?? 'this method'} does not read a threshold` : '';
+    if (box.disabled) showProblem(box, '');
+  }
+
   // The settings, or null when one is refused (its message is then next to it).
   settings() {
-    const threshold = readNumber($('threshold'));
+    this.fitThreshold();
+    const box = $('threshold');
+    const threshold = box.disabled ? this.rules.defaults.threshold : readNumber(box);
     if (threshold === null) return null;
     return {
       pair: this.pair.name, source: $('source').value, target: $('target').value, method: $('method').value,

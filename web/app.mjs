@@ -153,12 +153,30 @@ async function startModuleViews(client, state) {
   document.body.dataset.playgroundReady = 'true';
 }
 
+// "link to this view" copies the address of the view (the state keeps it current) and says so.
+function shareOnClick() {
+  const share = $('share'), said = $('share-status');
+  let timer = 0;
+  share.addEventListener('click', (event) => {
+    event.preventDefault();
+    const say = (text) => {
+      said.textContent = text;
+      clearTimeout(timer);
+      timer = setTimeout(() => { said.textContent = ''; }, 4000);
+    };
+    const copying = navigator.clipboard?.writeText(location.href) ?? Promise.reject(new Error('no clipboard'));
+    copying.then(() => say('link copied'), () => say('the browser refused the clipboard: copy the address bar'));
+  });
+}
+
 async function main() {
   const parameter = new URLSearchParams(location.search).get('simd');
   // Decided here, once, so the page and its workers run the same build.
   const simd = parameter === '0' ? false : parameter === '1' ? true : simdSupported();
   const state = new HashState({ share: $('share') });
   state.control('c', $('colormap'));  // shared by every view: registered before any draws
+  state.control('marks', $('show-links'));
+  shareOnClick();
   // the worker fetches the linked pair's first model at once (the index decides whether it exists)
   const pair = new URLSearchParams(location.hash.slice(1)).get('pair') ?? 'en-es';
   const models = new WorkerClient(new URL('./worker.mjs', import.meta.url), { type: 'init', simd, pair });

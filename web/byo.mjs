@@ -45,7 +45,7 @@ export class ByoView {
     $('byo-export-png').addEventListener('click', () => exportPng(this.heatmap, 'attention-byo.png'));
     $('byo-file').addEventListener('change', (event) => this.load([...event.target.files]));
     for (const id of CONTROLS) $(id).addEventListener('input', () => this.update());
-    $('colormap').addEventListener('input', () => this.redraw());
+    for (const id of ['colormap', 'show-links']) $(id).addEventListener('input', () => this.redraw());
   }
 
   settings() {
@@ -132,6 +132,7 @@ export class ByoView {
     return this.heatmap.draw({
       weights: view.weights, rows: view.rows, cols: view.cols, rowLabels: view.rowLabels, colLabels: view.colLabels,
       links: view.links, gold: view.gold, colormap: $('colormap').value, title: `${name}, ${$('byo-method').value} links`,
+      hideLinks: !$('show-links').checked,
     });
   }
 }

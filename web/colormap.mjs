@@ -27,9 +27,15 @@ export function grayscale(t) {
   return [v, v, v];
 }
 
-const MAPS = { viridis, gray: grayscale };
+// As Bahdanau, Cho and Bengio's alignment figures draw attention: black (0) to white (1).
+export function bahdanau(t) {
+  const v = Math.round(255 * Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)));
+  return [v, v, v];
+}
 
-// The colour function called `name` ('viridis' or 'gray'; anything else is viridis).
+const MAPS = { viridis, gray: grayscale, bahdanau };
+
+// The colour function called `name` ('viridis', 'gray' or 'bahdanau'; anything else is viridis).
 export const colourMap = (name) => MAPS[name] ?? viridis;
 
 // 256 steps of a map as RGBA pixels (Uint32 in the platform's byte order, for an ImageData view).

@@ -18,8 +18,8 @@ const attributeNumber = (text, fallback) => (text === null || text === '' || tex
 export function checkNumber(text, { name, min = -Infinity, max = Infinity, step = 'any' }) {
   const trimmed = String(text ?? '').trim();
   const number = trimmed === '' ? NaN : Number(trimmed);
-  const range = max === Infinity ? `${min} or more` : `from ${min} to ${max}`;
-  if (!Number.isFinite(number)) return { value: null, message: `${name} needs a number ${range}${trimmed ? `, not “${trimmed}”` : ''}` };
+  const range = max === Infinity ? (min === -Infinity ? '' : ` ${min} or more`) : min === -Infinity ? ` up to ${max}` : ` from ${min} to ${max}`;
+  if (!Number.isFinite(number)) return { value: null, message: `${name} needs a number${range}${trimmed ? `, not “${trimmed}”` : ''}` };
   if (number < min) return { value: min, message: `${name} ${trimmed} is below ${min}: using ${min}` };
   if (number > max) return { value: max, message: `${name} ${trimmed} is above ${max}: using ${max}` };
   const increment = attributeNumber(step, NaN);
@@ -32,6 +32,22 @@ export function checkNumber(text, { name, min = -Infinity, max = Infinity, step 
     }
   }
   return { value: number, message: '' };
+}
+
+const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+
+/**
+ * A number as people read it in a table: `digits` decimals below a million, beyond that three
+ * significant digits times a power of ten ("1.32 × 10²⁸", where toFixed would print
+ * "1.3226127786782054e+28"), and ∞, −∞ or "not a number" for what is not finite.
+ */
+export function readableNumber(x, digits) {
+  if (Number.isNaN(x)) return 'not a number';
+  if (!Number.isFinite(x)) return x > 0 ? '∞' : '−∞';
+  const size = Math.abs(x);
+  if (size < 1e6) return x.toFixed(digits);
+  const [mantissa, exponent] = x.toExponential(2).split('e');
+  return `${mantissa} × 10${[...String(Number(exponent))].map((c) => SUPERSCRIPT[c]).join('')}`;
 }
 
 /** The bounds of a number input, as checkNumber takes them; the name is its data-name. */

@@ -56,6 +56,10 @@ export class SvgSurface {
     else this.outline(x + inset, y + inset, cell - 1 - 2 * inset, cell - 1 - 2 * inset, colour, 2, kind);
   }
 
+  triangle(points, colour, kind) {
+    this.add('polygon', { points: points.map((point) => point.join(',')).join(' '), fill: colour, ...(kind ? { class: kind } : {}) });
+  }
+
   text(text, x, y, { fill, anchor = 'start', rotate = 0, bold = false, size = FONT_SIZE, className }) {
     this.add('text', {
       x, y, fill, 'text-anchor': anchor, ...(rotate ? { transform: `rotate(${rotate} ${x} ${y})` } : {}),

@@ -1,6 +1,6 @@
 // The playground: self-attention over the tutorials' five tokens, recomputed (in the module
 // worker) whenever an input changes, with the weights drawn as a heatmap and the output as numbers.
-import { readNumber } from './controls.mjs';
+import { readNumber, readableNumber } from './controls.mjs';
 import { Heatmap } from './views.mjs';
 import { latestOnly } from './worker-client.mjs';
 
@@ -84,7 +84,7 @@ function drawTable(id, label, values, offset, rows, cols, digits) {
     header.scope = 'row';
     header.textContent = `${label}${i + 1}`;
     row.append(header);
-    for (let j = 0; j < cols; j++) row.insertCell().textContent = values[offset + i * cols + j].toFixed(digits);
+    for (let j = 0; j < cols; j++) row.insertCell().textContent = readableNumber(values[offset + i * cols + j], digits);
   }
 }
 

@@ -72,8 +72,8 @@ export function paintHeatmap(surface, figure, layout, theme, view, state = {}) {
       }
     }
     const visible = ([s, t]) => s >= s0 && s < s1 && t >= t0 && t < t1;
-    for (const [s, t] of (figure.gold ?? []).filter(visible)) surface.mark(x(s), y(t), cell, theme.gold, 'gold', 0);
-    for (const [s, t] of figure.links.filter(visible)) surface.mark(x(s), y(t), cell, theme.link, 'link-mark', cell >= 10 ? 2 : 1);
+    for (const [s, t] of (figure.gold ?? []).filter(visible)) surface.triangle(goldCorner(x(s), y(t), cell), theme.gold, 'gold');
+    for (const [s, t] of (figure.hideLinks ? [] : figure.links).filter(visible)) surface.mark(x(s), y(t), cell, theme.link, 'link-mark', cell >= 10 ? 2 : 1);
     if (highlighting) {  // everything but the highlighted row or column fades
       for (let t = t0; t < t1; t++) if (t !== state.row && state.col < 0) surface.veil(x(s0), y(t), (s1 - s0) * cell, cell, theme.bg);
       if (state.col >= 0) {
@@ -102,6 +102,16 @@ export function paintHeatmap(surface, figure, layout, theme, view, state = {}) {
   });
 }
 
+/**
+ * A gold link's mark: a triangle in the cell's top-left corner (its legs 45% of the cell, at least
+ * 4 px; the lower-left half of a cell too small for that), so that it differs from a link's
+ * outline in shape, not only in colour. [[x, y], ...] for surface.triangle.
+ */
+export function goldCorner(x, y, cell) {
+  const leg = cell < OUTLINE_FROM ? Math.max(cell, 2) : Math.max(4, Math.round(cell * 0.45));
+  return [[x, y], [x + leg, y], [x, y + leg]];
+}
+
 /** The colour legend: the map from 0 to 1, and what a link (and a gold link) looks like. */
 export function paintLegend(surface, theme, { colormap, links = true, gold = false, width = 140 }) {
   const map = colourMap(colormap);
@@ -114,7 +124,8 @@ export function paintLegend(surface, theme, { colormap, links = true, gold = fal
   const marks = [...(links ? [['link', theme.link, 2, 'legend-link']] : []), ...(gold ? [['gold link', theme.gold, 0, 'legend-gold']] : [])];
   for (const [what, colour, inset, kind] of marks) {
     surface.fill(at, 0, 14, 14, rgb(map(0.5)));
-    surface.mark(at, 0, 14, colour, kind, inset);
+    if (kind === 'legend-gold') surface.triangle(goldCorner(at, 0, 14), colour, kind);
+    else surface.mark(at, 0, 14, colour, kind, inset);
     surface.text(what, at + 19, 11, { fill: theme.fg, anchor: 'start' });
     at += 28 + what.length * 6;
   }
@@ -148,6 +159,16 @@ export class CanvasSurface {
   mark(x, y, cell, colour, _kind, inset) {
     if (cell < OUTLINE_FROM) this.fill(x, y, Math.max(cell, 2), Math.max(cell, 2), colour);
     else this.outline(x + inset, y + inset, cell - 1 - 2 * inset, cell - 1 - 2 * inset, colour, 2);
+  }
+
+  triangle(points, colour) {
+    const context = this.context;
+    context.fillStyle = colour;
+    context.beginPath();
+    context.moveTo(...points[0]);
+    for (const point of points.slice(1)) context.lineTo(...point);
+    context.closePath();
+    context.fill();
   }
 
   text(text, x, y, { fill, anchor = 'start', rotate = 0, bold = false, size = FONT_SIZE }) {
@@ -355,6 +376,7 @@ export class Heatmap extends CanvasFigure {
     this.wrapper = make('div', 'figure-frame');
     this.toolbar = make('div', 'figure-toolbar');
     this.legend = make('canvas', 'legend');
+    this.legend.id = `${host.id}-legend`;
     this.legend.setAttribute('role', 'img');
     const zoom = make('div', 'zoom');
     zoom.setAttribute('role', 'group');
@@ -395,11 +417,21 @@ export class Heatmap extends CanvasFigure {
     host.addEventListener('pointermove', (event) => this.pointer(event));
     host.addEventListener('pointerleave', () => { if (!this.dragging) this.setSpot(this.focusCell ? { row: this.focusCell[0] } : {}, true); });
     host.addEventListener('pointerdown', (event) => {
+      // a finger or a pen scrolls the figure natively; one that lifts where it landed taps a cell
+      if (event.pointerType !== 'mouse') this.tap = { x: event.clientX, y: event.clientY, id: event.pointerId };
       if (event.pointerType !== 'mouse' || event.button !== 0) return;
       this.dragging = { x: event.clientX, y: event.clientY, left: host.scrollLeft, top: host.scrollTop, moved: false };
       host.setPointerCapture(event.pointerId);
     });
+    host.addEventListener('pointercancel', () => { this.tap = null; });  // the browser took it to scroll
     host.addEventListener('pointerup', (event) => {
+      const tap = this.tap;
+      this.tap = null;
+      if (tap && tap.id === event.pointerId && Math.hypot(event.clientX - tap.x, event.clientY - tap.y) < 10) {
+        const spot = this.spotAt(event);
+        if (spot && spot.cell) this.moveFocus(spot.row, spot.col);
+        return;
+      }
       const drag = this.dragging;
       this.dragging = null;
       if (drag && !drag.moved) {
@@ -542,10 +574,10 @@ export class Heatmap extends CanvasFigure {
     const width = gold ? 290 : 220;
     const context = fitCanvas(this.legend, width, 30);
     context.clearRect(0, 0, width, 30);
-    const links = this.figure.links.length > 0;
+    const links = this.figure.links.length > 0 && !this.figure.hideLinks;
     paintLegend(new CanvasSurface(context, theme), theme, { colormap: this.figure.colormap, links, gold, width: 120 });
-    const [low, high] = this.figure.colormap === 'gray' ? ['white', 'black'] : ['dark purple', 'yellow'];
-    this.legend.setAttribute('aria-label', `colour legend: ${low} is 0, ${high} is 1${links ? '; links are outlined' : ''}${gold ? ', gold links in gold' : ''}`);
+    const [low, high] = { gray: ['white', 'black'], bahdanau: ['black', 'white'] }[this.figure.colormap] ?? ['dark purple', 'yellow'];
+    this.legend.setAttribute('aria-label', `colour legend: ${low} is 0, ${high} is 1${links ? '; links are outlined' : ''}${gold ? ', gold links are gold corner triangles' : ''}`);
   }
 
   // The whole matrix in small, with the part in view framed; only when it does not all fit.
@@ -690,6 +722,9 @@ export class LineView extends CanvasFigure {
       }
     });
     host.addEventListener('pointerleave', () => { this.setSpot({}); this.onSpot({}); });
+    // the legend under the lines: what a line, its darkness and its colour say
+    this.legend = Object.assign(document.createElement('p'), { className: 'line-legend' });
+    host.after(this.legend);
     this.clear();
   }
 
@@ -697,7 +732,20 @@ export class LineView extends CanvasFigure {
     this.lines = null;
     this.size = null;
     this.host.hidden = true;
+    this.legend.hidden = true;
     this.host.dataset.lines = '0';
+  }
+
+  // The legend's words for this drawing: how many lines a word keeps, and which colour is a link.
+  describe(topK, minimum, links) {
+    const swatch = (kind, text) => {
+      const item = Object.assign(document.createElement('span'), { className: `swatch ${kind}` });
+      return [item, ` ${text} `];
+    };
+    this.legend.replaceChildren(
+      `Each target word (below) joins the ${topK} source words (above) it attends to most, where the weight is at least ${minimum}; the darker the line, the more attention. `,
+      ...(links ? swatch('swatch-link', 'an alignment link') : []), ...swatch('swatch-attention', 'attention only'));
+    this.legend.hidden = false;
   }
 
   draw({ weights, rows, cols, rowLabels, colLabels, links = [], topK = 3, minimum = 0.05 }) {
@@ -730,6 +778,7 @@ export class LineView extends CanvasFigure {
     this.host.hidden = false;
     this.resize(Math.max(source.at(-1)?.centre ?? 0, target.at(-1)?.centre ?? 0) + 60, 150);
     this.host.dataset.lines = String(lines.length);
+    this.describe(topK, minimum, links.length > 0);
     this.paintNow();
   }
 

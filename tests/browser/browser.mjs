@@ -37,10 +37,10 @@ export function useBrowser() {
  * Opens path on the site once the page says it is ready; `problems` collects console errors and
  * uncaught exceptions. withoutSimd makes the engine reject SIMD modules, as an old browser would;
  * colorScheme 'dark' shows the dark theme; ready: false returns before the page is ready; route:
- * [pattern, handler] pairs installed before the page loads.
+ * [pattern, handler] pairs installed before the page loads; touch: a phone's touch screen.
  */
-export async function openPage(path = '', { withoutSimd = false, width = 1200, height = 1000, colorScheme = 'light', ready = true, routes = [] } = {}) {
-  const page = await session.browser.newPage({ viewport: { width, height }, colorScheme });
+export async function openPage(path = '', { withoutSimd = false, width = 1200, height = 1000, colorScheme = 'light', ready = true, routes = [], touch = false } = {}) {
+  const page = await session.browser.newPage({ viewport: { width, height }, colorScheme, hasTouch: touch, isMobile: touch });
   const problems = [];
   const note = (problem) => {
     problems.push(problem);

@@ -79,7 +79,15 @@ describe('bring your own attention', () => {
     figure = await figureOf(page, 'byo-heatmap');
     assert.deepEqual(figure.gold, [[0, 0], [1, 0]]);
     const gold = rgbOf(await cssColour(page, '--gold'));
-    assert.ok(near(await cellPixel(page, 'byo-heatmap', 0, 1, { dx: 1, dy: figure.cell / 2 }), gold, 6), 'a gold link is outlined in gold');
+    // a gold link is a gold triangle in its cell's top-left corner; a link an outline: they differ
+    // in shape, not only in colour
+    const link = rgbOf(await cssColour(page, '--link'));
+    assert.ok(near(await cellPixel(page, 'byo-heatmap', 0, 1, { dx: 2, dy: 2 }), gold, 6), 'gold in the corner of gold 1-0');
+    for (const [dx, dy] of [[1, figure.cell / 2], [figure.cell - 3, figure.cell - 3]]) {
+      const pixel = await cellPixel(page, 'byo-heatmap', 0, 1, { dx, dy });
+      assert.ok(!near(pixel, gold, 30) && !near(pixel, link, 30), `no outline on a gold link that is not a link (${dx}, ${dy}): ${pixel}`);
+    }
+    assert.ok(near(await cellPixel(page, 'byo-heatmap', 1, 1, { dx: 3, dy: figure.cell / 2 }), link, 6), 'link 1-1 is outlined');
     await page.uncheck('#byo-merge');
     await shows(page, 2, 3);
     // a new matrix is checked against the gold file held: one it does not fit is shown, not scored

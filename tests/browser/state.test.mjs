@@ -71,6 +71,8 @@ describe('shareable state', () => {
     await page.evaluate(() => { location.hash = 's=Good+morning+.&th=abc'; });
     await page.waitForFunction(() => document.getElementById('method').value === 'hybrid');  // en-es's default
     assert.equal(await page.inputValue('#colormap'), 'viridis');
+    // (the hybrid reads no threshold, so its box is disabled and says nothing: a method that reads it)
+    await page.evaluate(() => { location.hash = 's=Good+morning+.&m=soft-threshold&th=abc'; });
     await page.waitForFunction(() => !document.getElementById('threshold-error').hidden);
     assert.match(await page.textContent('#threshold-error'), /threshold needs a number/);
     assert.deepEqual(problems, []);

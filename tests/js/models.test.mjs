@@ -113,6 +113,14 @@ for (const simd of [true, false]) {
         if (needsStatistical) assert.throws(() => forward.align(...pair, { method: name, reverse }), /needs a statistical aligner/, name);
         if (!needsReverse && !needsStatistical) forward.align(...pair, { method: name });
       }
+      // readsThreshold says which methods' links move with the threshold (the page disables the box
+      // for the others): at 0.001 every cell links, at 1 none does
+      for (const { name, needsModel, readsThreshold } of methods) {
+        if (!needsModel || name === 'attention') continue;
+        const at = (threshold) => forward.align(...pair, { method: name, reverse, statistical, threshold }).pharaoh;
+        assert.equal(at(0.001) !== at(1), readsThreshold, name);
+        assert.equal(typeof readsThreshold, 'boolean', name);
+      }
       // extractLinks takes exactly the methods that read one matrix alone
       const weights = new Float32Array([0.9, 0.1, 0.2, 0.8]);
       for (const rule of methods) {

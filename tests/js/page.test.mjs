@@ -4,8 +4,8 @@
 // supersede each other (web/worker-client.mjs).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { colourInto, colourTable, grayscale, viridis } from '../../web/colormap.mjs';
-import { checkNumber } from '../../web/controls.mjs';
+import { bahdanau, colourInto, colourMap, colourTable, grayscale, viridis } from '../../web/colormap.mjs';
+import { checkNumber, readableNumber } from '../../web/controls.mjs';
 import { decodeState, encodeState } from '../../web/state.mjs';
 import { graphemes, shortLabel, visibleLabel } from '../../web/text.mjs';
 import { latestOnly } from '../../web/worker-client.mjs';
@@ -59,6 +59,9 @@ describe('checkNumber', () => {
     assert.deepEqual(checkNumber('abc', threshold), { value: null, message: 'threshold needs a number from 0 to 1, not “abc”' });
     assert.deepEqual(checkNumber('', threshold), { value: null, message: 'threshold needs a number from 0 to 1' });
     assert.deepEqual(checkNumber('Infinity', { name: 'head', min: 0 }), { value: null, message: 'head needs a number 0 or more, not “Infinity”' });
+    // no "-Infinity or more" for an input without bounds
+    assert.deepEqual(checkNumber('x', { name: 'token' }), { value: null, message: 'token needs a number, not “x”' });
+    assert.deepEqual(checkNumber('', { name: 'top', max: 3 }), { value: null, message: 'top needs a number up to 3' });
   });
 });
 
@@ -79,6 +82,20 @@ describe('the URL hash', () => {
   });
 });
 
+describe('readableNumber', () => {
+  it('prints table numbers as people read them, not as 1.3226127786782054e+28', () => {
+    assert.equal(readableNumber(0.5, 4), '0.5000');
+    assert.equal(readableNumber(-12.25, 3), '-12.250');
+    assert.equal(readableNumber(999999.5, 1), '999999.5');
+    assert.equal(readableNumber(1.3226127786782054e+28, 3), '1.32 × 10²⁸');
+    assert.equal(readableNumber(-2.5e6, 4), '-2.50 × 10⁶');
+    assert.equal(readableNumber(1e-9, 4), '0.0000');
+    assert.equal(readableNumber(Infinity, 3), '∞');
+    assert.equal(readableNumber(-Infinity, 3), '−∞');
+    assert.equal(readableNumber(NaN, 3), 'not a number');
+  });
+});
+
 describe('colour tables', () => {
   it('give 256 steps of a map as RGBA pixels, and colour weights through them', () => {
     const table = new Uint8Array(colourTable('viridis').buffer);
@@ -91,6 +108,15 @@ describe('colour tables', () => {
     assert.deepEqual([...bytes.subarray(4, 8)], [...grayscale(1), 255]);
     assert.deepEqual([...bytes.subarray(8, 12)], [...grayscale(0), 255], 'NaN takes the first step');
     assert.deepEqual([...bytes.subarray(12, 16)], [...grayscale(1), 255], 'above 1 takes the last');
+  });
+
+  it('draw attention as Bahdanau et al.\'s figures do: white where it is high, on black', () => {
+    assert.equal(colourMap('bahdanau'), bahdanau);
+    assert.deepEqual(bahdanau(0), [0, 0, 0]);
+    assert.deepEqual(bahdanau(1), [255, 255, 255]);
+    assert.deepEqual(bahdanau(0.5), [128, 128, 128]);
+    assert.deepEqual(bahdanau(NaN), [0, 0, 0]);
+    assert.deepEqual(grayscale(1), [0, 0, 0], 'the grey map stays black on white');
   });
 });
 

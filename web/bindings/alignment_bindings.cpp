@@ -1,6 +1,6 @@
 // The alignment rules of attn/align/methods.hpp handed to JS, so that the page, the worker and
 // attn.d.ts read them instead of copying them: alignmentRules() -> {
-//   methods: [{ name, description, needsModel, needsReverse, needsStatistical }],
+//   methods: [{ name, description, needsModel, needsReverse, needsStatistical, readsThreshold }],
 //   statisticalKinds, mixes, symmetrizations: string[],
 //   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold },
 //   pairs: [{ name, language, languageName, files: { hmm?, ibm2?, forward?, reverse?, general? },
@@ -30,6 +30,7 @@ val method_list() {
     entry.set("needsModel", method.needs_model);
     entry.set("needsReverse", method.needs_reverse);
     entry.set("needsStatistical", method.needs_statistical);
+    entry.set("readsThreshold", method.reads_threshold);
     methods.set(index++, entry);
   }
   return methods;

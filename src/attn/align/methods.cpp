@@ -7,26 +7,29 @@ namespace attn {
 namespace {
 
 const std::vector<AlignMethodInfo> methods = {
-    // method, name, description, needs: model, reverse, statistical
-    {AlignMethod::argmax, "argmax", "each target word's most attended source word", true, false, false},
-    {AlignMethod::threshold, "threshold", "every word pair whose attention reaches the threshold", true, false, false},
-    {AlignMethod::itermax, "itermax", "SimAlign's itermax on the attention matrix", true, false, false},
+    // method, name, description, needs: model, reverse, statistical; reads the threshold
+    {AlignMethod::argmax, "argmax", "each target word's most attended source word", true, false, false, false},
+    {AlignMethod::threshold, "threshold", "every word pair whose attention reaches the threshold", true, false, false,
+     true},
+    {AlignMethod::itermax, "itermax", "SimAlign's itermax on the attention matrix", true, false, false, false},
     {AlignMethod::intersection, "intersection", "argmax links of both directions' models, intersected", true, true,
-     false},
-    {AlignMethod::union_, "union", "argmax links of both directions' models, united", true, true, false},
+     false, false},
+    {AlignMethod::union_, "union", "argmax links of both directions' models, united", true, true, false, false},
     {AlignMethod::grow_diag_final_and, "grow-diag-final-and",
-     "argmax links of both directions' models, grow-diag-final-and", true, true, false},
+     "argmax links of both directions' models, grow-diag-final-and", true, true, false, false},
     {AlignMethod::soft_intersection, "soft-itermax", "itermax over the mean of both directions' attention", true, true,
-     false},
+     false, false},
     {AlignMethod::soft_threshold, "soft-threshold",
-     "every word pair whose attention averaged over both directions' models reaches the threshold", true, true, false},
+     "every word pair whose attention averaged over both directions' models reaches the threshold", true, true, false,
+     true},
+    // the pair's own threshold where its method reads one (pair_options), not the caller's
     {AlignMethod::attention, "attention",
      "the language pair's best attention-only method, chosen on its dev set (attn --help names it per pair)", true,
-     true, false},
+     true, false, false},
     {AlignMethod::hybrid, "hybrid", "both directions' attention mixed with a statistical aligner's posteriors", true,
-     true, true},
-    {AlignMethod::hmm, "hmm", "the HMM aligner alone (statistical, for comparison)", false, false, true},
-    {AlignMethod::ibm2, "ibm2", "IBM Model 2 alone (fast_align's model, for comparison)", false, false, true},
+     true, true, false},
+    {AlignMethod::hmm, "hmm", "the HMM aligner alone (statistical, for comparison)", false, false, true, false},
+    {AlignMethod::ibm2, "ibm2", "IBM Model 2 alone (fast_align's model, for comparison)", false, false, true, false},
 };
 
 template <class Enum>

@@ -43,6 +43,7 @@ struct AlignMethodInfo {
   bool needs_model;         // reads an attention model (false: a statistical aligner alone)
   bool needs_reverse;       // ... and the reverse direction's model
   bool needs_statistical;   // needs a statistical aligner (hybrid), or is one (hmm, ibm2)
+  bool reads_threshold;     // links where a weight reaches AlignOptions::threshold (the others ignore it)
 };
 
 // Every method, in the order the page lists them.

@@ -1,0 +1,148 @@
+// The explorer's details (issue 27, "Hands, phones and details") in Debian's Chromium: a tap reads
+// a cell on a touch screen; link marks can be hidden and gold links differ from links in shape
+// (tests/browser/byo.test.mjs); the line view has a legend; Bahdanau's white-on-black colour map;
+// "link to this view" copies the link and says so; the threshold box is live only for methods that
+// read it (the rule's readsThreshold, tests/js/models.test.mjs) and keeps what was typed; numbers
+// print as people read them.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cellPixel, cssColour, figureOf, near, openPage, redrawn, rgbOf, useBrowser } from './browser.mjs';
+
+useBrowser();
+
+// The alignment view's figure once it has answered.
+async function aligned(page) {
+  await page.waitForSelector('#align-view[data-state="ok"]', { timeout: 60000 });
+  return figureOf(page, 'heatmap');
+}
+
+describe('details', () => {
+  test('a tap on a phone reads the cell under the finger', async () => {
+    const { page, problems } = await openPage('', { width: 390, height: 844, touch: true });
+    const figure = await aligned(page);
+    assert.equal(await page.textContent('#heatmap-readout'), '');
+    const box = await page.evaluate(async () => {
+      const { heatmapOf } = await import('./views.mjs');
+      const heatmap = heatmapOf(document.getElementById('heatmap'));
+      const { cell, left, top } = heatmap.layout;
+      const host = heatmap.host.getBoundingClientRect();
+      heatmap.host.scrollIntoView();
+      const again = heatmap.host.getBoundingClientRect();
+      return { x: again.left + left + 1.5 * cell - heatmap.host.scrollLeft, y: again.top + top + 0.5 * cell - heatmap.host.scrollTop, host };
+    });
+    await page.touchscreen.tap(box.x, box.y);
+    await page.waitForFunction(() => document.getElementById('heatmap-readout').textContent.length > 0);
+    const readout = await page.textContent('#heatmap-readout');
+    const value = figure.weights[1].toFixed(3);
+    assert.match(readout, new RegExp(`^${figure.rowLabels[0]} ← ${figure.colLabels[1]}: ${value.replace('.', '\\.')}`), readout);
+    assert.match(readout, /row 1 of \d+, column 2 of \d+/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('link marks can be hidden, in the URL too, while the links stay listed', async () => {
+    const { page, problems } = await openPage();
+    let figure = await aligned(page);
+    assert.ok(figure.links.length > 0);
+    const [s, t] = figure.links[0];
+    const link = rgbOf(await cssColour(page, '--link'));
+    const outline = { dx: 3, dy: figure.cell / 2 };
+    assert.ok(near(await cellPixel(page, 'heatmap', t, s, outline), link, 6), 'a link is outlined');
+    const pharaoh = await page.textContent('#pharaoh');
+    await redrawn(page, 'heatmap', () => page.uncheck('#show-links'));
+    figure = await figureOf(page, 'heatmap');
+    assert.ok(!near(await cellPixel(page, 'heatmap', t, s, outline), link, 30), 'no outline once hidden');
+    assert.equal(await page.textContent('#pharaoh'), pharaoh, 'the links are still listed');
+    assert.equal(await page.getAttribute('#heatmap', 'data-links'), String(figure.links.length));
+    await page.waitForFunction(() => /(^|[#&])marks=0(&|$)/.test(location.hash));
+    const legend = await page.getAttribute('#heatmap-legend', 'aria-label');
+    assert.doesNotMatch(legend ?? '', /links are outlined/);
+    // the URL brings the choice back
+    const again = await openPage(`#${await page.evaluate(() => location.hash.slice(1))}`);
+    assert.equal(await again.page.isChecked('#show-links'), false);
+    await again.page.close();
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the line view says what its lines and colours mean', async () => {
+    const { page, problems } = await openPage();
+    await aligned(page);
+    const legend = page.locator('#lines + .line-legend');
+    assert.equal(await legend.isVisible(), true);
+    const text = await legend.textContent();
+    assert.match(text, /joins the 3 source words \(above\) it attends to most/);
+    assert.match(text, /the darker the line, the more attention/);
+    assert.match(text, /an alignment link/);
+    assert.match(text, /attention only/);
+    const colours = await page.$$eval('#lines + .line-legend .swatch', (swatches) => swatches.map((s) => getComputedStyle(s).backgroundColor));
+    assert.deepEqual(colours.map((c) => rgbOf(c)), [rgbOf(await cssColour(page, '--link')), rgbOf(await cssColour(page, '--accent'))]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('Bahdanau\'s colour map draws high attention white on black', async () => {
+    const { page, problems } = await openPage();
+    let figure = await aligned(page);
+    await redrawn(page, 'heatmap', () => page.selectOption('#colormap', 'bahdanau'));
+    figure = await figureOf(page, 'heatmap');
+    const strongest = figure.weights.indexOf(Math.max(...figure.weights));
+    const weakest = figure.weights.indexOf(Math.min(...figure.weights));
+    // a corner of the cell, inside any link outline and away from the value printed in its middle
+    const at = (i) => cellPixel(page, 'heatmap', Math.floor(i / figure.cols), i % figure.cols, { dx: 6, dy: 6 });
+    const high = Math.round(255 * figure.weights[strongest]), low = Math.round(255 * figure.weights[weakest]);
+    assert.ok(near(await at(strongest), [high, high, high], 4), `the strongest cell is near white: ${await at(strongest)}`);
+    assert.ok(near(await at(weakest), [low, low, low], 4), `the weakest cell is near black: ${await at(weakest)}`);
+    assert.match(await page.getAttribute('#heatmap-legend', 'aria-label'), /black is 0, white is 1/);
+    assert.match(await page.evaluate(() => location.hash), /c=bahdanau/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('"link to this view" copies the link and says so', async () => {
+    const { page, problems } = await openPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await aligned(page);
+    await page.click('#share');
+    await page.waitForFunction(() => document.getElementById('share-status').textContent === 'link copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.evaluate(() => location.href));
+    assert.equal(await page.getAttribute('#share-status', 'role'), 'status');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the threshold box is live only for methods that read it, and keeps what was typed', async () => {
+    const { page, problems } = await openPage();
+    await aligned(page);
+    assert.equal(await page.isDisabled('#threshold'), true, 'the pair\'s default, the hybrid, reads no threshold');
+    assert.match(await page.$eval('#threshold', (box) => box.parentElement.title), /hybrid does not read a threshold/);
+    await redrawn(page, 'heatmap', () => page.selectOption('#method', 'soft-threshold'));
+    assert.equal(await page.isDisabled('#threshold'), false);
+    const before = Number(await page.getAttribute('#heatmap', 'data-links'));
+    await redrawn(page, 'heatmap', () => page.fill('#threshold', '0.001'));
+    assert.equal(await page.inputValue('#threshold'), '0.001');
+    assert.equal(await page.isVisible('#threshold-error'), false, 'no rounding message');
+    assert.ok(Number(await page.getAttribute('#heatmap', 'data-links')) > before, 'a lower threshold links more');
+    await redrawn(page, 'heatmap', () => page.selectOption('#method', 'argmax'));
+    assert.equal(await page.isDisabled('#threshold'), true);
+    assert.equal(await page.inputValue('#threshold'), '0.001', 'kept while disabled');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the playground prints numbers as people read them and names what a token needs', async () => {
+    const { page, problems } = await openPage();
+    await page.fill('#token-0-0', '1e14');
+    await page.waitForFunction(() => document.getElementById('scores').textContent.includes('× 10'));
+    const tables = await page.textContent('#scores') + await page.textContent('#output');
+    assert.doesNotMatch(tables, /e\+|e-\d|Infinity|NaN/, tables);
+    await page.fill('#token-0-0', '');
+    const box = page.locator('#token-0-0-error');
+    await box.waitFor();
+    const message = await box.textContent();
+    assert.doesNotMatch(message, /Infinity/, message);
+    assert.match(message, /needs a number/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
