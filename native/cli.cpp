@@ -148,7 +148,8 @@ struct Arguments {
   std::string model, reverse, input, ibm2, hmm, source, target, output;
   AlignOptions align;
   bool method_given = false, posterior_threshold_given = false;  // else the pair's defaults
-  StatisticalKind statistical = align_defaults.statistical;      // the hybrid's
+  bool statistical_weight_given = false;
+  StatisticalKind statistical = align_defaults.statistical;  // the hybrid's
   bool viterbi = false;
   float min_probability = -1.0f;  // per trainer: its format's default
   int iterations = 5;
@@ -242,9 +243,10 @@ Arguments parse(int argc, char** argv, int first) {
       a.output = value();
     else if (arg == "--min-probability")
       a.min_probability = number();
-    else if (arg == "--statistical-weight")
+    else if (arg == "--statistical-weight") {
       a.align.statistical_weight = number();
-    else if (arg == "--pieces")
+      a.statistical_weight_given = true;
+    } else if (arg == "--pieces")
       a.pieces = true;
     else if (arg == "--shift")
       a.align.shift = true;
@@ -310,6 +312,7 @@ class PairAligner {
     // the pair's default method and threshold, unless the flags name others
     if (!a.method_given) arguments_.align.method = pair.method;
     if (!a.posterior_threshold_given) arguments_.align.posterior_threshold = pair.posterior_threshold;
+    if (!a.statistical_weight_given) arguments_.align.statistical_weight = pair.statistical_weight;
     arguments_.align = pair_options(pair, arguments_.align);  // --method attention: the pair's choice
     validate(arguments_.align);
     const AlignMethod method = arguments_.align.method;
@@ -584,6 +587,8 @@ void usage() {
     std::cerr << " " << pair.name << " (" << to_string(pair.method);
     if (pair.method != d.method || pair.posterior_threshold != d.posterior_threshold)
       std::cerr << ", --posterior-threshold " << pair.posterior_threshold;
+    if (pair.statistical_weight != d.statistical_weight)
+      std::cerr << ", --statistical-weight " << pair.statistical_weight;
     std::cerr << ")";
   }
   std::cerr << "\n--method attention per pair (the attention models alone, chosen on each pair's dev set):";

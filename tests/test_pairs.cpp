@@ -98,10 +98,13 @@ TEST_CASE(
     if (needs_reverse(pair.method)) CHECK_FALSE(pair.reverse.empty());
     CHECK(pair.posterior_threshold > 0.0f);
     CHECK(pair.posterior_threshold <= 1.0f);
+    CHECK(pair.statistical_weight >= 0.0f);
+    CHECK(pair.statistical_weight <= 1.0f);
   }
   // en-es is what every entry point did before pairs: the library's defaults
   CHECK(default_language_pair().method == align_defaults.method);
   CHECK(default_language_pair().posterior_threshold == align_defaults.posterior_threshold);
+  CHECK(default_language_pair().statistical_weight == align_defaults.statistical_weight);
 }
 
 TEST_CASE("an unknown pair is an error that lists every available pair", "[pairs]") {

@@ -1,6 +1,6 @@
 // Writes web/dist/models/index.json, which the page's worker reads before it fetches any model:
 //   { models: [every shipped file],
-//     pairs: { 'en-it': { language, languageName, method, posteriorThreshold,
+//     pairs: { 'en-it': { language, languageName, method, posteriorThreshold, statisticalWeight,
 //                         files: { hmm, ibm2?, forward?, reverse?, general? }, bytes }, … },
 //     multilingual: { file: [languages it writes, English first] },
 //     facts: { file: { kind, summary, parameters?, minutes?, data? } } }
@@ -34,8 +34,8 @@ for (const pair of alignment.pairs) {
   if (Object.keys(files).length === 0) continue;
   let bytes = 0;
   for (const file of Object.values(files)) bytes += (await stat(resolve(folder, file))).size;
-  const { language, languageName, method, posteriorThreshold, attentionMethod, attentionThreshold } = pair;
-  pairs[pair.name] = { language, languageName, method, posteriorThreshold, attentionMethod, attentionThreshold, files, bytes };
+  const { language, languageName, method, posteriorThreshold, statisticalWeight, attentionMethod, attentionThreshold } = pair;
+  pairs[pair.name] = { language, languageName, method, posteriorThreshold, statisticalWeight, attentionMethod, attentionThreshold, files, bytes };
 }
 // Multilingual translation models (docs/MODEL_FORMAT.md §7.1), file -> the languages it writes, so
 // that the page can offer each direction ('en-fr-transformer', 'fr-en-transformer') before it loads

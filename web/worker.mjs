@@ -190,7 +190,11 @@ async function align({ pair: name, source, target, method: asked, shift, thresho
   }
   const started = performance.now();
   const result = chosen
-    ? chosen.align(source, target, { method, shift, threshold, ...(reverse ? { reverse } : {}), ...(aligner ? { statistical: aligner } : {}) })
+    ? chosen.align(source, target, {
+      method, shift, threshold, ...(reverse ? { reverse } : {}),
+      // the pair's own mix, as `attn align --pair` uses it
+      ...(aligner ? { statistical: aligner, statisticalWeight: pair.statisticalWeight, posteriorThreshold: pair.posteriorThreshold } : {}),
+    })
     : aligner.align(source, target, { threshold: pair.posteriorThreshold });
   return { ...result, milliseconds: performance.now() - started };
 }

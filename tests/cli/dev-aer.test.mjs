@@ -38,7 +38,7 @@ test('every pair has a figure for its default method and for every method it can
     assert.ok(!table.has(`${pair} ${method}`), `${pair} ${method} twice`);
     table.set(`${pair} ${method}`, Number(aer));
   }
-  const pairs = [...usage.match(/^language pairs[^:]*:(.*)$/m)[1].matchAll(/(en-[a-z]+) \(([a-z-]+)\)/g)];
+  const pairs = [...usage.match(/^language pairs[^:]*:(.*)$/m)[1].matchAll(/(en-[a-z]+) \(([a-z-]+)[,)]/g)];
   assert.ok(pairs.length >= 12, usage);
   const methods = [...usage.split(/^alignment methods.*$/m)[1].matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]);
   assert.ok(methods.includes('hybrid') && methods.includes('attention'), methods.join(' '));

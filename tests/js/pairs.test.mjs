@@ -28,6 +28,10 @@ for (const simd of [true, false]) {
         const rule = attn.alignment.methods.find((method) => method.name === pair.attentionMethod);
         assert.ok(rule && rule.name !== 'attention' && rule.needsModel && !rule.needsStatistical, pair.name);
         assert.ok(pair.attentionThreshold > 0 && pair.attentionThreshold <= 1, pair.name);
+        // the hybrid's mix: en-es's RNNs at the library's default, the Transformer pairs at 0.5
+        // (chosen on XL-WA's silver links)
+        const transformer = pair.files.forward === 'multilingual-transformer.safetensors';
+        assert.equal(pair.statisticalWeight, transformer ? 0.5 : attn.alignment.defaults.statisticalWeight, pair.name);
       }
       assert.throws(() => { pairs[0].files.hmm = 'other'; }, TypeError);  // frozen, like the rest of the rules
     });
@@ -39,6 +43,7 @@ for (const simd of [true, false]) {
         assert.deepEqual(listed.files, pair.files, pair.name);
         assert.equal(listed.method, pair.method);
         assert.equal(listed.posteriorThreshold, pair.posteriorThreshold);
+        assert.equal(listed.statisticalWeight, pair.statisticalWeight);
         let bytes = 0;
         for (const file of Object.values(pair.files)) {
           assert.ok(index.models.includes(file), `${file} is in the index's models`);

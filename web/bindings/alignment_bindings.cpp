@@ -4,7 +4,7 @@
 //   statisticalKinds, mixes, symmetrizations: string[],
 //   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold },
 //   pairs: [{ name, language, languageName, files: { hmm?, ibm2?, forward?, reverse?, general? },
-//             method, posteriorThreshold, attentionMethod, attentionThreshold }] }
+//             method, posteriorThreshold, statisticalWeight, attentionMethod, attentionThreshold }] }
 //   (attn/align/pairs.hpp: en-es first, the default)
 // The loader freezes it as `attn.alignment`.
 #include <emscripten/bind.h>
@@ -82,6 +82,7 @@ val pair_list() {
     entry.set("files", files);
     entry.set("method", std::string(to_string(pair.method)));
     entry.set("posteriorThreshold", decimal(pair.posterior_threshold));
+    entry.set("statisticalWeight", decimal(pair.statistical_weight));
     entry.set("attentionMethod", std::string(to_string(pair.attention_method)));
     entry.set("attentionThreshold", decimal(pair.attention_threshold));
     pairs.set(index++, entry);

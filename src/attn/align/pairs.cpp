@@ -18,12 +18,13 @@ std::string joined(const std::vector<std::string>& names) {
 const char* const multilingual_transformer = "multilingual-transformer.safetensors";
 
 // A pair whose attention models are the multilingual Transformer's directions, with its HMM
-// aligner. Its default is the hybrid at the library's defaults (both directions' attention mixed
-// with the HMM's posteriors), which measured better than the HMM alone on every one of these pairs'
-// dev sets (models/MODEL_CARD.md, tools/eval_pairs.sh; the hybrid's weight and threshold were chosen
-// on en-es, not on these); `attention_method` is the Transformer's best extraction on the pair's
-// dev set, chosen there: soft-itermax, or soft-threshold at 0.3 or 0.4 where that measured more
-// than 0.005 better (models/MODEL_CARD.md).
+// aligner. Its default is the hybrid (both directions' attention mixed with the HMM's posteriors),
+// which measured better than the HMM alone on every one of these pairs' dev sets
+// (models/MODEL_CARD.md, tools/eval_pairs.sh), at the posterior threshold chosen on en-es and a
+// statistical weight of 0.5: on XL-WA's silver links 0.5 beat the library's 0.6 (chosen on en-es
+// with its RNNs, where it still wins) on every pair measured, 0.4 and 0.7 were worse;
+// `attention_method` is the Transformer's best extraction on the pair's dev set, chosen there:
+// soft-itermax, or soft-threshold at 0.3 or 0.4 where that measured more than 0.005 better.
 LanguagePair with_transformer(const char* language, const char* language_name, float posterior_threshold,
                               AlignMethod attention_method, float attention_threshold) {
   LanguagePair pair;
@@ -34,6 +35,7 @@ LanguagePair with_transformer(const char* language, const char* language_name, f
   pair.forward = pair.reverse = multilingual_transformer;
   pair.method = AlignMethod::hybrid;
   pair.posterior_threshold = posterior_threshold;
+  pair.statistical_weight = 0.5f;
   pair.attention_method = attention_method;
   pair.attention_threshold = attention_threshold;
   return pair;

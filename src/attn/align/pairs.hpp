@@ -25,6 +25,9 @@ struct LanguagePair {
   // those whose files the pair has (models/MODEL_CARD.md), and its posterior-mean threshold.
   AlignMethod method = align_defaults.method;
   float posterior_threshold = align_defaults.posterior_threshold;
+  // The hybrid's weight of the statistical posteriors against attention (AlignOptions's), for the
+  // pair's own attention models: chosen on XL-WA's silver links (models/MODEL_CARD.md).
+  float statistical_weight = align_defaults.statistical_weight;
   // `--method attention`: the extraction from the attention models alone (no statistical model)
   // with the lowest AER on the pair's dev set, and its threshold (where the method reads one).
   AlignMethod attention_method = AlignMethod::soft_intersection;
