@@ -115,11 +115,11 @@ export class BusyIndicator {
 
   start(text) {
     this.label = text;
-    this.started = performance.now();
-    if (this.timer || !this.box.hidden) {
+    if (this.timer || !this.box.hidden) {  // still busy: the words change, the seconds count on
       this.render();
       return;
     }
+    this.started = performance.now();
     this.timer = setTimeout(() => {
       this.timer = 0;
       this.box.hidden = false;

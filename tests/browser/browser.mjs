@@ -37,9 +37,10 @@ export function useBrowser() {
  * Opens path on the site once the page says it is ready; `problems` collects console errors and
  * uncaught exceptions. withoutSimd makes the engine reject SIMD modules, as an old browser would;
  * colorScheme 'dark' shows the dark theme; ready: false returns before the page is ready; route:
- * [pattern, handler] pairs installed before the page loads; touch: a phone's touch screen.
+ * [pattern, handler] pairs installed before the page loads; touch: a phone's touch screen;
+ * before: an async function of the page, run before it loads (network conditions, say).
  */
-export async function openPage(path = '', { withoutSimd = false, width = 1200, height = 1000, colorScheme = 'light', ready = true, routes = [], touch = false } = {}) {
+export async function openPage(path = '', { withoutSimd = false, width = 1200, height = 1000, colorScheme = 'light', ready = true, routes = [], touch = false, before = null } = {}) {
   const page = await session.browser.newPage({ viewport: { width, height }, colorScheme, hasTouch: touch, isMobile: touch });
   const problems = [];
   const note = (problem) => {
@@ -50,6 +51,7 @@ export async function openPage(path = '', { withoutSimd = false, width = 1200, h
   page.on('pageerror', (error) => note(error.message));
   if (withoutSimd) await page.addInitScript(() => { WebAssembly.validate = () => false; });
   for (const [pattern, handler] of routes) await page.route(pattern, handler);
+  if (before) await before(page);
   await page.goto(session.base + path);
   if (ready) await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   return { page, problems };

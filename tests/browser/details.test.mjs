@@ -146,3 +146,33 @@ describe('details', () => {
     await page.close();
   });
 });
+
+describe('the loading counter', () => {
+  test('counts the seconds of a download on a slow line, not from each progress event', async () => {
+    let cdp = null;
+    const { page, problems } = await openPage('', {
+      ready: false,
+      before: async (fresh) => {
+        cdp = await fresh.context().newCDPSession(fresh);
+        await cdp.send('Network.enable');
+        // 16 MiB of en-es's first view at 20 Mbit/s: several seconds, a progress event every chunk
+        await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 20e6 / 8, uploadThroughput: 20e6 / 8 });
+      },
+    });
+    const seconds = async () => {
+      const text = await page.locator('#align-view .busy-text').textContent();
+      const match = /Loading .*… (\d+\.\d) s/.exec(text ?? '');
+      return match ? Number(match[1]) : null;
+    };
+    await page.waitForFunction(() => /Loading .*MiB/.test(document.querySelector('#align-view .busy-text')?.textContent ?? ''), null, { timeout: 30000 });
+    const first = await seconds();
+    await page.waitForTimeout(1500);
+    const later = await seconds();
+    assert.ok(first !== null && later !== null, 'still loading');
+    assert.ok(later >= first + 1, `the counter went from ${first} s to ${later} s in 1.5 s`);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.waitForSelector('#align-view[data-state="ok"]', { timeout: 60000 });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
