@@ -9,6 +9,7 @@
 #include "attn/core/aoa.hpp"
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/layers.hpp"
 #include "attn/core/multihead.hpp"
 #include "attn/core/pooling.hpp"
 #include "attn/core/probability.hpp"

@@ -49,7 +49,7 @@ val multi_head_attention_js(val options) {
          "keyBias",    "valueBias",     "outputBias",  "score",     "validLength", "mask",         "causal",
          "maskValue",  "probability",   "temperature", "dropout",   "seed",        "returnWeights"});
     const MultiHeadAttention mha(read_multi_head_weights(options));
-    const MultiHeadWeights& resolved = mha.weights();
+    const MultiHeadShape& resolved = mha.shape();
 
     const int query_length = integer(options, "queryLength", 0, true);
     check_size("queryLength", query_length);

@@ -1,7 +1,7 @@
 #include "attn/core/multihead.hpp"
 
+#include <algorithm>
 #include "attn/core/error.hpp"
-#include "attn/core/internal/linalg.hpp"
 
 namespace attn {
 
@@ -21,31 +21,10 @@ void check_bias(const char* name, const std::vector<float>& data, int size) {
   check_finite(name, data.data(), data.size());
 }
 
-// [length][heads*width] (heads side by side) <-> [heads][length][width]
-void split_heads(const float* in, int length, int heads, int width, float* out) {
-  for (int t = 0; t < length; ++t) {
-    for (int h = 0; h < heads; ++h) {
-      std::copy(in + (static_cast<std::size_t>(t) * heads + h) * width,
-                in + (static_cast<std::size_t>(t) * heads + h + 1) * width,
-                out + (static_cast<std::size_t>(h) * length + t) * width);
-    }
-  }
-}
-
-void merge_heads(const float* in, int length, int heads, int width, float* out) {
-  for (int h = 0; h < heads; ++h) {
-    for (int t = 0; t < length; ++t) {
-      std::copy(in + (static_cast<std::size_t>(h) * length + t) * width,
-                in + (static_cast<std::size_t>(h) * length + t + 1) * width,
-                out + (static_cast<std::size_t>(t) * heads + h) * width);
-    }
-  }
-}
-
 }  // namespace
 
-MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) : weights_(std::move(weights)) {
-  MultiHeadWeights& w = weights_;
+MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) {
+  MultiHeadWeights& w = weights;
   check_size("model_dim", w.model_dim);
   check_size("heads", w.heads);
   if (w.key_value_dim == 0) w.key_value_dim = w.model_dim;
@@ -69,15 +48,67 @@ MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) : weights_(std:
   check_bias("key_bias", w.key_bias, projected_keys);
   check_bias("value_bias", w.value_bias, projected_values);
   check_bias("output_bias", w.output_bias, w.model_dim);
-  query_weight_t_ = transposed(w.query_weight.data(), projected_keys, w.model_dim);
-  key_weight_t_ = transposed(w.key_weight.data(), projected_keys, w.key_value_dim);
-  value_weight_t_ = transposed(w.value_weight.data(), projected_values, w.key_value_dim);
-  output_weight_t_ = transposed(w.output_weight.data(), w.model_dim, projected_values);
+  shape_ = {w.model_dim, w.key_value_dim, w.heads, w.key_dim, w.value_dim};
+  query_ = Linear(w.query_weight, std::move(w.query_bias), w.model_dim, projected_keys);
+  key_ = Linear(w.key_weight, std::move(w.key_bias), w.key_value_dim, projected_keys);
+  value_ = Linear(w.value_weight, std::move(w.value_bias), w.key_value_dim, projected_values);
+  output_ = Linear(w.output_weight, std::move(w.output_bias), projected_values, w.model_dim);
+}
+
+void MultiHeadAttention::project_keys_values(const float* key_value_input, int length, float* keys,
+                                             float* values) const {
+  const MultiHeadShape& w = shape_;
+  // every buffer's size is checked before allocation (size_t is 32-bit in wasm and would wrap)
+  std::vector<float> side_by_side(
+      element_count("projected inputs", {length, std::max(w.heads * w.key_dim, w.heads * w.value_dim)}));
+  key_.forward(key_value_input, length, side_by_side.data());
+  split_heads(side_by_side.data(), length, w.heads, w.key_dim, keys);
+  value_.forward(key_value_input, length, side_by_side.data());
+  split_heads(side_by_side.data(), length, w.heads, w.value_dim, values);
+}
+
+void MultiHeadAttention::contexts(const float* query_input, int rows, const float* keys, const float* values,
+                                  int key_length, const AttentionOptions& options, float* context,
+                                  float* weights) const {
+  const MultiHeadShape& w = shape_;
+  if (options.score != Score::dot && options.score != Score::scaled_dot) {
+    fail("multi-head attention projects queries and keys itself; its ", Field{"score"}, " must be dot or scaled_dot");
+  }
+  std::vector<float> side_by_side(element_count("projected queries", {rows, w.heads * w.key_dim}));
+  std::vector<float> queries(side_by_side.size());
+  element_count("weights", {w.heads, rows, key_length});
+  query_.forward(query_input, rows, side_by_side.data());
+  split_heads(side_by_side.data(), rows, w.heads, w.key_dim, queries.data());
+  Shape shape;
+  shape.heads = w.heads;
+  shape.query_length = rows;
+  shape.key_length = key_length;
+  shape.dim = w.key_dim;
+  shape.value_dim = w.value_dim;
+  std::vector<float> per_head(element_count("contexts", {w.heads, rows, w.value_dim}));
+  AttentionOutputs outputs;
+  outputs.output = per_head.data();
+  outputs.weights = weights;
+  attention(shape, queries.data(), keys, values, options, outputs);
+  merge_heads(per_head.data(), rows, w.heads, w.value_dim, context);
+}
+
+void MultiHeadAttention::attend(const float* query_input, int rows, const float* keys, const float* values,
+                                int key_length, const AttentionOptions& options, float* residual,
+                                float* weights) const {
+  check_size("query rows", rows);
+  check_size("key_length", key_length);
+  if (!query_input || !keys || !values || !residual) fail("multi-head attention needs its inputs and an output buffer");
+  if (options.check_finite)
+    check_finite("query_input", query_input, element_count("query_input", {rows, shape_.model_dim}));
+  std::vector<float> context(element_count("contexts", {rows, shape_.heads * shape_.value_dim}));
+  contexts(query_input, rows, keys, values, key_length, options, context.data(), weights);
+  output_.add_to(context.data(), rows, residual);
 }
 
 void MultiHeadAttention::forward(const float* query_input, int query_length, const float* key_value_input,
                                  int key_length, const AttentionOptions& options, float* output, float* weights) const {
-  const MultiHeadWeights& w = weights_;
+  const MultiHeadShape& w = shape_;
   check_size("query_length", query_length);
   check_size("key_length", key_length);
   if (!query_input || !key_value_input || !output) fail("multi-head attention needs its inputs and an output buffer");
@@ -86,41 +117,43 @@ void MultiHeadAttention::forward(const float* query_input, int query_length, con
   }
   check_finite("query_input", query_input, element_count("query_input", {query_length, w.model_dim}));
   check_finite("key_value_input", key_value_input, element_count("key_value_input", {key_length, w.key_value_dim}));
-  const int projected_keys = w.heads * w.key_dim, projected_values = w.heads * w.value_dim;
-
-  auto bias = [](const std::vector<float>& b) { return b.empty() ? nullptr : b.data(); };
-  // every buffer's size is checked before allocation (size_t is 32-bit in wasm and would wrap)
-  std::vector<float> side_by_side(element_count(
-      "projected inputs", {std::max(query_length, key_length), std::max(projected_keys, projected_values)}));
-  std::vector<float> queries(element_count("projected queries", {query_length, projected_keys}));
-  std::vector<float> keys(element_count("projected keys", {key_length, projected_keys}));
-  std::vector<float> values(element_count("projected values", {key_length, projected_values}));
+  std::vector<float> keys(element_count("projected keys", {key_length, w.heads * w.key_dim}));
+  std::vector<float> values(element_count("projected values", {key_length, w.heads * w.value_dim}));
   element_count("weights", {w.heads, query_length, key_length});
-  linear(query_input, query_length, w.model_dim, query_weight_t_.data(), bias(w.query_bias), projected_keys,
-         side_by_side.data());
-  split_heads(side_by_side.data(), query_length, w.heads, w.key_dim, queries.data());
-  linear(key_value_input, key_length, w.key_value_dim, key_weight_t_.data(), bias(w.key_bias), projected_keys,
-         side_by_side.data());
-  split_heads(side_by_side.data(), key_length, w.heads, w.key_dim, keys.data());
-  linear(key_value_input, key_length, w.key_value_dim, value_weight_t_.data(), bias(w.value_bias), projected_values,
-         side_by_side.data());
-  split_heads(side_by_side.data(), key_length, w.heads, w.value_dim, values.data());
+  project_keys_values(key_value_input, key_length, keys.data(), values.data());
+  std::vector<float> context(element_count("contexts", {query_length, w.heads * w.value_dim}));
+  contexts(query_input, query_length, keys.data(), values.data(), key_length, options, context.data(), weights);
+  output_.forward(context.data(), query_length, output);
+}
 
-  Shape shape;
-  shape.heads = w.heads;
-  shape.query_length = query_length;
-  shape.key_length = key_length;
-  shape.dim = w.key_dim;
-  shape.value_dim = w.value_dim;
-  std::vector<float> contexts(element_count("contexts", {w.heads, query_length, w.value_dim}));
-  AttentionOutputs outputs;
-  outputs.output = contexts.data();
-  outputs.weights = weights;
-  attention(shape, queries.data(), keys.data(), values.data(), options, outputs);
+KeyValueCache::KeyValueCache(int heads, int key_dim, int value_dim)
+    : heads_(heads), key_dim_(key_dim), value_dim_(value_dim) {
+  check_size("heads", heads);
+  check_size("key_dim", key_dim);
+  check_size("value_dim", value_dim);
+}
 
-  merge_heads(contexts.data(), query_length, w.heads, w.value_dim, side_by_side.data());
-  linear(side_by_side.data(), query_length, projected_values, output_weight_t_.data(), bias(w.output_bias), w.model_dim,
-         output);
+namespace {
+
+// cache [heads][length][width] grows by one row per head: added [heads][width]
+void append_heads(std::vector<float>& cache, int length, int heads, int width, const float* added) {
+  std::vector<float> grown(element_count("key/value cache", {heads, length + 1, width}));
+  for (int h = 0; h < heads; ++h) {
+    float* row = grown.data() + static_cast<std::size_t>(h) * (length + 1) * width;
+    std::copy_n(cache.data() + static_cast<std::size_t>(h) * length * width, static_cast<std::size_t>(length) * width,
+                row);
+    std::copy_n(added + static_cast<std::size_t>(h) * width, width, row + static_cast<std::size_t>(length) * width);
+  }
+  cache = std::move(grown);
+}
+
+}  // namespace
+
+void KeyValueCache::append(const float* key, const float* value) {
+  if (heads_ == 0) fail("the key/value cache was not given its sizes");
+  append_heads(keys_, length_, heads_, key_dim_, key);
+  append_heads(values_, length_, heads_, value_dim_, value);
+  ++length_;
 }
 
 }  // namespace attn

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/layers.hpp"
 
 namespace attn {
 
@@ -23,9 +24,16 @@ struct MultiHeadWeights {
   std::vector<float> query_bias, key_bias, value_bias, output_bias;  // empty, or one per output row
 };
 
+// The sizes of a MultiHeadAttention, defaults resolved.
+struct MultiHeadShape {
+  int model_dim = 0, key_value_dim = 0, heads = 0, key_dim = 0, value_dim = 0;
+};
+
 class MultiHeadAttention {
  public:
-  // Validates every shape and value; throws attn::Error naming the first bad one.
+  MultiHeadAttention() = default;
+  // Validates every shape and value; throws attn::Error naming the first bad one. The weights are
+  // packed for the matmul kernel (attn/core/layers.hpp's Linear) and not kept as given.
   explicit MultiHeadAttention(MultiHeadWeights weights);
 
   // query_input [query_length][model_dim], key_value_input [key_length][key_value_dim]
@@ -40,11 +48,49 @@ class MultiHeadAttention {
     forward(x, length, x, length, options, output, weights);
   }
 
-  const MultiHeadWeights& weights() const { return weights_; }
+  // Keys and values of key_value_input [length][key_value_dim], projected and in head layout:
+  // keys [heads][length][key_dim], values [heads][length][value_dim]. A decoder computes them once
+  // per sentence (cross-attention) or one position at a time (KeyValueCache).
+  void project_keys_values(const float* key_value_input, int length, float* keys, float* values) const;
+  // Attention of query_input [rows][model_dim] over keys and values already projected, in head
+  // layout, as project_keys_values gives them; the output [rows][model_dim] is added to residual
+  // (x + MultiHead(x, ...), the Transformer's sublayer). weights [heads][rows][key_length] if not
+  // null. options as forward's; check_finite covers query_input only.
+  void attend(const float* query_input, int rows, const float* keys, const float* values, int key_length,
+              const AttentionOptions& options, float* residual, float* weights = nullptr) const;
+
+  const MultiHeadShape& shape() const { return shape_; }
+  // The projections, each d_in -> d_out: a decoder step projects a new position's key and value
+  // with these and appends them to its KeyValueCache.
+  const Linear& key_projection() const { return key_; }
+  const Linear& value_projection() const { return value_; }
 
  private:
-  MultiHeadWeights weights_;
-  std::vector<float> query_weight_t_, key_weight_t_, value_weight_t_, output_weight_t_;
+  // Projected queries in head layout attend to keys and values; the heads' contexts, side by side,
+  // land in context [rows][heads * value_dim].
+  void contexts(const float* query_input, int rows, const float* keys, const float* values, int key_length,
+                const AttentionOptions& options, float* context, float* weights) const;
+
+  MultiHeadShape shape_;
+  Linear query_, key_, value_, output_;
+};
+
+// The keys and values a decoder's self-attention has seen, in head layout [heads][length][head_dim]
+// (what MultiHeadAttention::attend reads), growing by one position per step.
+class KeyValueCache {
+ public:
+  KeyValueCache() = default;
+  KeyValueCache(int heads, int key_dim, int value_dim);
+  int length() const { return length_; }
+  // One new position: key [heads * key_dim] and value [heads * value_dim], heads side by side (as
+  // the projections write them).
+  void append(const float* key, const float* value);
+  const float* keys() const { return keys_.data(); }
+  const float* values() const { return values_.data(); }
+
+ private:
+  int heads_ = 0, key_dim_ = 0, value_dim_ = 0, length_ = 0;
+  std::vector<float> keys_, values_;
 };
 
 }  // namespace attn

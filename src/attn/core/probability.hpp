@@ -43,6 +43,9 @@ void softmax(float* row, int n, float temperature = 1.0f);
 void sparsemax(float* row, int n, float temperature = 1.0f);
 // hardmax: 1 on the largest score, split evenly between exact ties, 0 elsewhere.
 void hardmax(float* row, int n);
+// log softmax of one row of n, in place: log p_i = x_i - log sum_j exp(x_j), the sum in double
+// (a vocabulary's scores are many).
+void log_softmax(float* row, int n);
 void apply_probability(Probability probability, float* row, int n, float temperature = 1.0f);
 
 // The probability function on every row of x [batch][rows][cols], in place, with masking.

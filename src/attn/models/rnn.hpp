@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/layers.hpp"
 #include "attn/models/safetensors.hpp"
 #include "attn/models/tokenizer.hpp"
 
@@ -59,14 +60,6 @@ class RnnModel {
   Translation translate(const Encoding& encoding, int beam = 4, int max_length = 0) const;
 
  private:
-  struct Gru {
-    int hidden = 0, input = 0;
-    std::vector<float> input_weight_t;      // [input][3 hidden]
-    std::vector<float> recurrent_weight_t;  // [hidden][3 hidden]
-    std::vector<float> input_bias, recurrent_bias;
-  };
-  // One GRU step for `rows` states at once; input_projected = x W_ih^T + b_ih [rows][3 hidden].
-  static void gru_step(const Gru& gru, int rows, const float* input_projected, float* state);
   // One decoder step for `rows` hypotheses: attention from states, new states, contexts, and
   // (when logits != null) output logits [rows][V]. embedded: the embedding part of the GRU's input
   // projection, e(previous) W_ih[:, :E]^T + b_ih [rows][3D], when the caller computed it beforehand
@@ -82,39 +75,13 @@ class RnnModel {
   Score attention_ = Score::additive;
   std::map<std::string, std::string> metadata_;
   Bpe tokenizer_;
-  std::vector<float> embedding_;    // [V][E]
-  std::vector<float> embedding_t_;  // [E][V], for the tied output layer
-  Gru encoder_forward_, encoder_backward_, decoder_;
-  std::vector<float> init_weight_t_, init_bias_;      // [H][D], [D]
-  std::vector<float> key_weight_;                     // [A or D][2H]
-  std::vector<float> query_weight_t_, score_;         // [D][A], [A]
-  std::vector<float> output_weight_t_, output_bias_;  // [D+2H+E][E], [E]
-  std::vector<float> vocab_bias_;                     // [V]
+  std::vector<float> embedding_;  // [V][E]
+  GruCell encoder_forward_, encoder_backward_, decoder_;
+  Linear init_;                                // H -> D, from the backward encoder's first state
+  std::vector<float> key_weight_;              // [A or D][2H]
+  std::vector<float> query_weight_t_, score_;  // [D][A], [A]
+  Linear output_;                              // [s_t ; c_t ; e(y_{t-1})] D+2H+E -> E
+  Linear vocabulary_;                          // E -> V, the embedding tied (its weight is embedding_)
 };
-
-// Word-level attention (§4 of the format) over words taken as given, NFC-normalized (a word that
-// the tokenizer would split further, like "NOS/NTR", is split for the model and its parts count for it):
-// a target word's row is the mean of its pieces' rows,
-// a source word's column the sum of its pieces' columns; the source </s> column becomes
-// `null_weights`, the target </s> row is dropped. shift reads each target piece's attention at
-// the step where it is the decoder's input (Chen et al. 2020) instead of where it is predicted.
-struct WordAttention {
-  std::vector<std::string> source_words, target_words;
-  std::vector<float> weights;       // [target words][source words]
-  std::vector<float> null_weights;  // [target words]
-  double log_prob = 0.0;            // log p(target | source), when asked for (it needs the output layer)
-};
-WordAttention align_words(const RnnModel& model, const std::vector<std::string>& source_words,
-                          const std::vector<std::string>& target_words, bool shift = false, bool with_log_prob = false);
-
-struct WordTranslation {
-  std::string text;
-  WordAttention attention;  // of the output, word level (a Transformer's: its alignment head)
-  // Every cross-attention map of the output at word level, [layers][heads][target words][source
-  // words] (as attention_maps gives them); an RNN's is its one map, attention.weights.
-  int layers = 1, heads = 1;
-  std::vector<float> cross;
-};
-WordTranslation translate_words(const RnnModel& model, const std::vector<std::string>& source_words, int beam = 4);
 
 }  // namespace attn

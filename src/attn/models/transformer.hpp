@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/core/layers.hpp"
+#include "attn/core/multihead.hpp"
 #include "attn/models/safetensors.hpp"
 #include "attn/models/tokenizer.hpp"
 
@@ -77,8 +79,8 @@ class TransformerModel {
 
   // Keys and values of the decoder's self-attention for the pieces fed so far.
   struct Cache {
-    int length = 0;                                // steps taken
-    std::vector<std::vector<float>> keys, values;  // per decoder layer [L_d], each [h][length][d_k]
+    int length = 0;                     // steps taken
+    std::vector<KeyValueCache> layers;  // per decoder layer [L_d], each [h][length][d_k]
   };
   Cache start_cache() const;
   // One decoder step with `previous` (the piece fed at position cache.length) as input; appends
@@ -103,44 +105,32 @@ class TransformerModel {
   Translation translate(const Encoding& encoding, int beam = 4, int max_length = 0, int start = Bpe::start_id) const;
 
  private:
-  struct Linear {
-    std::vector<float> weight_t;  // [in][out]
-    std::vector<float> bias;      // [out]
-  };
-  struct Norm {
-    std::vector<float> weight, bias;  // [d]
-  };
-  struct Attention {
-    Linear query, key, value, output;  // each d -> d
-  };
   struct FeedForward {
     Linear input, output;  // d -> F -> d
   };
   struct EncoderLayer {
-    Norm self_norm, feed_forward_norm;
-    Attention self_attention;
+    LayerNorm self_norm, feed_forward_norm;
+    MultiHeadAttention self_attention;
     FeedForward feed_forward;
   };
   struct DecoderLayer {
-    Norm self_norm, cross_norm, feed_forward_norm;
-    Attention self_attention, cross_attention;
+    LayerNorm self_norm, cross_norm, feed_forward_norm;
+    MultiHeadAttention self_attention, cross_attention;
     FeedForward feed_forward;
   };
-  class Loader;
 
   static TransformerArchitecture read_architecture(const SafeTensors& file);
   // x [rows][d] -> sqrt(d) e(id) + PE(first_position + row)
   void embed(const std::vector<int>& ids, int first_position, float* x) const;
-  void norm(const Norm& norm, const float* x, int rows, float* out) const;
   // x += FF(norm(x)) for x [rows][d]
-  void feed_forward(const Norm& norm, const FeedForward& ff, float* x, int rows) const;
-  // Multi-head attention of queries [rows][d] over keys and values in head layout [h][keys][d_k]
-  // through attn::attention; adds the output projection to x [rows][d]; weights [h][rows][keys].
-  void attend(const Attention& attention, const float* queries, int rows, const float* keys, const float* values,
-              int key_length, bool causal, float* x, float* weights) const;
+  void feed_forward(const LayerNorm& norm, const FeedForward& ff, float* x, int rows) const;
   // x += SelfAttention(norm(x)) for a whole sequence x [rows][d] (causal for the decoder);
   // weights [h][rows][rows].
-  void self_attend(const Attention& attention, const Norm& norm, float* x, int rows, bool causal, float* weights) const;
+  void self_attend(const MultiHeadAttention& attention, const LayerNorm& norm, float* x, int rows, bool causal,
+                   float* weights) const;
+  // x += CrossAttention(norm(x)) over decoder layer l's keys and values of the encoding; weights
+  // [h][rows][S].
+  void cross_attend(int l, const Encoding& encoding, float* x, int rows, float* weights) const;
   // logits [rows][V] from decoder states [rows][d], turned into log-probabilities
   void output(const float* x, int rows, float* log_probs) const;
 
@@ -148,12 +138,11 @@ class TransformerModel {
   std::map<std::string, std::string> metadata_;
   Bpe tokenizer_;
   std::map<std::string, int> language_tags_;
-  std::vector<float> embedding_;    // [V][d]
-  std::vector<float> embedding_t_;  // [d][V], for the tied output layer
-  std::vector<float> output_bias_;  // [V]
+  std::vector<float> embedding_;  // [V][d]
+  Linear output_layer_;           // d -> V, the embedding tied (its weight is embedding_)
   std::vector<EncoderLayer> encoder_;
   std::vector<DecoderLayer> decoder_;
-  Norm encoder_norm_, decoder_norm_;
+  LayerNorm encoder_norm_, decoder_norm_;
 };
 
 }  // namespace attn

@@ -126,63 +126,105 @@ int TranslationModel::start_id() const {
 
 WordAttention align_words(const TranslationModel& model, const std::vector<std::string>& source_words,
                           const std::vector<std::string>& target_words, bool shift, bool with_log_prob) {
-  if (model.rnn()) return align_words(*model.rnn(), source_words, target_words, shift, with_log_prob);
-  const TransformerModel& transformer = *model.transformer();
-  const TransformerArchitecture& a = transformer.architecture();
   detail::check_words(source_words, "source");
   detail::check_words(target_words, "target");
-  const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
-  const Pieces target = detail::encode_given_words(transformer.tokenizer(), target_words);
-  // without the sentence's probability, the decoder stops at the alignment head's layer
-  const TransformerModel::Forced forced = transformer.force(
-      source.ids, target.ids, with_log_prob, with_log_prob ? 0 : a.alignment_layer + 1, model.start_id());
+  const Pieces source = detail::encode_given_words(model.tokenizer(), source_words);
+  const Pieces target = detail::encode_given_words(model.tokenizer(), target_words);
   const int S = static_cast<int>(source.ids.size()) + 1, T = static_cast<int>(target.ids.size()) + 1;
-  const float* head = map_at(forced.cross, a.heads, a.alignment_layer, a.alignment_head, T, S);
-  const std::vector<float> pieces(head, head + static_cast<std::size_t>(T) * S);
-  // a head trained on the shifted rows is always read there
-  WordAttention words =
-      detail::aggregate(pieces, S, source.word_of_piece, static_cast<int>(source_words.size()), target.word_of_piece,
-                        static_cast<int>(target_words.size()), shift || a.alignment_shift != 0);
-  words.source_words = nfc(source_words);
+  std::vector<float> pieces;  // the alignment attention [T][S]
+  double log_prob = 0.0;
+  if (model.rnn()) {
+    // attention alone skips the output layer, most of a decoder step's work
+    const RnnModel& rnn = *model.rnn();
+    pieces = rnn.force(rnn.encode(source.ids), target.ids, with_log_prob ? &log_prob : nullptr);
+  } else {
+    const TransformerModel& transformer = *model.transformer();
+    const TransformerArchitecture& a = transformer.architecture();
+    // without the sentence's probability, the decoder stops at the alignment head's layer
+    const TransformerModel::Forced forced = transformer.force(
+        source.ids, target.ids, with_log_prob, with_log_prob ? 0 : a.alignment_layer + 1, model.start_id());
+    const float* head = map_at(forced.cross, a.heads, a.alignment_layer, a.alignment_head, T, S);
+    pieces.assign(head, head + static_cast<std::size_t>(T) * S);
+    log_prob = forced.log_prob;
+    shift = shift || a.alignment_shift != 0;  // a head trained on the shifted rows is always read there
+  }
+  WordAttention words = detail::aggregate(pieces, S, source.word_of_piece, static_cast<int>(source_words.size()),
+                                          target.word_of_piece, static_cast<int>(target_words.size()), shift);
+  words.source_words = nfc(source_words);  // as the pieces were encoded
   words.target_words = nfc(target_words);
-  words.log_prob = forced.log_prob;
+  words.log_prob = log_prob;
   return words;
 }
 
-WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words, int beam) {
-  if (model.rnn()) return translate_words(*model.rnn(), source_words, beam);
+namespace {
+
+// A translation's pieces with its attention at every step: the alignment attention [steps][S]
+// and every cross-attention map, [layers][heads][steps][S].
+struct PieceTranslation {
+  std::vector<int> ids;
+  std::vector<float> alignment, cross;
+  int layers = 1, heads = 1;
+  double log_prob = 0.0;
+  bool shifted = false;  // the alignment rows are read where a piece is the decoder's input
+};
+
+PieceTranslation translate_pieces(const TranslationModel& model, const std::vector<int>& source_ids, int S, int beam) {
+  PieceTranslation out;
+  if (model.rnn()) {
+    const RnnModel& rnn = *model.rnn();
+    RnnModel::Translation translation = rnn.translate(rnn.encode(source_ids), beam);
+    out.ids = std::move(translation.ids);
+    out.alignment = std::move(translation.attention);
+    out.cross = out.alignment;  // its one map
+    out.log_prob = translation.log_prob;
+    return out;
+  }
   const TransformerModel& transformer = *model.transformer();
-  detail::check_words(source_words, "source");
-  const Pieces source = detail::encode_given_words(transformer.tokenizer(), source_words);
-  const TransformerModel::Encoding encoding = transformer.encode(source.ids);
-  const TransformerModel::Translation translation = transformer.translate(encoding, beam, 0, model.start_id());
-  const int steps =
-      static_cast<int>(translation.cross.size() / (static_cast<std::size_t>(transformer.architecture().decoder_layers) *
-                                                   transformer.architecture().heads * encoding.length));
-  WordTranslation result;
-  const std::vector<std::string> target_words = transformer.tokenizer().decode_words(translation.ids);
-  result.attention = detail::aggregate(
-      alignment_rows(transformer, translation.cross, steps, encoding.length), encoding.length, source.word_of_piece,
-      static_cast<int>(source_words.size()), transformer.tokenizer().word_of_pieces(translation.ids),
-      static_cast<int>(target_words.size()), transformer.architecture().alignment_shift != 0);
-  result.attention.source_words = nfc(source_words);
-  result.attention.target_words = target_words;
-  result.attention.log_prob = translation.log_prob;
-  // every layer's and head's rows, [steps][L][h][S] as [L][h][steps][S], then as words
   const TransformerArchitecture& a = transformer.architecture();
-  const int S = encoding.length;
-  std::vector<float> maps(translation.cross.size());
+  TransformerModel::Translation translation =
+      transformer.translate(transformer.encode(source_ids), beam, 0, model.start_id());
+  const int steps =
+      static_cast<int>(translation.cross.size() / (static_cast<std::size_t>(a.decoder_layers) * a.heads * S));
+  out.ids = std::move(translation.ids);
+  out.alignment = alignment_rows(transformer, translation.cross, steps, S);
+  // every layer's and head's rows, [steps][L][h][S] as [L][h][steps][S]
+  out.cross.resize(translation.cross.size());
   for (int t = 0; t < steps; ++t) {
     for (int m = 0; m < a.decoder_layers * a.heads; ++m) {
       const float* from = translation.cross.data() + (static_cast<std::size_t>(t) * a.decoder_layers * a.heads + m) * S;
-      std::copy(from, from + S, maps.begin() + (static_cast<std::size_t>(m) * steps + t) * S);
+      std::copy(from, from + S, out.cross.begin() + (static_cast<std::size_t>(m) * steps + t) * S);
     }
   }
-  result.layers = a.decoder_layers;
-  result.heads = a.heads;
-  result.cross =
-      word_maps(maps, a.decoder_layers, a.heads, steps, S, transformer.tokenizer().word_of_pieces(translation.ids),
-                static_cast<int>(target_words.size()), source.word_of_piece, static_cast<int>(source_words.size()));
+  out.layers = a.decoder_layers;
+  out.heads = a.heads;
+  out.log_prob = translation.log_prob;
+  out.shifted = a.alignment_shift != 0;
+  return out;
+}
+
+}  // namespace
+
+WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words, int beam) {
+  detail::check_words(source_words, "source");
+  const Bpe& bpe = model.tokenizer();
+  const Pieces source = detail::encode_given_words(bpe, source_words);
+  const int S = static_cast<int>(source.ids.size()) + 1, Sw = static_cast<int>(source_words.size());
+  const PieceTranslation translation = translate_pieces(model, source.ids, S, beam);
+  const int steps = static_cast<int>(translation.alignment.size() / S);
+  const std::vector<std::string> target_words = bpe.decode_words(translation.ids);
+  const std::vector<int> target_word_of = bpe.word_of_pieces(translation.ids);
+  const int Tw = static_cast<int>(target_words.size());
+  WordTranslation result;
+  result.attention =
+      detail::aggregate(translation.alignment, S, source.word_of_piece, Sw, target_word_of, Tw, translation.shifted);
+  result.attention.source_words = nfc(source_words);
+  result.attention.target_words = target_words;
+  result.attention.log_prob = translation.log_prob;
+  result.layers = translation.layers;
+  result.heads = translation.heads;
+  result.cross = model.rnn() ? result.attention.weights
+                             : word_maps(translation.cross, translation.layers, translation.heads, steps, S,
+                                         target_word_of, Tw, source.word_of_piece, Sw);
   for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;
   return result;
 }

@@ -56,7 +56,29 @@ class TranslationModel {
   std::string target_;  // a multilingual model's chosen target language
 };
 
-// Word-level attention (WordAttention, attn/models/rnn.hpp) of the model's alignment attention:
+// Word-level attention (§4 of the format) over words taken as given, NFC-normalized (a word that
+// the tokenizer would split further, like "NOS/NTR", is split for the model and its parts count for it):
+// a target word's row is the mean of its pieces' rows,
+// a source word's column the sum of its pieces' columns; the source </s> column becomes
+// `null_weights`, the target </s> row is dropped. shift reads each target piece's attention at
+// the step where it is the decoder's input (Chen et al. 2020) instead of where it is predicted.
+struct WordAttention {
+  std::vector<std::string> source_words, target_words;
+  std::vector<float> weights;       // [target words][source words]
+  std::vector<float> null_weights;  // [target words]
+  double log_prob = 0.0;            // log p(target | source), when asked for (it needs the output layer)
+};
+
+struct WordTranslation {
+  std::string text;
+  WordAttention attention;  // of the output, word level (a Transformer's: its alignment head)
+  // Every cross-attention map of the output at word level, [layers][heads][target words][source
+  // words] (as attention_maps gives them); an RNN's is its one map, attention.weights.
+  int layers = 1, heads = 1;
+  std::vector<float> cross;
+};
+
+// Word-level attention (WordAttention, above) of the model's alignment attention:
 // the RNN's attention, or the cross-attention head a Transformer was trained to align with
 // (its architecture's alignment_layer and alignment_head). shift reads target piece t's attention
 // at row t + 1, where t is the decoder's input (Chen et al. 2020); a head trained that way

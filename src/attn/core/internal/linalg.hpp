@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "attn/core/internal/kernels.hpp"
+#include "attn/core/layers.hpp"  // transposed
 #include "attn/core/threads.hpp"
 
 namespace attn {
@@ -19,12 +20,6 @@ inline void transpose(const float* in, int rows, int cols, float* out) { transpo
 // A row stride of at least n floats that is not a multiple of 1 KiB: walking down a column of a
 // matrix whose rows are a power-of-two size apart lands every element in the same few cache sets.
 inline int padded_stride(int n) { return (n + 15) / 16 * 16 + 16; }
-
-inline std::vector<float> transposed(const float* in, int rows, int cols) {
-  std::vector<float> out(static_cast<std::size_t>(rows) * cols);
-  transpose(in, rows, cols, out.data());
-  return out;
-}
 
 // kernels::matmul on the thread pool when it is large enough: C's columns in blocks of 64 (a
 // whole number of every instruction set's register tiles), one block a part. Each element is
@@ -47,6 +42,7 @@ inline void parallel_matmul(int M, int N, int K, float alpha, const float* A, in
 
 // y[rows][out] = x[rows][in] W^T + b, with W given already transposed: weight_t [in][out]
 // (PyTorch's Linear stores W as [out][in]; transposing once lets the kernel run along rows).
+// attn::Linear (layers.hpp) is the public form that owns its weights.
 inline void linear(const float* x, int rows, int in, const float* weight_t, const float* bias, int out, float* y) {
   if (bias) {
     for (int r = 0; r < rows; ++r) {

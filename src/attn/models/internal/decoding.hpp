@@ -1,8 +1,6 @@
-// What the translation models (rnn.cpp, transformer.cpp) share to read their architecture and to
-// decode: not part of the public API.
+// The one decoding loop of both translation models (rnn.cpp, transformer.cpp): beam search, and
+// greedy search as its beam of one. Not part of the public API.
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -11,28 +9,9 @@
 #include <vector>
 
 #include "attn/core/error.hpp"
+#include "attn/models/tokenizer.hpp"
 
 namespace attn::detail {
-
-// The architecture's integer `name`, in low..limit, or an error naming it.
-inline int architecture_field(const nlohmann::json& json, const char* name, int low, int limit) {
-  if (!json.contains(name) || !json[name].is_number_integer()) {
-    fail("the model architecture needs an integer '", name, "'");
-  }
-  const long long value = json[name].get<long long>();
-  if (value < low || value > limit)
-    fail("the model architecture's ", name, " = ", value, " is outside ", low, "..", limit);
-  return static_cast<int>(value);
-}
-
-// log softmax of one row of n, in place (the sum in double: vocabularies are large).
-inline void log_softmax(float* row, int n) {
-  const float top = *std::max_element(row, row + n);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(double(row[i]) - top);
-  const float log_sum = top + static_cast<float>(std::log(sum));
-  for (int i = 0; i < n; ++i) row[i] -= log_sum;
-}
 
 struct BeamCandidate {
   double score;
@@ -64,6 +43,70 @@ std::vector<BeamCandidate> best_continuations(const std::vector<Hypothesis>& ali
 template <class Hypothesis>
 double length_normalized(const Hypothesis& h) {
   return h.score / std::pow((5.0 + h.ids.size() + 1) / 6.0, 0.6);
+}
+
+struct Decoded {
+  std::vector<int> ids;     // without </s>
+  std::vector<float> maps;  // [steps][map_size], one per predicted piece: ids, then </s> if finished
+  double log_prob = 0.0;
+  bool finished = false;  // ended with </s> (false: stopped at max_length)
+};
+
+// Beam search from one start state. State is what a hypothesis carries (a Transformer's key/value
+// caches, an RNN's decoder state); step(std::vector<State*>& states, const int* previous,
+// float* log_probs, float* maps) advances every state by one step given each one's previous piece,
+// writing log p(. | ...) [rows][V] and the step's attention [rows][map_size]. The best
+// continuations fill the beam: those ending in </s> finish, the others go on; the best finished
+// hypothesis by GNMT's length penalty wins. beam 1 is greedy (lowest id on ties); beam in 1..64;
+// max_length 0 means 2 source_length + 10.
+template <class State, class Step>
+Decoded beam_search(State start_state, Step&& step, int vocab_size, std::size_t map_size, int source_length, int beam,
+                    int max_length, int start) {
+  if (beam < 1 || beam > 64) fail("beam must be in 1..64, got ", beam);
+  if (start < 0 || start >= vocab_size) fail("the start piece ", start, " is outside the vocabulary");
+  if (max_length < 0) fail("max_length must not be negative");
+  if (max_length == 0) max_length = 2 * source_length + 10;
+  struct Hypothesis {
+    std::vector<int> ids;
+    std::vector<float> maps;
+    State state;
+    double score = 0.0;
+    bool finished = false;
+  };
+  std::vector<Hypothesis> alive(1), finished;
+  alive[0].state = std::move(start_state);
+  for (int step_index = 0; step_index < max_length && !alive.empty(); ++step_index) {
+    const int rows = static_cast<int>(alive.size());
+    std::vector<float> log_probs(static_cast<std::size_t>(rows) * vocab_size), maps(rows * map_size);
+    std::vector<int> previous(rows);
+    std::vector<State*> states(rows);
+    for (int r = 0; r < rows; ++r) {
+      previous[r] = alive[r].ids.empty() ? start : alive[r].ids.back();
+      states[r] = &alive[r].state;
+    }
+    step(states, previous.data(), log_probs.data(), maps.data());
+    std::vector<Hypothesis> next;
+    for (const BeamCandidate& c : best_continuations(alive, log_probs.data(), vocab_size, beam)) {
+      if (static_cast<int>(next.size() + finished.size()) >= beam) break;
+      Hypothesis h = alive[c.row];
+      h.score = c.score;
+      h.maps.insert(h.maps.end(), maps.begin() + c.row * map_size, maps.begin() + (c.row + 1) * map_size);
+      if (c.token == Bpe::end_id) {
+        h.finished = true;
+        h.state = State();  // a finished hypothesis takes no more steps
+        finished.push_back(std::move(h));
+      } else {
+        h.ids.push_back(c.token);
+        next.push_back(std::move(h));
+      }
+    }
+    alive = std::move(next);
+  }
+  for (Hypothesis& h : alive) finished.push_back(std::move(h));  // ran out of length
+  Hypothesis& best = *std::max_element(finished.begin(), finished.end(), [](const Hypothesis& x, const Hypothesis& y) {
+    return length_normalized(x) < length_normalized(y);
+  });
+  return {std::move(best.ids), std::move(best.maps), best.score, best.finished};
 }
 
 }  // namespace attn::detail

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/models/rnn.hpp"
 #include "attn/models/tokenizer.hpp"
+#include "attn/models/translation_model.hpp"  // WordAttention
 
 namespace attn::detail {
 

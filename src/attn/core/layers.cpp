@@ -1,0 +1,160 @@
+#include "attn/core/layers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "attn/core/error.hpp"
+#include "attn/core/internal/linalg.hpp"
+
+namespace attn {
+
+namespace {
+
+void check_floats(const char* name, const std::vector<float>& data, std::size_t expected) {
+  if (data.size() != expected) fail(Field{name}, " has ", data.size(), " elements, expected ", expected);
+  check_finite(name, data.data(), data.size());
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+}  // namespace
+
+void matmul(int M, int N, int K, const float* A, const float* B, float* C, bool accumulate) {
+  parallel_matmul(M, N, K, 1.0f, A, K, B, N, C, N, accumulate);
+}
+
+std::vector<float> transposed(const float* in, int rows, int cols) {
+  std::vector<float> out(static_cast<std::size_t>(rows) * cols);
+  transpose(in, rows, cols, out.data());
+  return out;
+}
+
+Linear::Linear(const std::vector<float>& weight, std::vector<float> bias, int in, int out)
+    : in_(in), out_(out), bias_(std::move(bias)) {
+  check_size("linear input width", in);
+  check_size("linear output width", out);
+  check_floats("linear weight", weight, element_count("linear weight", {out, in}));
+  if (!bias_.empty()) check_floats("linear bias", bias_, static_cast<std::size_t>(out));
+  weight_t_ = transposed(weight.data(), out, in);
+}
+
+void Linear::forward(const float* x, int rows, float* y) const { forward_part(x, rows, 0, in_, y); }
+
+void Linear::forward_part(const float* x, int rows, int first, int width, float* y) const {
+  check_part(first, width);
+  linear(x, rows, width, weight_t_.data() + static_cast<std::size_t>(first) * out_,
+         bias_.empty() ? nullptr : bias_.data(), out_, y);
+}
+
+void Linear::check_part(int first, int width) const {
+  if (first < 0 || width < 1 || first + width > in_)
+    fail("input columns ", first, "..", first + width - 1, " are outside the linear layer's ", in_);
+}
+
+void Linear::add_to(const float* x, int rows, float* y) const {
+  for (int r = 0; r < rows && !bias_.empty(); ++r) {
+    for (int o = 0; o < out_; ++o) y[static_cast<std::size_t>(r) * out_ + o] += bias_[o];
+  }
+  parallel_matmul(rows, out_, in_, 1.0f, x, in_, weight_t_.data(), out_, y, out_, true);
+}
+
+void Linear::add_part(const float* x, int rows, int first, int width, float* y) const {
+  check_part(first, width);
+  parallel_matmul(rows, out_, width, 1.0f, x, width, weight_t_.data() + static_cast<std::size_t>(first) * out_, out_, y,
+                  out_, true);
+}
+
+LayerNorm::LayerNorm(std::vector<float> weight, std::vector<float> bias, float epsilon)
+    : weight_(std::move(weight)), bias_(std::move(bias)), epsilon_(epsilon) {
+  check_size("layer norm width", static_cast<long long>(weight_.size()));
+  check_floats("layer norm weight", weight_, weight_.size());
+  check_floats("layer norm bias", bias_, weight_.size());
+  if (!(epsilon > 0.0f)) fail(Field{"epsilon"}, " must be positive, got ", epsilon);
+}
+
+void LayerNorm::forward(const float* x, int rows, float* y) const {
+  const int d = dim();
+  for (int r = 0; r < rows; ++r) {
+    const float* in = x + static_cast<std::size_t>(r) * d;
+    double mean = 0.0, variance = 0.0;
+    for (int c = 0; c < d; ++c) mean += in[c];
+    mean /= d;
+    for (int c = 0; c < d; ++c) variance += (in[c] - mean) * (in[c] - mean);
+    const double inverse = 1.0 / std::sqrt(variance / d + epsilon_);
+    float* o = y + static_cast<std::size_t>(r) * d;
+    for (int c = 0; c < d; ++c) o[c] = static_cast<float>((in[c] - mean) * inverse * weight_[c] + bias_[c]);
+  }
+}
+
+GruCell::GruCell(const std::vector<float>& weight_ih, const std::vector<float>& weight_hh, std::vector<float> bias_ih,
+                 std::vector<float> bias_hh, int input, int hidden)
+    : hidden_(hidden),
+      input_(weight_ih, std::move(bias_ih), input, 3 * hidden),
+      recurrent_(weight_hh, std::move(bias_hh), hidden, 3 * hidden) {}
+
+void GruCell::step(int rows, const float* input_projected, float* state) const {
+  const int K = hidden_;
+  std::vector<float> recurrent(static_cast<std::size_t>(rows) * 3 * K);
+  recurrent_.forward(state, rows, recurrent.data());
+  for (int r = 0; r < rows; ++r) {
+    const float* x = input_projected + static_cast<std::size_t>(r) * 3 * K;
+    const float* h = recurrent.data() + static_cast<std::size_t>(r) * 3 * K;
+    float* s = state + static_cast<std::size_t>(r) * K;
+    for (int k = 0; k < K; ++k) {
+      const float reset = sigmoid(x[k] + h[k]);
+      const float update = sigmoid(x[K + k] + h[K + k]);
+      const float candidate = std::tanh(x[2 * K + k] + reset * h[2 * K + k]);
+      s[k] = (1.0f - update) * candidate + update * s[k];
+    }
+  }
+}
+
+void embed(const std::vector<float>& table, int dim, const int* ids, int rows, float* x) {
+  const long long vocab = static_cast<long long>(table.size() / dim);
+  for (int r = 0; r < rows; ++r) {
+    if (ids[r] < 0 || ids[r] >= vocab) fail("piece id ", ids[r], " is outside the vocabulary");
+    std::copy_n(table.data() + static_cast<std::size_t>(ids[r]) * dim, dim, x + static_cast<std::size_t>(r) * dim);
+  }
+}
+
+void embed_with_positions(const std::vector<float>& table, int dim, const int* ids, int rows, int first_position,
+                          double scale, float* x) {
+  const long long vocab = static_cast<long long>(table.size() / dim);
+  for (int r = 0; r < rows; ++r) {
+    if (ids[r] < 0 || ids[r] >= vocab) fail("piece id ", ids[r], " is outside the vocabulary");
+    const float* e = table.data() + static_cast<std::size_t>(ids[r]) * dim;
+    const double position = first_position + static_cast<double>(r);
+    for (int c = 0; c < dim; ++c) {
+      const double angle = position * std::exp((c / 2 * 2) * (-std::log(10000.0) / dim));
+      x[static_cast<std::size_t>(r) * dim + c] =
+          static_cast<float>(e[c] * scale + (c % 2 == 0 ? std::sin(angle) : std::cos(angle)));
+    }
+  }
+}
+
+void split_heads(const float* x, int rows, int heads, int width, float* out) {
+  for (int r = 0; r < rows; ++r) {
+    for (int h = 0; h < heads; ++h) {
+      std::copy_n(x + (static_cast<std::size_t>(r) * heads + h) * width, width,
+                  out + (static_cast<std::size_t>(h) * rows + r) * width);
+    }
+  }
+}
+
+void merge_heads(const float* x, int rows, int heads, int width, float* out) {
+  for (int h = 0; h < heads; ++h) {
+    for (int r = 0; r < rows; ++r) {
+      std::copy_n(x + (static_cast<std::size_t>(h) * rows + r) * width, width,
+                  out + (static_cast<std::size_t>(r) * heads + h) * width);
+    }
+  }
+}
+
+void relu_in_place(float* x, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.0f);
+}
+
+void tanh_in_place(float* x, int n) { kernels::tanh(x, n); }
+
+}  // namespace attn

@@ -1,0 +1,95 @@
+// The operations a model is written in, as whisper.cpp writes its layers in ggml's public ops:
+// linear projections on the core's matmul kernels (packed once), layer norm, the GRU cell,
+// sinusoidal positions, the heads' layout, and the elementwise functions between them. Multi-head
+// attention over projected keys and values, and the key/value cache a decoder appends to, are in
+// attn/core/multihead.hpp; log_softmax in attn/core/probability.hpp.
+//
+// Weights follow PyTorch: a Linear's weight is [out][in] and y = x W^T + b. Matrices are row-major,
+// shapes in brackets.
+#pragma once
+
+#include <vector>
+
+namespace attn {
+
+// C[M][N] = A[M][K] B[K][N] (plus the old C when accumulate), on the thread pool when it is large
+// enough. Every element is the same sum in the same order on any thread count.
+void matmul(int M, int N, int K, const float* A, const float* B, float* C, bool accumulate = false);
+// in [rows][cols] -> [cols][rows]
+std::vector<float> transposed(const float* in, int rows, int cols);
+
+class Linear {
+ public:
+  Linear() = default;
+  // weight [out][in], bias [out] or empty; throws attn::Error naming a wrong size or a non-finite value.
+  Linear(const std::vector<float>& weight, std::vector<float> bias, int in, int out);
+
+  int in() const { return in_; }
+  int out() const { return out_; }
+  // y [rows][out] = x [rows][in] W^T + b
+  void forward(const float* x, int rows, float* y) const;
+  // y += x W^T + b: a residual connection (the bias is added first, then the product accumulates)
+  void add_to(const float* x, int rows, float* y) const;
+  // For an input that is a concatenation, the part that input columns first .. first + width - 1
+  // contribute: forward_part writes y = x [rows][width] W[:, first : first + width]^T + b,
+  // add_part adds the product without the bias.
+  void forward_part(const float* x, int rows, int first, int width, float* y) const;
+  void add_part(const float* x, int rows, int first, int width, float* y) const;
+
+ private:
+  void check_part(int first, int width) const;
+
+  int in_ = 0, out_ = 0;
+  std::vector<float> weight_t_;  // [in][out]: the kernel runs along the output's rows
+  std::vector<float> bias_;
+};
+
+// Layer normalization over each row of width dim (PyTorch's LayerNorm): statistics in double.
+class LayerNorm {
+ public:
+  LayerNorm() = default;
+  LayerNorm(std::vector<float> weight, std::vector<float> bias, float epsilon = 1e-5f);
+  int dim() const { return static_cast<int>(weight_.size()); }
+  // y [rows][dim] = (x - mean) / sqrt(variance + epsilon) * weight + bias, row by row
+  void forward(const float* x, int rows, float* y) const;
+
+ private:
+  std::vector<float> weight_, bias_;
+  float epsilon_ = 1e-5f;
+};
+
+// A GRU cell in PyTorch's layout (gates r, z, n): weight_ih [3 hidden][input], weight_hh
+// [3 hidden][hidden], biases [3 hidden].
+class GruCell {
+ public:
+  GruCell() = default;
+  GruCell(const std::vector<float>& weight_ih, const std::vector<float>& weight_hh, std::vector<float> bias_ih,
+          std::vector<float> bias_hh, int input, int hidden);
+  int input() const { return input_.in(); }
+  int hidden() const { return hidden_; }
+  // x W_ih^T + b_ih [rows][3 hidden]: a caller that knows many inputs at once projects them together
+  const Linear& input_projection() const { return input_; }
+  // state [rows][hidden] advances one step given each row's projected input [rows][3 hidden]
+  void step(int rows, const float* input_projected, float* state) const;
+
+ private:
+  int hidden_ = 0;
+  Linear input_, recurrent_;
+};
+
+// x [rows][dim] = scale * table[ids[r]] + PE(first_position + r), summed in double: Vaswani et al.'s
+// sinusoidal positions PE[p][2i] = sin(p / 10000^(2i/dim)), PE[p][2i+1] = cos(...). table [vocab][dim];
+// an id outside the vocabulary is an attn::Error.
+void embed_with_positions(const std::vector<float>& table, int dim, const int* ids, int rows, int first_position,
+                          double scale, float* x);
+// Rows of table [vocab][dim] into x [rows][dim]; an id outside the vocabulary is an attn::Error.
+void embed(const std::vector<float>& table, int dim, const int* ids, int rows, float* x);
+
+// [rows][heads * width] (heads side by side, as a projection writes them) <-> [heads][rows][width]
+void split_heads(const float* x, int rows, int heads, int width, float* out);
+void merge_heads(const float* x, int rows, int heads, int width, float* out);
+
+void relu_in_place(float* x, std::size_t n);
+void tanh_in_place(float* x, int n);  // the SIMD kernel
+
+}  // namespace attn
