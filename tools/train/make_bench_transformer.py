@@ -18,6 +18,7 @@ import torch
 here = Path(__file__).resolve().parent
 sys.path.insert(0, str(here))
 import safetensors  # noqa: E402
+import spec  # noqa: E402
 from bpe import BPE  # noqa: E402
 from transformer import Transformer  # noqa: E402
 
@@ -33,11 +34,9 @@ def main():
     model = Transformer(len(tokenizer.vocab)).eval()  # train.py's default architecture
     out = Path(sys.argv[1])
     out.parent.mkdir(parents=True, exist_ok=True)
-    safetensors.write(out, {name: value.astype("float16") for name, value in model.tensors().items()}, {
-        "format": "attnscope-transformer-v1", "direction": "en-es", "source_language": "en", "target_language": "es",
-        "architecture": json.dumps(model.config, sort_keys=True), "tokenizer": metadata["tokenizer"],
-        "training": json.dumps({"note": "untrained, for timing only"}),
-    })
+    spec.write_model(out, model.tensors(), format=spec.TRANSFORMER, architecture=model.config,
+                     tokenizer=metadata["tokenizer"], languages=spec.direction_metadata("en-es"),
+                     training={"note": "untrained, for timing only"})
     print(f"wrote {out} ({out.stat().st_size / 2**20:.1f} MiB, {json.dumps(model.config, sort_keys=True)})")
 
 

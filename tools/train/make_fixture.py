@@ -19,7 +19,7 @@ here = Path(__file__).resolve().parent
 sys.path.insert(0, str(here))
 sys.path.insert(0, str(here.parent))
 import bpe as B  # noqa: E402
-import safetensors  # noqa: E402
+import spec  # noqa: E402
 from translate import Model  # noqa: E402
 from words import tokenize  # noqa: E402
 
@@ -39,17 +39,7 @@ SIZES = {"embedding_dim": 8, "encoder_hidden": 6, "decoder_hidden": 10, "attenti
 
 
 def tensors(attention, vocab_size, rng):
-    E, H, D, A = (SIZES[k] for k in ("embedding_dim", "encoder_hidden", "decoder_hidden", "attention_dim"))
-    shapes = {"embedding": (vocab_size, E), "init.weight": (D, H), "init.bias": (D,),
-              "attention.key": (A if attention == "additive" else D, 2 * H),
-              "decoder.weight_ih": (3 * D, E + 2 * H), "decoder.weight_hh": (3 * D, D),
-              "decoder.bias_ih": (3 * D,), "decoder.bias_hh": (3 * D,),
-              "output.weight": (E, D + 2 * H + E), "output.bias": (E,), "output.vocab_bias": (vocab_size,)}
-    for direction in ("forward", "backward"):
-        shapes.update({f"encoder.{direction}.weight_ih": (3 * H, E), f"encoder.{direction}.weight_hh": (3 * H, H),
-                       f"encoder.{direction}.bias_ih": (3 * H,), f"encoder.{direction}.bias_hh": (3 * H,)})
-    if attention == "additive":
-        shapes.update({"attention.query": (A, D), "attention.score": (A,)})
+    shapes = spec.rnn_shapes(dict(SIZES, vocab_size=vocab_size), attention)
     return {name: (rng.standard_normal(shape) * 0.8).astype(np.float16) for name, shape in sorted(shapes.items())}
 
 
@@ -62,11 +52,9 @@ def main():
     for seed, attention in enumerate(("additive", "general")):
         rng = np.random.default_rng(42 + seed)
         path = OUT / f"tiny-{attention}.safetensors"
-        metadata = {"format": "attnscope-rnn-v1", "attention": attention, "direction": "en-es",
-                    "source_language": "en", "target_language": "es",
-                    "architecture": json.dumps(dict(SIZES, vocab_size=len(tokenizer.vocab)), sort_keys=True),
-                    "tokenizer": tokenizer.to_json(), "training": json.dumps({"note": "random test fixture"})}
-        safetensors.write(path, tensors(attention, len(tokenizer.vocab), rng), metadata)
+        spec.write_model(path, tensors(attention, len(tokenizer.vocab), rng), format=spec.RNN, attention=attention,
+                         architecture=dict(SIZES, vocab_size=len(tokenizer.vocab)), tokenizer=tokenizer.to_json(),
+                         languages=spec.direction_metadata("en-es"), training={"note": "random test fixture"})
         model = Model(str(path))
         cases = []
         for source, target in PAIRS:

@@ -25,7 +25,7 @@ here = Path(__file__).resolve().parent
 sys.path.insert(0, str(here))
 sys.path.insert(0, str(here.parent))
 import bpe as B  # noqa: E402
-import safetensors  # noqa: E402
+import spec  # noqa: E402
 from make_fixture import PAIRS, TEXT  # noqa: E402
 from transformer import Transformer  # noqa: E402
 from words import tokenize  # noqa: E402
@@ -86,12 +86,9 @@ def main():
     tokenizer = B.learn(counts, 300, min_char_count=1)
     model = random_model(len(tokenizer.vocab))
     path = OUT / "tiny-transformer.safetensors"
-    metadata = {"format": "attnscope-transformer-v1", "direction": "en-es",
-                "source_language": "en", "target_language": "es",
-                "architecture": json.dumps(model.config, sort_keys=True),
-                "tokenizer": tokenizer.to_json(), "training": json.dumps({"note": "random test fixture"})}
-    tensors = {name: value.astype("float16") for name, value in model.tensors().items()}
-    safetensors.write(path, tensors, metadata)
+    spec.write_model(path, model.tensors(), format=spec.TRANSFORMER, architecture=model.config,
+                     tokenizer=tokenizer.to_json(), languages=spec.direction_metadata("en-es"),
+                     training={"note": "random test fixture"})
     cases = []
     for source, target in PAIRS:
         source_ids = tokenizer.encode(tokenize(source))
@@ -113,11 +110,9 @@ def multilingual(counts):
     model = random_model(len(tokenizer.vocab))
     tags = {lang: tokenizer.ids[f"<2{lang}>"] for lang in languages}
     path = OUT / "tiny-multilingual.safetensors"
-    metadata = {"format": "attnscope-transformer-v1", "direction": "multilingual",
-                "languages": json.dumps(languages), "language_tags": json.dumps(tags, sort_keys=True),
-                "architecture": json.dumps(model.config, sort_keys=True),
-                "tokenizer": tokenizer.to_json(), "training": json.dumps({"note": "random test fixture"})}
-    safetensors.write(path, {name: value.astype("float16") for name, value in model.tensors().items()}, metadata)
+    spec.write_model(path, model.tensors(), format=spec.TRANSFORMER, architecture=model.config,
+                     tokenizer=tokenizer.to_json(), languages=spec.multilingual_metadata(languages, tags),
+                     training={"note": "random test fixture"})
     cases = []
     for source, target in PAIRS:
         for language in ("es", "fr"):

@@ -9,12 +9,13 @@ A attention size (additive only), V vocabulary size, S source and T target lengt
 import torch
 from torch import nn
 
-ATTENTIONS = ("additive", "general")
+from spec import ATTENTIONS, DROPOUT, RNN_SIZES
 
 
 class Seq2Seq(nn.Module):
-    def __init__(self, vocab_size, embedding_dim=256, encoder_hidden=192, decoder_hidden=256,
-                 attention_dim=128, attention="additive", dropout=0.2):
+    def __init__(self, vocab_size, embedding_dim=RNN_SIZES["embedding_dim"],
+                 encoder_hidden=RNN_SIZES["encoder_hidden"], decoder_hidden=RNN_SIZES["decoder_hidden"],
+                 attention_dim=RNN_SIZES["attention_dim"], attention="additive", dropout=DROPOUT["rnn"]):
         super().__init__()
         assert attention in ATTENTIONS, attention
         self.attention = attention

@@ -4,13 +4,15 @@
   /usr/bin/python3 tools/train/train.py --direction en-es --attention additive \\
       --out models/en-es-additive.safetensors --minutes 80
   /usr/bin/python3 tools/train/train.py --arch transformer --direction en-es \\
-      --layers 3 --heads 4 --model-dim 256 --ff-dim 1024 --out models/en-es-transformer.safetensors --minutes 60
+      --encoder-layers 3 --decoder-layers 3 --heads 4 --model-dim 256 --ff-dim 1024 \\
+      --out models/en-es-transformer.safetensors --minutes 60
 
 Needs Debian's python3-torch and python3-numpy (use /usr/bin/python3: another python3 on PATH
 may lack them) and the data of tools/data/build.sh. The joint BPE (data/bpe.json) is learned on
 first use. Training is resumable: a checkpoint is written to runs/<name>.pt every
 --checkpoint-minutes and at the end, and a rerun of the same command continues from it until
---minutes of training time are spent, then exports. docs/MODEL_FORMAT.md describes the file.
+--minutes of training time are spent, then exports. docs/MODEL_FORMAT.md describes the file;
+spec.py states it for the tools (sizes, defaults, tensor names and shapes, write_model).
 """
 import argparse
 import json
@@ -21,22 +23,37 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bpe as B  # noqa: E402
-import safetensors  # noqa: E402
-from model import ATTENTIONS, Seq2Seq  # noqa: E402
+import spec  # noqa: E402
+from model import Seq2Seq  # noqa: E402
 from transformer import Transformer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-ARCHITECTURE_KEYS = ("embedding_dim", "encoder_hidden", "decoder_hidden", "attention_dim")
-TRANSFORMER_KEYS = ("layers", "heads", "model_dim", "ff_dim", "alignment_layer", "alignment_head",
-                    "alignment_shift")
-MAX_FILE_BYTES = {"rnn": 8 * 1024 * 1024, "transformer": 16 * 1024 * 1024}
+ARCHITECTURE_KEYS = tuple(spec.RNN_SIZES)
+TRANSFORMER_KEYS = tuple(spec.TRANSFORMER_SIZES) + ("alignment_layer", "alignment_head", "alignment_shift")
 # What a checkpoint written before a setting existed was trained with (checked on resume).
 CHECKPOINT_DEFAULTS = {"arch": "rnn", "alignment_shift": 0}
+
+
+def saved_setting(saved_args, key):
+    """A checkpoint's setting `key`, as it was trained: checkpoints before encoder and decoder
+    depths were set apart have one --layers for both."""
+    if key in saved_args and saved_args[key] is not None:
+        return saved_args[key]
+    if key in ("encoder_layers", "decoder_layers") and saved_args.get("layers") is not None:
+        return saved_args["layers"]
+    return CHECKPOINT_DEFAULTS.get(key)
+
+
+def check_resumable(checkpoint, saved_args, args, keys):
+    """Exits naming the first setting the checkpoint was trained with differently."""
+    for key in keys:
+        if saved_setting(saved_args, key) != getattr(args, key):
+            sys.exit(f"{checkpoint} was trained with {key}={saved_setting(saved_args, key)}, this run has "
+                     f"{getattr(args, key)}; delete it or pass --checkpoint to start anew")
 
 
 def parse_args():
@@ -63,36 +80,29 @@ def parse_args():
     p.add_argument("--no-legacy", action="store_true",
                    help="multilingual: leave the legacy en-es data (general English) out")
     p.add_argument("--eval-minutes", type=float, default=15, help="multilingual: AER on dev every ...")
-    p.add_argument("--attention", choices=ATTENTIONS, default=None, help="rnn only (required there)")
+    p.add_argument("--attention", choices=spec.ATTENTIONS, default=None, help="rnn only (required there)")
     p.add_argument("--out", required=True, help="exported .safetensors file")
     p.add_argument("--minutes", type=float, required=True, help="training time budget")
     p.add_argument("--data", default=str(ROOT / "data"))
     p.add_argument("--bpe", default=None, help="joint BPE json (default DATA/bpe.json)")
     p.add_argument("--vocab-size", type=int, default=8192, help="when learning the BPE")
-    p.add_argument("--embedding-dim", type=int, default=256)
-    p.add_argument("--encoder-hidden", type=int, default=192, help="per direction")
-    p.add_argument("--decoder-hidden", type=int, default=256)
-    # 128, not 256: the additive score's [batch][source][A] tensors are memory-bound and
-    # dominated the step time on 2 cores (A=256 was ~2x slower per step than A=128).
-    p.add_argument("--attention-dim", type=int, default=128, help="additive attention only")
-    p.add_argument("--dropout", type=float, default=None, help="default 0.2 (rnn), 0.1 (transformer)")
+    for key, value in spec.RNN_SIZES.items():
+        p.add_argument("--" + key.replace("_", "-"), type=int, default=value, help="rnn")
+    p.add_argument("--dropout", type=float, default=None, help=f"default {spec.DROPOUT}")
     # transformer only
-    p.add_argument("--layers", type=int, default=3, help="transformer: encoder and decoder layers each")
-    p.add_argument("--heads", type=int, default=4, help="transformer")
-    p.add_argument("--model-dim", type=int, default=256, help="transformer")
-    p.add_argument("--ff-dim", type=int, default=1024, help="transformer")
+    p.add_argument("--layers", type=int, default=None, help="transformer: encoder and decoder layers each")
+    for key, value in spec.TRANSFORMER_SIZES.items():
+        p.add_argument("--" + key.replace("_", "-"), type=int, default=None,
+                       help=f"transformer (default {'--layers, else ' if key.endswith('layers') else ''}{value})")
     p.add_argument("--alignment-layer", type=int, default=None,
                    help="transformer: decoder layer of the supervised head (default the penultimate)")
     p.add_argument("--alignment-head", type=int, default=0, help="transformer")
     p.add_argument("--alignment-shift", type=int, choices=[0, 1], default=0,
                    help="transformer --languages: supervise the head where a target piece is the decoder's "
                         "input (1) rather than where it is predicted (0)")
-    p.add_argument("--label-smoothing", type=float, default=None, help="default 0 (rnn), 0.1 (transformer)")
+    p.add_argument("--label-smoothing", type=float, default=None, help=f"default {spec.LABEL_SMOOTHING}")
     p.add_argument("--export-dtype", choices=["f16", "f32"], default="f16")
-    # 3e-3 rather than the usual 1e-3: an 80-minute run gets only a few thousand updates, and
-    # step for step 3e-3 learned faster (valid loss 6.59 after 66 steps vs 6.75 after 98 steps
-    # at 1e-3 on the full data); gradient clipping keeps it stable.
-    p.add_argument("--lr", type=float, default=None, help="Adam learning rate (default 3e-3 rnn, 5e-4 transformer)")
+    p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {spec.LEARNING_RATE})")
     p.add_argument("--clip", type=float, default=1.0, help="gradient norm limit")
     p.add_argument("--batch-tokens", type=int, default=3000, help="target pieces per batch")
     p.add_argument("--max-pieces", type=int, default=100, help="longer training pairs are skipped")
@@ -115,14 +125,15 @@ def parse_args():
         p.error("--alignment-shift is implemented for --languages (train_multi.py) only")
     if args.arch == "rnn" and args.attention is None:
         p.error("--arch rnn needs --attention")
-    transformer = args.arch == "transformer"
+    for key, value in spec.TRANSFORMER_SIZES.items():  # --encoder-layers, else --layers, else the spec's
+        if getattr(args, key) is None:
+            setattr(args, key, args.layers if key.endswith("layers") and args.layers is not None else value)
     if args.dropout is None:
-        args.dropout = 0.1 if transformer else 0.2
+        args.dropout = spec.DROPOUT[args.arch]
     if args.label_smoothing is None:
-        args.label_smoothing = 0.1 if transformer else 0.0
+        args.label_smoothing = spec.LABEL_SMOOTHING[args.arch]
     if args.lr is None:
-        # a Transformer without warm-up diverges at 3e-3; the multilingual one warms up (train_multi.py)
-        args.lr = (8e-4 if args.languages else 5e-4) if transformer else 3e-3
+        args.lr = spec.LEARNING_RATE["multilingual" if args.languages else args.arch]
     return args
 
 
@@ -247,56 +258,32 @@ def save(path, state):
     os.replace(tmp, path)  # a run killed while saving keeps the previous checkpoint
 
 
+def training_record(args, state, **more):
+    """The "training" metadata of an exported file: how far the run got and with what."""
+    return {"valid_loss": state["history"][-1]["valid_loss"] if state["history"] else None,
+            "steps": state["step"], "minutes": round(state["elapsed"] / 60, 1), "seed": args.seed,
+            "torch": torch.__version__, **more}
+
+
 def export(model, args, bpe, state, path):
     transformer = getattr(args, "arch", "rnn") == "transformer"
-    if transformer:
-        hyper = dict(model.config)
-    else:
-        hyper = {key: getattr(args, key) for key in ARCHITECTURE_KEYS}
-        hyper["vocab_size"] = len(bpe.vocab)
-    source_lang, target_lang = args.direction.split("-")
-    metadata = {
-        "format": "attnscope-transformer-v1" if transformer else "attnscope-rnn-v1",
-        "architecture": json.dumps(hyper, sort_keys=True),
-        **({} if transformer else {"attention": args.attention}),
-        "direction": args.direction,
-        "source_language": source_lang,
-        "target_language": target_lang,
-        "tokenizer": bpe.to_json(),  # joint vocabulary: source and target use this one table
-        "training": json.dumps({
-            "valid_loss": state["history"][-1]["valid_loss"] if state["history"] else None,
-            "steps": state["step"], "epochs": round(state["epoch_progress"], 3),
-            "minutes": round(state["elapsed"] / 60, 1), "seed": args.seed,
-            "torch": torch.__version__, "align_supervision": bool(args.align_supervision),
-        }, sort_keys=True),
-    }
-    dtype = np.float32 if getattr(args, "export_dtype", "f16") == "f32" else np.float16
-    tensors = {name: value.astype(dtype) for name, value in model.tensors().items()}
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    safetensors.write(path, tensors, metadata)
-    size = Path(path).stat().st_size
+    format = spec.TRANSFORMER if transformer else spec.RNN
+    architecture = dict(model.config) if transformer else dict(
+        {key: getattr(args, key) for key in ARCHITECTURE_KEYS}, vocab_size=len(bpe.vocab))
+    size = spec.write_model(
+        path, model.tensors(), format=format, architecture=architecture, attention=None if transformer else args.attention,
+        tokenizer=bpe.to_json(),  # joint vocabulary: source and target use this one table
+        languages=spec.direction_metadata(args.direction), dtype=getattr(args, "export_dtype", "f16"),
+        training=training_record(args, state, epochs=round(state["epoch_progress"], 3),
+                                 align_supervision=bool(args.align_supervision)))
     print(f"exported {path}: {size} bytes ({size / 2**20:.2f} MiB)", flush=True)
-    budget = MAX_FILE_BYTES["transformer" if transformer else "rnn"]
-    if size > budget:
-        print(f"warning: the file is larger than the {budget // 2**20} MiB budget", flush=True)
+    if size > spec.MAX_FILE_BYTES[format]:
+        print(f"warning: the file is larger than the {spec.MAX_FILE_BYTES[format] // 2**20} MiB budget", flush=True)
 
 
-def main():
-    args = parse_args()
-    if args.languages:
-        import train_multi
-        return train_multi.main(args)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    data = Path(args.data)
-    bpe_path = Path(args.bpe) if args.bpe else data / "bpe.json"
-    if not bpe_path.exists():
-        print(f"learning the joint BPE -> {bpe_path}", flush=True)
-        learned = B.learn(B.count_words([data / "train.en", data / "train.es"]), args.vocab_size)
-        bpe_path.write_text(learned.to_json() + "\n", encoding="utf-8")
-    bpe = B.BPE.from_json(bpe_path.read_text(encoding="utf-8"))
-
-    cache = {}
+def load_data(args, bpe):
+    """Training and validation pairs of the direction, the supervision links, and the usable pairs."""
+    data, cache = Path(args.data), {}
     train = load_pairs(data, "train", args.direction, bpe, cache)
     valid = load_pairs(data, "valid", args.direction, bpe, cache)
     alignments = (load_alignments(args.align_supervision, args.direction, len(train))
@@ -307,39 +294,74 @@ def main():
     print(f"train {len(usable)} pairs ({len(train) - len(usable)} longer than "
           f"{args.max_pieces} pieces skipped), {pieces} target pieces; valid {len(valid)} pairs",
           flush=True)
+    return train, valid, alignments, usable
 
-    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+def joint_bpe(args):
+    """The joint BPE of the legacy data, learned on first use."""
+    data = Path(args.data)
+    bpe_path = Path(args.bpe) if args.bpe else data / "bpe.json"
+    if not bpe_path.exists():
+        print(f"learning the joint BPE -> {bpe_path}", flush=True)
+        learned = B.learn(B.count_words([data / "train.en", data / "train.es"]), args.vocab_size)
+        bpe_path.write_text(learned.to_json() + "\n", encoding="utf-8")
+    return B.BPE.from_json(bpe_path.read_text(encoding="utf-8"))
+
+
+def build_model(args, vocab_size):
+    """The architecture's model at args's sizes (a Transformer's alignment layer resolved into args)."""
     if args.arch == "transformer":
-        model = Transformer(len(bpe.vocab), args.layers, args.layers, args.heads, args.model_dim, args.ff_dim,
-                            args.dropout, args.alignment_layer, args.alignment_head)
+        model = Transformer(vocab_size, args.encoder_layers, args.decoder_layers, args.heads, args.model_dim,
+                            args.ff_dim, args.dropout, args.alignment_layer, args.alignment_head,
+                            args.alignment_shift)
         args.alignment_layer = model.alignment_layer  # the resolved default, checked on resume
-    else:
-        model = Seq2Seq(len(bpe.vocab), args.embedding_dim, args.encoder_hidden, args.decoder_hidden,
-                        args.attention_dim, args.attention, args.dropout)
-    model.to(device)
+        return model
+    return Seq2Seq(vocab_size, args.embedding_dim, args.encoder_hidden, args.decoder_hidden, args.attention_dim,
+                   args.attention, args.dropout)
+
+
+def resume(checkpoint, args, model, optimizer, device):
+    """The run's state: from its checkpoint when there is one (trained with the same settings), else new."""
+    state = {"step": 0, "epoch": 0, "batch": 0, "elapsed": 0.0, "epoch_progress": 0.0, "history": []}
+    if not checkpoint.exists():
+        return state
+    saved = torch.load(checkpoint, map_location=device)
+    keys = TRANSFORMER_KEYS if args.arch == "transformer" else ARCHITECTURE_KEYS + ("attention",)
+    check_resumable(checkpoint, saved["args"], args, keys + ("arch", "direction"))
+    model.load_state_dict(saved["model"])
+    optimizer.load_state_dict(saved["optimizer"])
+    state = saved["state"]
+    print(f"resumed {checkpoint}: step {state['step']}, epoch {state['epoch']}, "
+          f"{state['elapsed'] / 60:.1f} of {args.minutes} minutes", flush=True)
+    return state
+
+
+def main():
+    args = parse_args()
+    if args.languages:
+        import train_multi
+        return train_multi.main(args)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    bpe = joint_bpe(args)
+    train, valid, alignments, usable = load_data(args, bpe)
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    model = build_model(args, len(bpe.vocab)).to(device)
     print(f"device: {device}", flush=True)
     count = sum(p.numel() for p in model.parameters())
-    print(f"parameters: {count} ({count * 2 / 2**20:.2f} MiB as fp16, before metadata)",
-          flush=True)
+    print(f"parameters: {count} ({count * 2 / 2**20:.2f} MiB as fp16, before metadata)", flush=True)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-
     checkpoint = Path(args.checkpoint or ROOT / "runs" / (Path(args.out).stem + ".pt"))
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
-    state = {"step": 0, "epoch": 0, "batch": 0, "elapsed": 0.0, "epoch_progress": 0.0,
-             "history": []}
-    if checkpoint.exists():
-        saved = torch.load(checkpoint, map_location=device)
-        keys = TRANSFORMER_KEYS if args.arch == "transformer" else ARCHITECTURE_KEYS + ("attention",)
-        for key in keys + ("arch", "direction"):
-            if saved["args"].get(key, CHECKPOINT_DEFAULTS.get(key)) != getattr(args, key):
-                sys.exit(f"{checkpoint} was trained with {key}={saved['args'][key]}; "
-                         f"delete it or pass --checkpoint to start anew")
-        model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        state = saved["state"]
-        print(f"resumed {checkpoint}: step {state['step']}, epoch {state['epoch']}, "
-              f"{state['elapsed'] / 60:.1f} of {args.minutes} minutes", flush=True)
+    state = resume(checkpoint, args, model, optimizer, device)
+    run(args, model, optimizer, state, checkpoint, (train, valid, alignments, usable))
+    model.eval()
+    export(model, args, bpe, state, args.out)
 
+
+def run(args, model, optimizer, state, checkpoint, data):
+    """Trains until --minutes of training time are spent, with a checkpoint every --checkpoint-minutes."""
+    train, valid, alignments, usable = data
     budget = args.minutes * 60
     last_save = state["elapsed"]
     running, running_tokens = 0.0, 0
@@ -391,10 +413,7 @@ def main():
             epoch_started = time.monotonic()
             state["epoch"] += 1
             state["batch"] = 0
-
     checkpoint_now("final")
-    model.eval()
-    export(model, args, bpe, state, args.out)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ import torch
 import bpe as B
 import multi
 import safetensors
-from train import CHECKPOINT_DEFAULTS, ROOT, TRANSFORMER_KEYS, save
+import spec
+from train import ROOT, TRANSFORMER_KEYS, check_resumable, save, training_record
 from transformer import Transformer
 
 CHUNK = 30000  # examples drawn at a time, then cut into batches of similar length
@@ -92,27 +93,14 @@ def learning_rate(args, elapsed):
 def export(model, args, bpe, state, languages, path):
     """The file of docs/MODEL_FORMAT.md with the multilingual metadata: `languages` (English
     first) and `language_tags` (language -> the piece id the decoder starts from)."""
-    metadata = {
-        "format": "attnscope-transformer-v1",
-        "architecture": json.dumps(dict(model.config), sort_keys=True),
-        "direction": "multilingual",
-        "languages": json.dumps(["en", *languages]),
-        "language_tags": json.dumps({lang: bpe.ids[multi.tag(lang)] for lang in ["en", *languages]},
-                                    sort_keys=True),
-        "tokenizer": bpe.to_json(),
-        "training": json.dumps({
-            "valid_loss": state["history"][-1]["valid_loss"] if state["history"] else None,
-            "steps": state["step"], "minutes": round(state["elapsed"] / 60, 1), "seed": args.seed,
-            "torch": torch.__version__, "threads": args.threads, "bf16": args.bf16,
-            "cooldown_minutes": args.cooldown_minutes, "align_supervision": "hmm",
-            "cpu": cpu_model(),
-        }, sort_keys=True),
-    }
-    dtype = np.float32 if args.export_dtype == "f32" else np.float16
-    tensors = {name: value.astype(dtype) for name, value in model.tensors().items()}
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    safetensors.write(path, tensors, metadata)
-    print(f"exported {path}: {Path(path).stat().st_size} bytes", flush=True)
+    everyone = ["en", *languages]
+    size = spec.write_model(
+        path, model.tensors(), format=spec.TRANSFORMER, architecture=model.config, tokenizer=bpe.to_json(),
+        languages=spec.multilingual_metadata(everyone, {lang: bpe.ids[multi.tag(lang)] for lang in everyone}),
+        dtype=args.export_dtype,
+        training=training_record(args, state, threads=args.threads, bf16=args.bf16,
+                                 cooldown_minutes=args.cooldown_minutes, align_supervision="hmm", cpu=cpu_model()))
+    print(f"exported {path}: {size} bytes", flush=True)
 
 
 def cpu_model():
@@ -166,8 +154,8 @@ def main(args):
           f"{ {k: round(v, 3) for k, v in weights.items()} }; valid {len(valid)}; "
           f"encoded in {time.monotonic() - started:.0f} s", flush=True)
 
-    model = Transformer(len(bpe.vocab), args.layers, args.layers, args.heads, args.model_dim, args.ff_dim,
-                        args.dropout, args.alignment_layer, args.alignment_head, args.alignment_shift)
+    model = Transformer(len(bpe.vocab), args.encoder_layers, args.decoder_layers, args.heads, args.model_dim,
+                        args.ff_dim, args.dropout, args.alignment_layer, args.alignment_head, args.alignment_shift)
     args.alignment_layer = model.alignment_layer
     if shipped is not None and not Path(args.checkpoint or ROOT / "runs" / (Path(args.out).stem + ".pt")).exists():
         tensors, metadata = shipped
@@ -192,9 +180,7 @@ def main(args):
              "languages": languages}
     if checkpoint.exists():
         saved = torch.load(checkpoint)
-        for key in TRANSFORMER_KEYS + ("languages",):
-            if saved["args"].get(key, CHECKPOINT_DEFAULTS.get(key)) != getattr(args, key):
-                raise SystemExit(f"{checkpoint} was trained with {key}={saved['args'].get(key)}")
+        check_resumable(checkpoint, saved["args"], args, TRANSFORMER_KEYS + ("languages",))
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         state = saved["state"]

@@ -13,6 +13,8 @@ import math
 import torch
 from torch import nn
 
+from spec import DROPOUT, TRANSFORMER_SIZES
+
 NORM_EPSILON = 1e-5
 
 
@@ -93,8 +95,10 @@ class DecoderLayer(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, vocab_size, encoder_layers=3, decoder_layers=3, heads=4, model_dim=256, ff_dim=1024,
-                 dropout=0.1, alignment_layer=None, alignment_head=0, alignment_shift=0):
+    def __init__(self, vocab_size, encoder_layers=TRANSFORMER_SIZES["encoder_layers"],
+                 decoder_layers=TRANSFORMER_SIZES["decoder_layers"], heads=TRANSFORMER_SIZES["heads"],
+                 model_dim=TRANSFORMER_SIZES["model_dim"], ff_dim=TRANSFORMER_SIZES["ff_dim"],
+                 dropout=DROPOUT["transformer"], alignment_layer=None, alignment_head=0, alignment_shift=0):
         super().__init__()
         # Garg et al. 2019 supervise a head of the penultimate decoder layer.
         self.alignment_layer = max(decoder_layers - 2, 0) if alignment_layer is None else alignment_layer
