@@ -1,5 +1,7 @@
 #include "attn/core/threads.hpp"
 
+#include "attn/core/internal/spin.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -151,8 +153,7 @@ class Pool {
     for (;;) {
       const auto until = std::chrono::steady_clock::now() + spin_time;
       while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
-        for (int i = 0; i < 64 && generation_.load(std::memory_order_relaxed) == seen; ++i) {
-        }
+        for (int i = 0; i < 64 && generation_.load(std::memory_order_relaxed) == seen; ++i) spin_pause();
       }
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock,
