@@ -4,7 +4,7 @@
 // a line view with the chosen method's links, the Pharaoh text, and linked highlighting. While a
 // request runs (or waits for a model to download) a busy indicator shows, with Cancel; an error
 // shows next to its control and clears the figures, links and exports it no longer matches.
-import { Requests, readNumber, showProblem } from './controls.mjs';
+import { Requests, copyText, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
 import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
@@ -125,7 +125,7 @@ export class AlignView {
     $('export-png').addEventListener('click', () => exportPng(this.heatmap, named('png')));
     $('export-json').addEventListener('click', () => this.heatmap.figure && exportJson(this.heatmap.figure, named('json')));
     $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh, `links-${this.pair?.name ?? 'pair'}-${$('method').value}.txt`));
-    $('copy').addEventListener('click', () => navigator.clipboard?.writeText($('pharaoh').textContent).then(
+    $('copy').addEventListener('click', () => copyText($('pharaoh').textContent).then(
       () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
       () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
     let timer = 0;

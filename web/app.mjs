@@ -8,6 +8,7 @@
 // translation are drawn.
 import { simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
+import { copyText } from './controls.mjs';
 import { ByoView } from './byo.mjs';
 import { PRESETS, exampleOf, isExample, presetOf } from './examples.mjs';
 import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
@@ -164,8 +165,7 @@ function shareOnClick() {
       clearTimeout(timer);
       timer = setTimeout(() => { said.textContent = ''; }, 4000);
     };
-    const copying = navigator.clipboard?.writeText(location.href) ?? Promise.reject(new Error('no clipboard'));
-    copying.then(() => say('link copied'), () => say('the browser refused the clipboard: copy the address bar'));
+    copyText(location.href).then(() => say('link copied'), () => say('the browser refused the clipboard: copy the address bar'));
   });
 }
 

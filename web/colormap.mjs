@@ -38,6 +38,10 @@ const MAPS = { viridis, gray: grayscale, bahdanau };
 // The colour function called `name` ('viridis', 'gray' or 'bahdanau'; anything else is viridis).
 export const colourMap = (name) => MAPS[name] ?? viridis;
 
+// The colours of a map's two ends in words, [at 0, at 1], for a legend's accessible name.
+const ENDS = { viridis: ['dark purple', 'yellow'], gray: ['white', 'black'], bahdanau: ['black', 'white'] };
+export const colourEnds = (name) => ENDS[name] ?? ENDS.viridis;
+
 // 256 steps of a map as RGBA pixels (Uint32 in the platform's byte order, for an ImageData view).
 export function colourTable(name) {
   const map = colourMap(name);

@@ -1,11 +1,12 @@
-// Exports of a heatmap as the page shows it (views.mjs's painter, so they cannot drift apart): a
+// Exports of a heatmap as the page shows it (painters.mjs's painter, so they cannot drift apart): a
 // standalone SVG and a PNG, each with a title and the colour legend, in the page's colour scheme
 // (its background with it, so dark-mode labels never land on white). The SVG names its font
 // (DejaVu Sans, then common fallbacks) rather than embedding one; cells are rectangles up to
 // SVG_CELLS of them, one embedded image above. Also the matrix as JSON (the format the explorer
 // reads) and the links as text.
 import { colourMap, rgb } from './colormap.mjs';
-import { CanvasSurface, FONT_SIZE, GAP_FROM, OUTLINE_FROM, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './views.mjs';
+import { CanvasSurface } from './canvas.mjs';
+import { DEFAULT_CELL, FONT_SIZE, GAP_FROM, OUTLINE_FROM, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './painters.mjs';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SVG_CELLS = 10000;
@@ -101,8 +102,7 @@ export class SvgSurface {
 function documentOf(heatmap) {
   const figure = heatmap.figure;
   const theme = themeOf(heatmap.host);
-  const readable = Math.max(14, Math.min(44, Math.floor(640 / figure.cols)));
-  const cell = Math.max(1, Math.min(readable, Math.floor(2400 / Math.max(figure.rows, figure.cols))));
+  const cell = Math.max(1, Math.min(DEFAULT_CELL(figure.cols), Math.floor(2400 / Math.max(figure.rows, figure.cols))));
   const layout = layoutFigure(figure, cell, measurer(theme));
   const title = figure.title ?? heatmap.label;
   const caption = figure.caption ?? '';
