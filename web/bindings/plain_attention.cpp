@@ -1,9 +1,10 @@
-// The plain case of attention() through a C entry point instead of Embind: the loader copies the
-// typed arrays into the WebAssembly heap and calls this directly. Embind's option parsing costs
-// tens of microseconds per call (a JS crossing per option read and per copied array), which
-// dominates attention over short sentences; this path costs about one. The loader takes it only
-// for calls it can fully check itself (web/src/attn.mjs, plainAttention) and for anything else,
-// or when this returns an error, goes through Embind, whose messages name the problem.
+// The plain case of attention() through a C entry point instead of Embind: the module's own
+// JavaScript (web/src/plain_attention.js, its --post-js) copies the typed arrays into the
+// WebAssembly heap and calls this directly. Embind's option parsing costs tens of microseconds per
+// call (a JS crossing per option read and per copied array), which dominates attention over short
+// sentences; this path costs about one. It is taken only for calls whose options are plain data
+// of the right types, and for anything else, or when this returns an error, the loader goes
+// through Embind, whose messages name the problem.
 #include <emscripten/emscripten.h>
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/error.hpp"
 #include "attn/core/internal/fed_attention.hpp"
 #include "attn/core/threads.hpp"
 
@@ -100,6 +102,11 @@ EMSCRIPTEN_KEEPALIVE int attn_plain_attention_fed(const float* query, const floa
   return plain_attention(query, key, value, output, weights, heads, query_length, key_length, dim, value_dim, score,
                          causal, temperature, true);
 }
+
+// The most floats (inputs, output and weights together) a call copies through the heap; larger
+// calls take the Embind path, which reads the arrays in place. 2^26 floats (256 MiB), a quarter of
+// the core's limit (attn::max_elements), so that a scratch area never dominates the heap.
+EMSCRIPTEN_KEEPALIVE double attn_plain_max_elements() { return double(attn::max_elements / 4); }
 
 // Where the count of heads fed lives in the heap (bytes).
 EMSCRIPTEN_KEEPALIVE int* attn_plain_heads_fed() { return reinterpret_cast<int*>(&heads_fed); }

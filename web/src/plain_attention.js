@@ -1,0 +1,173 @@
+// --post-js of every build (web/CMakeLists.txt): runs inside the module's factory. The JavaScript
+// half of web/bindings/plain_attention.cpp, beside its C half: Module.attnPlainAttention(options,
+// threaded) takes a call of attention() that the C entry point can run (copying the arrays into
+// the heap, in a threads build feeding them head by head while the pool's threads start and
+// draining the output as heads finish), and returns its result, or undefined for the loader
+// (web/src/attn.mjs) to take the Embind path.
+(function (module) {
+// The plain case of attention() (dot or scaled-dot softmax attention, optionally causal, with a
+// temperature) goes straight to a C entry point with the arrays copied into the heap: a few
+// microseconds, where the Embind path's option parsing costs tens (web/bindings/plain_attention.cpp).
+// Anything else, and any call the C side refuses, takes the Embind path, whose errors name the problem.
+const PLAIN_OPTIONS = new Set(['query', 'key', 'value', 'heads', 'queryLength', 'keyLength', 'dim', 'valueDim',
+  'keyDim', 'score', 'causal', 'probability', 'temperature', 'returnWeights', 'returnScores']);
+const PLAIN_SCORES = { dot: 0, scaled_dot: 1 };
+const SCRATCH_KEPT_BYTES = 4 << 20;  // scratch up to this size stays allocated between calls
+// A threads build takes turns between this many scratch areas. Writing a call's inputs over the
+// lines another core still holds from the last call (the pool's threads read their heads there)
+// makes the copy wait on that core: 8x128x128x64's copy-in took 68 us on one area, 38 on three in a
+// tight loop, and the peers harness's 2-thread time went 0.633-0.656 -> 0.615-0.626 ms (6 runs
+// each, alternating; two areas and four measured between).
+const THREADED_SCRATCH_AREAS = 3;
+
+const positiveInteger = (x) => Number.isInteger(x) && x >= 1 && x <= 0x7fffffff;
+
+// The heap as floats. In a threads build another thread may have grown the memory, which leaves
+// the module's own view (updated only when the main thread grows it or the glue checks) short.
+function floatHeap(module) {
+  const memory = module.wasmMemory;
+  return memory && module.HEAPF32.buffer !== memory.buffer ? new Float32Array(memory.buffer) : module.HEAPF32;
+}
+
+function plainAttention(module, scratch, o, threaded) {
+  if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
+  for (const name in o) if (!PLAIN_OPTIONS.has(name)) return undefined;
+  const { query, key, value, queryLength: L, keyLength: S, dim: D } = o;
+  const H = o.heads === undefined ? 1 : o.heads;
+  const Dv = o.valueDim === undefined || o.valueDim === 0 ? D : o.valueDim;
+  const score = PLAIN_SCORES[o.score === undefined ? 'scaled_dot' : o.score];
+  const temperature = o.temperature === undefined ? 1 : o.temperature;
+  const returnWeights = o.returnWeights === undefined ? true : o.returnWeights;
+  if (!(query instanceof Float32Array && key instanceof Float32Array && value instanceof Float32Array)) return undefined;
+  if (![H, L, S, D, Dv].every(positiveInteger) || score === undefined) return undefined;
+  if (o.keyDim !== undefined && o.keyDim !== 0 && o.keyDim !== D) return undefined;
+  if (o.causal !== undefined && typeof o.causal !== 'boolean') return undefined;
+  if (o.probability !== undefined && o.probability !== 'softmax') return undefined;
+  if (typeof temperature !== 'number' || !(temperature > 0) || !Number.isFinite(temperature)) return undefined;
+  if (typeof returnWeights !== 'boolean' || (o.returnScores !== undefined && o.returnScores !== false)) return undefined;
+  const counts = [H * L * D, H * S * D, H * S * Dv, H * L * Dv, returnWeights ? H * L * S : 0];
+  if (query.length !== counts[0] || key.length !== counts[1] || value.length !== counts[2]) return undefined;
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total > module._attn_plain_max_elements()) return undefined;  // larger calls take the checked path
+  // the pool's threads wake while the inputs are copied (waking takes tens of microseconds)
+  if (threaded) module._attn_plain_attention_expect(H, L, S, D, Dv);
+  // Each array starts on its own cache line, an input at its source's address modulo 16: V8 copies
+  // to and from shared memory (a threads build's heap) word by word only where both sides are
+  // aligned alike, else byte by byte (8x128x128x64's copy-in: 38 us aligned, 214 us at 4 bytes off).
+  const bytes = total * 4 + (counts.length + 1) * 64;
+  if (scratch.bytes < bytes) {
+    if (scratch.pointer) module._free(scratch.pointer);
+    scratch.pointer = module._malloc(bytes);
+    scratch.bytes = scratch.pointer ? bytes : 0;
+    if (!scratch.pointer) return undefined;
+  }
+  const sources = [query, key, value];
+  const at = [];  // where each array starts, in floats
+  let end = scratch.pointer;
+  for (let i = 0; i < counts.length; i++) {
+    const offset = i < sources.length ? sources[i].byteOffset % 16 : 0;
+    at.push((Math.ceil(end / 64) * 64 + offset) >> 2);
+    end = (at[i] + counts[i]) * 4;
+  }
+  let heap = floatHeap(module);
+  const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0,
+    H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature];
+  let status, drained;
+  if (threaded) {
+    // The pool's threads start on the first heads while this thread copies the rest in: the
+    // module calls the feed once they have their parts, and each part waits for its head.
+    const feed = feedInputs(module, heap, sources, at, [L * D, S * D, S * Dv], H);
+    const drain = drainOutput(module, heap, at[3], L * Dv, H);
+    status = module._attn_plain_attention_fed(...args);
+    module.attnFeed = module.attnDrain = undefined;
+    if (feed.failed) status = 1;
+    if (status === 0) drained = drain.finish();
+  } else {
+    sources.forEach((source, i) => heap.set(source, at[i]));
+    status = module._attn_plain_attention(...args);
+  }
+  let result;
+  if (status === 0) {
+    heap = floatHeap(module);  // the call may have grown the memory, which replaces the view
+    result = { output: drained !== undefined ? drained : heap.slice(at[3], at[3] + counts[3]) };
+    if (returnWeights) result.weights = heap.slice(at[4], at[4] + counts[4]);
+  }
+  if (scratch.bytes > SCRATCH_KEPT_BYTES) {
+    module._free(scratch.pointer);
+    scratch.pointer = 0;
+    scratch.bytes = 0;
+  }
+  return result;
+}
+
+// Sets the module's feed (attn_plain_attention_fed, web/bindings/plain_attention.cpp): it copies
+// the inputs in head by head (sizes: one head's floats in each), storing each count of heads into
+// the module's counter. It never throws and always ends with every head released; where a copy
+// failed, the returned state says so, and the call's result is left for the Embind path.
+function feedInputs(module, heap, sources, at, sizes, heads) {
+  const fed = module._attn_plain_heads_fed() >> 2;
+  const counter = new Int32Array(heap.buffer);
+  const state = { failed: false };
+  module.attnFeed = () => {
+    try {
+      for (let h = 0; h < heads; h++) {
+        sources.forEach((source, i) => heap.set(source.subarray(h * sizes[i], (h + 1) * sizes[i]), at[i] + h * sizes[i]));
+        Atomics.store(counter, fed, h + 1);
+      }
+    } catch {
+      state.failed = true;
+    } finally {
+      Atomics.store(counter, fed, heads);
+    }
+  };
+  return state;
+}
+
+// Sets the module's drain (attn_plain_attention_fed): once the calling thread has no part left,
+// it allocates the output and copies each head's (floats `size` each, from `from` in the heap) out
+// as the head's parts end, while the other threads finish theirs. It watches for at most
+// DRAIN_WATCH_MS: a thread that spins longer keeps its core from a busy pool thread (2 cores,
+// a third busy thread), where the pool's own wait sleeps. The returned state holds the output and
+// which heads are in it; `finish` copies the rest once the call is over.
+const DRAIN_WATCH_MS = 0.2;
+function drainOutput(module, heap, from, size, heads) {
+  const state = { output: undefined, copied: undefined };
+  const copy = (h) => {
+    state.output.set(heap.subarray(from + h * size, from + (h + 1) * size), h * size);
+    state.copied[h] = 1;
+  };
+  module.attnDrain = (left) => {
+    try {
+      const counts = new Int32Array(floatHeap(module).buffer, left, heads);  // allocated during the call
+      state.output = new Float32Array(size * heads);
+      state.copied = new Uint8Array(heads);
+      const until = performance.now() + DRAIN_WATCH_MS;
+      for (let done = 0; done < heads && performance.now() < until;) {
+        for (let h = 0; h < heads; h++) {
+          if (state.copied[h] || Atomics.load(counts, h) !== 0) continue;
+          copy(h);
+          done++;
+        }
+      }
+    } catch {
+      state.output = undefined;  // the caller copies the output itself
+    }
+  };
+  state.finish = () => {
+    if (!state.output) return undefined;
+    for (let h = 0; h < heads; h++) if (!state.copied[h]) copy(h);
+    return state.output;
+  };
+  return state;
+}
+
+
+const scratches = [];
+let turn = 0;
+module['attnPlainAttention'] = (options, threaded) => {
+  const areas = threaded ? THREADED_SCRATCH_AREAS : 1;
+  while (scratches.length < areas) scratches.push({ pointer: 0, bytes: 0 });
+  turn = (turn + 1) % areas;
+  return plainAttention(module, scratches[turn], options, threaded);
+};
+})(Module);
