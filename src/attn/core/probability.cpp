@@ -31,14 +31,6 @@ static void check_temperature(float temperature) {
   }
 }
 
-void log_softmax(float* row, int n) {
-  const float top = *std::max_element(row, row + n);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(double(row[i]) - top);
-  const float log_sum = top + static_cast<float>(std::log(sum));
-  for (int i = 0; i < n; ++i) row[i] -= log_sum;
-}
-
 void softmax(float* row, int n, float temperature) {
   check_temperature(temperature);
   if (n <= 0) return;
