@@ -30,6 +30,17 @@ describe('labels', () => {
     assert.equal(visibleLabel('❤️'), '❤️');
     assert.equal(shortLabel('\u200d'), 'U+200D');
   });
+
+  it('keep bidirectional text from reordering a label or its neighbours', () => {
+    // a word's own override, embedding, isolate or mark is shown, not obeyed
+    assert.equal(shortLabel('abc\u202edef'), 'abc⟨U+202E⟩def');
+    assert.equal(shortLabel('x\u2067y\u200f', 30), 'x⟨U+2067⟩y⟨U+200F⟩');  // the markers count as shown
+    assert.equal(shortLabel('\u202e'), 'U+202E');
+    // right-to-left words are isolates, the ellipsis inside at their logical end
+    assert.equal(shortLabel('שלום'), '\u2068שלום\u2069');
+    assert.equal(shortLabel('مرحبا'.repeat(4), 5), '\u2068مرحب…\u2069');
+    assert.equal(shortLabel('English'), 'English');  // left-to-right labels are left as they are
+  });
 });
 
 describe('checkNumber', () => {
