@@ -1,7 +1,8 @@
 // Model speed: forced alignment of a 30-word pair, every attention map of it (forced decoding
 // with every map, as the explorer's model view asks), and beam-4 translation of a 20-word
 // sentence, one JSON line each (median of --reps runs), natively, for either architecture.
-// tools/bench_models.mjs does the same through the WebAssembly module.
+// tools/bench_models.mjs does the same through the WebAssembly module. A multilingual model is set
+// to write Spanish.
 //   attn_bench_models [-m MODEL] [--reps N] [--threads N]
 #include <algorithm>
 #include <cstdio>
@@ -51,7 +52,9 @@ int main(int argc, char** argv) {
     if (!in) throw attn::Error("cannot open " + path);
     std::ostringstream bytes;
     bytes << in.rdbuf();
-    const attn::TranslationModel model = attn::TranslationModel::load(bytes.str());
+    const attn::TranslationModel loaded = attn::TranslationModel::load(bytes.str());
+    // a multilingual model writes Spanish, the sentences' language (tools/bench_models.mjs does the same)
+    const attn::TranslationModel model = loaded.multilingual() ? loaded.for_target("es") : loaded;
     const auto source = attn::split_words(source_30), target = attn::split_words(target_30);
     const auto sentence = attn::split_words(source_20);
     const double align_ms = median_ms(reps, [&] { attn::align_words(model, source, target); });
