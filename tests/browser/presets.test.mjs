@@ -44,8 +44,8 @@ describe('presets', () => {
       assert.ok(linked(figure.links, french, english), `${french} - ${english} in ${JSON.stringify(figure.links)}`);
     }
     // and the HMM's posteriors draw it as the paper does: each row's strongest cell. (The multilingual
-    // Transformer's own attention draws half of it so far: its argmax links zone–Area and
-    // économique–Economic, but européenne to Economic; models/MODEL_CARD.md.)
+    // Transformer's own attention does not, yet: its argmax links européenne–European but économique
+    // to European and zone to agreement; models/MODEL_CARD.md.)
     await redrawn(page, 'heatmap', () => page.selectOption('#method', 'hmm'));
     figure = await aligned(page, preset);
     const strongest = (word) => {

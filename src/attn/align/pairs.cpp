@@ -56,15 +56,15 @@ std::vector<LanguagePair> make_pairs() {
   // by pair) did not carry over to the gold dev sets, and the dev sets are not for tuning.
   return {
       spanish,
-      with_transformer("bg", "Bulgarian", 0.35f, AlignMethod::soft_intersection, 0.3f),
+      with_transformer("bg", "Bulgarian", 0.35f, AlignMethod::soft_threshold, 0.4f),
       with_transformer("da", "Danish", 0.35f, AlignMethod::soft_threshold, 0.4f),
       with_transformer("de", "German", 0.35f, AlignMethod::soft_threshold, 0.4f),
       with_transformer("et", "Estonian", 0.35f, AlignMethod::soft_threshold, 0.3f),
       with_transformer("fr", "French", 0.35f, AlignMethod::soft_threshold, 0.4f),
-      with_transformer("hu", "Hungarian", 0.35f, AlignMethod::soft_threshold, 0.3f),
-      with_transformer("it", "Italian", 0.35f, AlignMethod::soft_intersection, 0.3f),
+      with_transformer("hu", "Hungarian", 0.35f, AlignMethod::soft_threshold, 0.4f),
+      with_transformer("it", "Italian", 0.35f, AlignMethod::soft_threshold, 0.4f),
       with_transformer("nl", "Dutch", 0.35f, AlignMethod::soft_threshold, 0.4f),
-      with_transformer("pt", "Portuguese", 0.35f, AlignMethod::soft_intersection, 0.3f),
+      with_transformer("pt", "Portuguese", 0.35f, AlignMethod::soft_threshold, 0.4f),
       with_transformer("ru", "Russian", 0.35f, AlignMethod::soft_intersection, 0.3f),
       with_transformer("sl", "Slovenian", 0.35f, AlignMethod::soft_intersection, 0.3f),
   };
