@@ -126,6 +126,15 @@ void align_all(Results& results, std::size_t index, const SentencePair& sentence
   }
 }
 
+// Natively every pair; in WebAssembly, where the same work takes 3x (SIMD) to 9x (scalar) as long
+// and ./run test runs both builds, a fixed quarter of them (every fourth, and each language's first,
+// which holds its maps): the builds' agreement with the native results is what they check.
+#ifdef __EMSCRIPTEN__
+constexpr std::size_t stride = 4;
+#else
+constexpr std::size_t stride = 1;
+#endif
+
 Results compute_results() {
   Results results;
   const std::vector<SentencePair> pairs = fixed_pairs();
@@ -133,6 +142,8 @@ Results compute_results() {
   std::map<std::string, int> seen;  // sentences per language so far
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const SentencePair& sentence = pairs[i];
+    const bool first_of_language = seen[sentence.language]++ == 0;
+    if (i % stride != 0 && !first_of_language) continue;
     const LanguagePair& pair = language_pair("en-" + sentence.language);
     const PairModels models = models_of(pair);
     const std::string key = std::to_string(i);
@@ -153,7 +164,7 @@ Results compute_results() {
       const WordTranslation back = translate_words(models.reverse, sentence.other, 4);
       results.add("translate\t" + key + "\t" + pair.language + "-en\t" + models.reverse_file, back.text);
     }
-    if (seen[sentence.language]++ == 0) {  // every map of each language's first pair
+    if (first_of_language) {  // every map of each language's first pair
       const AttentionMaps maps = attention_maps(models.forward, sentence.english, sentence.other);
       results.add("attentions-cross\t" + key + "\t" + models.forward_file, numbers(maps.cross));
       results.add("attentions-encoder\t" + key + "\t" + models.forward_file, numbers(maps.encoder));
@@ -189,6 +200,7 @@ TEST_CASE("every shipped model gives the recorded links, translations and attent
   const std::string recorded_path = folder + "recorded.tsv";
   const char* record = std::getenv("ATTN_SAME_RESULTS_RECORD");
   if (record && std::string(record) == "1") {
+    REQUIRE(stride == 1);  // the native build records every pair
     std::ofstream out(recorded_path, std::ios::binary);
     for (const auto& [key, value] : results.lines) out << key << '\t' << value << '\n';
     REQUIRE(out.good());
@@ -205,7 +217,7 @@ TEST_CASE("every shipped model gives the recorded links, translations and attent
     REQUIRE(cut != std::string::npos);
     recorded[line.substr(0, cut)] = line.substr(cut + 1);
   }
-  CHECK(recorded.size() == results.lines.size());
+  if (stride == 1) CHECK(recorded.size() == results.lines.size());
   int links = 0, translations = 0, near_ties = 0, values = 0;
   float largest = 0.0f;
   for (const auto& [key, value] : results.lines) {
@@ -231,8 +243,13 @@ TEST_CASE("every shipped model gives the recorded links, translations and attent
     }
   }
   CHECK(largest <= 1e-5f + 5e-7f);
-  CHECK(links == 200 * 3 + 35 * 3);
-  CHECK(translations == 300);
+  if (stride == 1) {
+    CHECK(links == 200 * 3 + 35 * 3);
+    CHECK(translations == 300);
+  } else {  // every fourth pair and each language's first: 59 pairs, 9 of them en-es, 53 even
+    CHECK(links == 59 * 3 + 9 * 3);
+    CHECK(translations == 59 + 53);
+  }
   WARN(links << " link sets and " << translations << " translations as recorded (" << near_ties
              << " near-ties flipped), " << values << " attention values within " << largest);
 }
