@@ -56,7 +56,7 @@ void Linear::add_to(const float* x, int rows, float* y) const {
   for (int r = 0; r < rows && !bias_.empty(); ++r) {
     for (int o = 0; o < out_; ++o) y[static_cast<std::size_t>(r) * out_ + o] += bias_[o];
   }
-  parallel_matmul(rows, out_, in_, 1.0f, x, in_, weight_t_.data(), out_, y, out_, true);
+  add_part(x, rows, 0, in_, y);
 }
 
 void Linear::add_part(const float* x, int rows, int first, int width, float* y) const {

@@ -159,7 +159,8 @@ WordAttention align_words(const TranslationModel& model, const std::vector<std::
 namespace {
 
 // A translation's pieces with its attention at every step: the alignment attention [steps][S]
-// and every cross-attention map, [layers][heads][steps][S].
+// and, for a Transformer, every cross-attention map, [layers][heads][steps][S] (an RNN's one map
+// is its alignment attention).
 struct PieceTranslation {
   std::vector<int> ids;
   std::vector<float> alignment, cross;
@@ -175,7 +176,6 @@ PieceTranslation translate_pieces(const TranslationModel& model, const std::vect
     RnnModel::Translation translation = rnn.translate(rnn.encode(source_ids), beam);
     out.ids = std::move(translation.ids);
     out.alignment = std::move(translation.attention);
-    out.cross = out.alignment;  // its one map
     out.log_prob = translation.log_prob;
     return out;
   }
