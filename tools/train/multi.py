@@ -88,7 +88,8 @@ class Corpus:
             word_of_piece += [index] * len(pieces)
         return ids, word_of_piece
 
-    def add(self, en_path, xx_path, lang, align_path=None, limit=None):
+    def encoded(self, en_path, xx_path, lang, align_path=None, limit=None):
+        """The pairs and links of one file pair, encoded (what add appends)."""
         en = Path(en_path).read_text(encoding="utf-8").splitlines()
         xx = Path(xx_path).read_text(encoding="utf-8").splitlines()
         assert len(en) == len(xx), (en_path, xx_path)
@@ -96,17 +97,36 @@ class Corpus:
         if align_path and Path(align_path).exists():
             aligned = Path(align_path).read_text(encoding="utf-8").splitlines()
             assert len(aligned) == len(en), f"{align_path}: {len(aligned)} lines for {len(en)} pairs"
-        first = len(self.pairs)
+        pairs, links = [], []
         for i, (e, x) in enumerate(zip(en, xx)):
             if limit is not None and i >= limit:
                 break
-            self.pairs.append((*self.encode(e), *self.encode(x), lang))
+            pairs.append((*self.encode(e), *self.encode(x), lang))
             if aligned is None:
-                self.links.append(None)
+                links.append(None)
             else:
-                links = [tuple(map(int, link.split("-"))) for link in aligned[i].split()]
-                self.links.append(np.array(links, dtype=np.int32).reshape(-1, 2))
+                found = [tuple(map(int, link.split("-"))) for link in aligned[i].split()]
+                links.append(np.array(found, dtype=np.int32).reshape(-1, 2))
+        return pairs, links
+
+    def add(self, en_path, xx_path, lang, align_path=None, limit=None):
+        return self.append(self.encoded(en_path, xx_path, lang, align_path, limit))
+
+    def append(self, encoded):
+        pairs, links = encoded
+        first = len(self.pairs)
+        self.pairs += pairs
+        self.links += links
         return range(first, len(self.pairs))
+
+    def add_many(self, jobs, processes):
+        """add(*job) for every job, encoded in `processes` worker processes (1: here); returns the
+        ranges in the jobs' order."""
+        if processes <= 1 or len(jobs) <= 1:
+            return [self.add(*job) for job in jobs]
+        import multiprocessing
+        with multiprocessing.get_context("fork").Pool(min(processes, len(jobs))) as pool:
+            return [self.append(done) for done in pool.starmap(self.encoded, jobs)]
 
     def example(self, index, to_english):
         """(source ids, source words, target ids, target words, target tag id)"""
@@ -146,6 +166,16 @@ def tensors_for(corpus, batch, supervise=True, shift=0):
     alignment target [B][T][S] (a target piece of word j attends uniformly to the pieces of every
     source word linked to j; Garg et al. 2019 at the subword level), or None. Target piece t's
     row is t, where it is predicted, or t + 1 with shift, where it is the decoder's input."""
+    source, target_in, target_out, gold = arrays_for(corpus, batch, supervise, shift)
+    source = torch.from_numpy(source)
+    return (source, source != B.PAD, torch.from_numpy(target_in), torch.from_numpy(target_out),
+            None if gold is None else torch.from_numpy(gold))
+
+
+def arrays_for(corpus, batch, supervise=True, shift=0):
+    """tensors_for's source, target input, target output and alignment target as numpy arrays,
+    made without torch (so a process forked from a trainer can make them: libgomp hangs a
+    forked child that runs a torch operation after the parent ran threads)."""
     rows = [corpus.example(i, to_en) for i, to_en in batch]
     size = len(rows)
     source_len = max(len(r[0]) for r in rows) + 1
@@ -166,9 +196,7 @@ def tensors_for(corpus, batch, supervise=True, shift=0):
             keep = (src_link < words.shape[1]) & (tgt_link < words.shape[0])
             words[tgt_link[keep], src_link[keep]] = 1.0
             gold[row, shift:len(tgt) + shift, :len(src)] = words[np.ix_(tgt_words, src_words)]
-    source = torch.from_numpy(source)
-    return (source, source != B.PAD, torch.from_numpy(target_in), torch.from_numpy(target_out),
-            None if gold is None else torch.from_numpy(gold))
+    return source, target_in, target_out, gold
 
 
 # -- alignment error rate of the supervised head on the gold sets -----------------------------
@@ -235,9 +263,11 @@ def head_attention(model, corpus, sources, targets, start, layer=None, head=None
             source[row, :len(src) + 1] = torch.tensor(src + [B.EOS])
             target_in[row, :len(tgt) + 1] = torch.tensor([start] + tgt)
         mask = source != B.PAD
+        device = next(model.parameters()).device
+        source, mask, target_in = source.to(device), mask.to(device), target_in.to(device)
         memory, _ = model.encode(source, mask)
         _, _, cross = model.decode(memory, mask, target_in)
-        maps = cross[layer][:, head].float().numpy()
+        maps = cross[layer][:, head].float().cpu().numpy()
         for row, i in enumerate(chunk):
             (src, src_words), (tgt, tgt_words) = encoded[i]
             piece_map = maps[row, shift:len(tgt) + 1, :len(src) + 1]

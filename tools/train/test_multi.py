@@ -90,5 +90,46 @@ def test_europarl_gold_reads_possible_links_written_ipj():
     assert (7, 7) in possible and (7, 7) not in sure and sure <= possible
 
 
+def test_encoding_in_worker_processes_gives_what_encoding_here_gives():
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        (folder / "a.en").write_text("the cat sleeps\nthe cat\n", encoding="utf-8")
+        (folder / "a.es").write_text("el gato duerme\nel gato\n", encoding="utf-8")
+        (folder / "a.align").write_text("0-0 1-1 2-2\n0-0\n", encoding="utf-8")
+        (folder / "b.en").write_text("cat\n", encoding="utf-8")
+        (folder / "b.es").write_text("gato\n", encoding="utf-8")
+        jobs = [(folder / "a.en", folder / "a.es", "es", folder / "a.align"), (folder / "b.en", folder / "b.es", "es")]
+        here, there = multi.Corpus(tiny_bpe()), multi.Corpus(tiny_bpe())
+        assert [list(r) for r in here.add_many(jobs, 1)] == [list(r) for r in there.add_many(jobs, 2)] == [[0, 1], [2]]
+        assert here.pairs == there.pairs
+        assert [None if x is None else x.tolist() for x in here.links] == \
+            [None if x is None else x.tolist() for x in there.links] == [[[0, 0], [1, 1], [2, 2]], [[0, 0]], None]
+
+
+def test_batches_made_ahead_in_workers_are_the_batches_made_here_and_resume_where_the_state_says():
+    import random
+    import train_multi
+    corpus = corpus_of([("the cat sleeps", "el gato duerme"), ("the cat", "el gato"), ("cat", "gato")],
+                       [[(0, 0), (1, 1), (2, 2)], [(0, 0), (1, 1)], [(0, 0)]])
+    examples = [(i, to_en) for i in range(3) for to_en in (False, True)]
+
+    def draw(chunk):
+        rng = random.Random(chunk)
+        return multi.batches(corpus, rng.sample(examples, 4), 12, rng, 100)
+
+    def stream(state, workers, count):
+        made = train_multi.batch_stream(train_multi.BatchMaker(corpus, 1), draw, state, workers)
+        out = [next(made) for _ in range(count)]
+        made.close()
+        return [(chunk, index, [a.tolist() for a in arrays]) for chunk, index, arrays in out]
+
+    here = stream({"chunk": 0, "batch": 0}, 0, 12)
+    assert stream({"chunk": 0, "batch": 0}, 2, 12) == here
+    chunk, index, _ = here[5]
+    assert stream({"chunk": chunk, "batch": index}, 2, 4) == here[5:9]
+    assert stream({"chunk": chunk, "batch": index}, 0, 4) == here[5:9]
+
+
 if __name__ == "__main__":
     run_tests(globals())

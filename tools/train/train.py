@@ -71,7 +71,7 @@ def parse_args():
     p.add_argument("--cooldown-minutes", type=float, default=0.0,
                    help="multilingual: decay the learning rate linearly to a tenth over the last "
                         "this many minutes of --minutes (a branch of the trunk's checkpoint)")
-    p.add_argument("--bf16", action="store_true", help="bfloat16 autocast on the CPU")
+    p.add_argument("--bf16", action="store_true", help="bfloat16 autocast (on the CPU or the GPU)")
     p.add_argument("--init-from", default=None,
                    help="multilingual: start from a shipped file's weights and vocabulary (a new machine "
                         "without runs/); ignored once the checkpoint exists")
@@ -116,6 +116,12 @@ def parse_args():
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--device", default=None, help="default cuda when present, else cpu")
+    p.add_argument("--workers", type=int, default=0,
+                   help="multilingual: processes that encode the corpus and make batches ahead (0: none)")
+    p.add_argument("--chunk-examples", type=int, default=30000,
+                   help="multilingual: examples drawn at a time, then cut into batches of similar length")
+    p.add_argument("--trunk-out", default=None,
+                   help="multilingual: also export the weights when the cool-down begins (the trunk's)")
     args = p.parse_args()
     if (args.direction is None) == (args.languages is None):
         p.error("give --direction (one direction) or --languages (a multilingual Transformer)")

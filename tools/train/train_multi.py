@@ -25,8 +25,6 @@ import spec
 from train import ROOT, TRANSFORMER_KEYS, check_resumable, save, training_record
 from transformer import Transformer
 
-CHUNK = 30000  # examples drawn at a time, then cut into batches of similar length
-
 
 def language_weights(sizes, alpha=0.5):
     """Sampling weights n^alpha, normalized (Arivazhagan et al. 2019 use temperature sampling so
@@ -36,23 +34,71 @@ def language_weights(sizes, alpha=0.5):
     return {lang: w / total for lang, w in raw.items()}
 
 
-def draw_chunk(examples_by_lang, weights, index, seed):
+def draw_chunk(examples_by_lang, weights, index, seed, size):
+    """`size` examples drawn across the languages by their weights (the index-th chunk)."""
     rng = random.Random(seed * 1_000_003 + index)
     chunk = []
     for lang, examples in examples_by_lang.items():
-        count = min(len(examples), max(1, round(CHUNK * weights[lang])))
+        count = min(len(examples), max(1, round(size * weights[lang])))
         chunk += rng.sample(examples, count)
     return chunk, rng
 
 
-def loss_of(model, corpus, batch, align_weight, label_smoothing, bf16):
-    source, mask, target_in, target_out, gold = multi.tensors_for(corpus, batch,
-                                                                  shift=model.alignment_shift)
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+class BatchMaker:
+    """The arrays of a batch (multi.arrays_for: no torch in worker processes), the alignment
+    target as bytes (it holds 0 and 1) so that workers send a quarter of the data."""
+
+    def __init__(self, corpus, shift):
+        self.corpus, self.shift = corpus, shift
+
+    def __call__(self, batch):
+        source, target_in, target_out, gold = multi.arrays_for(self.corpus, batch, shift=self.shift)
+        return source, target_in, target_out, gold.astype(np.uint8)
+
+
+_MAKE = None
+
+
+def _make_inherited(batch):
+    return _MAKE(batch)
+
+
+def batch_stream(make, draw, state, workers):
+    """(chunk, batch index, arrays) from state's chunk and batch on, for ever; with workers, the
+    batches of this chunk and the next are made ahead in worker processes."""
+    if workers <= 0:
+        chunk, batch = state["chunk"], state["batch"]
+        while True:
+            for index, b in enumerate(draw(chunk)[batch:], start=batch):
+                yield chunk, index, make(b)
+            chunk, batch = chunk + 1, 0
+    import gc
+    import multiprocessing
+    global _MAKE
+    _MAKE = make  # inherited by the forked workers: a task names only its batch, not the corpus
+    gc.freeze()  # the corpus's objects: no collection walks (and so copies) them in the workers
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        def submit(chunk, first):
+            return chunk, first, pool.imap(_make_inherited, draw(chunk)[first:], chunksize=2)
+        queued = [submit(state["chunk"], state["batch"])]
+        while True:
+            queued.append(submit(queued[-1][0] + 1, 0))
+            chunk, first, made = queued.pop(0)
+            for index, arrays in enumerate(made, start=first):
+                yield chunk, index, arrays
+
+
+def loss_of(model, arrays, align_weight, label_smoothing, bf16):
+    """The training loss (label-smoothed, plus the alignment term), the summed cross-entropy (on
+    the device) and the number of target pieces, of one batch's arrays (BatchMaker)."""
+    device = next(model.parameters()).device
+    source, target_in, target_out, gold = (torch.from_numpy(x).to(device, non_blocking=True) for x in arrays)
+    mask, gold = source != B.PAD, gold.float()
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
         logits, weights = model(source, mask, target_in)
     logits = logits.float().reshape(-1, logits.shape[-1])
     targets = target_out.reshape(-1)
-    tokens = int((targets != B.PAD).sum())
+    tokens = int((arrays[2] != B.PAD).sum())  # counted on the host: no wait for the device
     loss_sum = torch.nn.functional.cross_entropy(logits, targets, ignore_index=B.PAD, reduction="sum")
     loss = torch.nn.functional.cross_entropy(logits, targets, ignore_index=B.PAD, reduction="sum",
                                              label_smoothing=label_smoothing) / tokens
@@ -61,16 +107,18 @@ def loss_of(model, corpus, batch, align_weight, label_smoothing, bf16):
     if supervised.any():
         align_loss = -((gold / rows.clamp(min=1)) * torch.log(weights.float() + 1e-9)).sum() / supervised.sum()
         loss = loss + align_weight * align_loss
-    return loss, float(loss_sum), tokens
+    return loss, loss_sum.detach(), tokens
 
 
 @torch.no_grad()
 def validate(model, corpus, valid, bf16):
     model.eval()
+    device = next(model.parameters()).device
     total, tokens = 0.0, 0
     for batch in multi.batches(corpus, valid, 4000, random.Random(0), 10 ** 9):
-        source, mask, target_in, target_out, _ = multi.tensors_for(corpus, batch, supervise=False)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        source, mask, target_in, target_out, _ = (
+            None if x is None else x.to(device) for x in multi.tensors_for(corpus, batch, supervise=False))
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
             logits, _ = model(source, mask, target_in)
         total += float(torch.nn.functional.cross_entropy(
             logits.float().reshape(-1, logits.shape[-1]), target_out.reshape(-1), ignore_index=B.PAD,
@@ -98,9 +146,16 @@ def export(model, args, bpe, state, languages, path):
         path, model.tensors(), format=spec.TRANSFORMER, architecture=model.config, tokenizer=bpe.to_json(),
         languages=spec.multilingual_metadata(everyone, {lang: bpe.ids[multi.tag(lang)] for lang in everyone}),
         dtype=args.export_dtype,
-        training=training_record(args, state, threads=args.threads, bf16=args.bf16,
-                                 cooldown_minutes=args.cooldown_minutes, align_supervision="hmm", cpu=cpu_model()))
+        training=training_record(args, state, threads=args.threads, bf16=args.bf16, batch_tokens=args.batch_tokens,
+                                 lr=args.lr, cooldown_minutes=args.cooldown_minutes, align_supervision="hmm",
+                                 cpu=cpu_model(), device=device_name(model),
+                                 initialized_from=state.get("initialized_from")))
     print(f"exported {path}: {size} bytes", flush=True)
+
+
+def device_name(model):
+    device = next(model.parameters()).device
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
 
 
 def cpu_model():
@@ -116,14 +171,44 @@ def cpu_model():
 def main(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
+    torch.backends.cuda.matmul.allow_tf32 = True
     languages = args.languages.split(",")
+    shipped = safetensors.read(args.init_from) if args.init_from else None
+    bpe = vocabulary(args, languages, shipped)
+    corpus, train_by_lang, valid = load_corpus(args, languages, bpe)
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    model = Transformer(len(bpe.vocab), args.encoder_layers, args.decoder_layers, args.heads, args.model_dim,
+                        args.ff_dim, args.dropout, args.alignment_layer, args.alignment_head, args.alignment_shift)
+    args.alignment_layer = model.alignment_layer
+    checkpoint = Path(args.checkpoint or ROOT / "runs" / (Path(args.out).stem + ".pt"))
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    state = {"step": 0, "chunk": 0, "batch": 0, "elapsed": 0.0, "history": [], "alignment": [],
+             "languages": languages}
+    if shipped is not None and not checkpoint.exists():
+        state["initialized_from"] = initialize(model, shipped, args.init_from)
+    model.to(device)
+    count = sum(p.numel() for p in model.parameters())
+    print(f"parameters: {count}; device: {device_name(model)}", flush=True)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
+    if checkpoint.exists():
+        saved = torch.load(checkpoint, map_location=device, weights_only=False)
+        check_resumable(checkpoint, saved["args"], args, TRANSFORMER_KEYS + ("languages",))
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        state = saved["state"]
+        print(f"resumed {checkpoint}: step {state['step']}, {state['elapsed'] / 60:.1f} of "
+              f"{args.minutes} minutes", flush=True)
+    Run(args, model, optimizer, state, checkpoint, corpus, valid, languages, bpe).train(train_by_lang)
+    model.eval()
+    export(model, args, bpe, state, languages, args.out)
+
+
+def vocabulary(args, languages, shipped):
+    """The joint BPE: DATA/bpe-multilingual.json, else the shipped file's, else learned now."""
     data = Path(args.data)
     bpe_path = Path(args.bpe) if args.bpe else data / "bpe-multilingual.json"
-    shipped = None
-    if args.init_from:  # a new machine: the shipped file's weights and vocabulary are the start
-        shipped = safetensors.read(args.init_from)
-        if not bpe_path.exists():
-            bpe_path.write_text(shipped[1]["tokenizer"] + "\n", encoding="utf-8")
+    if shipped is not None and not bpe_path.exists():  # a new machine: the shipped file's vocabulary
+        bpe_path.write_text(shipped[1]["tokenizer"] + "\n", encoding="utf-8")
     if not bpe_path.exists():
         started = time.monotonic()
         print(f"learning the joint BPE ({args.vocab_size}) -> {bpe_path}", flush=True)
@@ -133,91 +218,101 @@ def main(args):
     missing = [multi.tag(lang) for lang in ["en", *languages] if multi.tag(lang) not in bpe.ids]
     if missing:
         raise SystemExit(f"{bpe_path} has no tag piece for {missing}: learn a new vocabulary")
+    return bpe
 
-    corpus = multi.Corpus(bpe)
-    train_by_lang, valid = {}, []
-    started = time.monotonic()
+
+def load_corpus(args, languages, bpe):
+    """The encoded corpus, every language's training examples (both directions) and the
+    validation examples (150 pairs of each language, both directions)."""
+    data, started = Path(args.data), time.monotonic()
+    corpus, jobs = multi.Corpus(bpe), []
     for lang in languages:
         folder = data / f"en-{lang}"
-        pairs = list(corpus.add(folder / "train.en", folder / f"train.{lang}", lang, folder / "train.align"))
+        jobs.append((folder / "train.en", folder / f"train.{lang}", lang, folder / "train.align"))
         if lang == "es" and not args.no_legacy and (data / "train.en").exists():
-            pairs += corpus.add(data / "train.en", data / "train.es", "es", data / "train.align")
-        unsupervised = sum(corpus.links[i] is None for i in pairs)
+            jobs.append((data / "train.en", data / "train.es", "es", data / "train.align"))
+        jobs.append((folder / "valid.en", folder / f"valid.{lang}", lang, None, 150))
+    train_by_lang, valid = {}, []
+    for job, added in zip(jobs, corpus.add_many(jobs, args.workers)):
+        lang = job[2]
+        if len(job) == 5:
+            valid += [(i, to_en) for i in added for to_en in (False, True)]
+            continue
+        unsupervised = sum(corpus.links[i] is None for i in added)
         if unsupervised:
-            print(f"warning: {unsupervised} {lang} pairs have no alignment supervision", flush=True)
-        train_by_lang[lang] = [(i, to_en) for i in pairs for to_en in (False, True)]
-        held = corpus.add(folder / "valid.en", folder / f"valid.{lang}", lang, limit=150)
-        valid += [(i, to_en) for i in held for to_en in (False, True)]
+            print(f"warning: {unsupervised} {lang} pairs of {job[1]} have no alignment supervision", flush=True)
+        train_by_lang.setdefault(lang, []).extend((i, to_en) for i in added for to_en in (False, True))
     sizes = {lang: len(e) for lang, e in train_by_lang.items()}
-    weights = language_weights(sizes)
     print(f"examples (both directions): {sizes}; weights "
-          f"{ {k: round(v, 3) for k, v in weights.items()} }; valid {len(valid)}; "
+          f"{ {k: round(v, 3) for k, v in language_weights(sizes).items()} }; valid {len(valid)}; "
           f"encoded in {time.monotonic() - started:.0f} s", flush=True)
+    return corpus, train_by_lang, valid
 
-    model = Transformer(len(bpe.vocab), args.encoder_layers, args.decoder_layers, args.heads, args.model_dim,
-                        args.ff_dim, args.dropout, args.alignment_layer, args.alignment_head, args.alignment_shift)
-    args.alignment_layer = model.alignment_layer
-    if shipped is not None and not Path(args.checkpoint or ROOT / "runs" / (Path(args.out).stem + ".pt")).exists():
-        tensors, metadata = shipped
-        # the trunk must match; the head's reading (alignment_shift) may change, retraining it
-        trunk = lambda config: {k: v for k, v in config.items() if k != "alignment_shift"}  # noqa: E731
-        if trunk(json.loads(metadata["architecture"])) != trunk(model.config):
-            raise SystemExit(f"{args.init_from} has architecture {metadata['architecture']}, not {model.config}")
-        renamed = {"embedding": "embedding.weight", "output.bias": "output_bias"}
-        state_dict = {renamed.get(name, name): torch.from_numpy(np.asarray(value, dtype=np.float32))
-                      for name, value in tensors.items()}
-        model.load_state_dict(state_dict)
-        done = json.loads(metadata["training"])
-        print(f"initialized from {args.init_from} ({done['minutes']} minutes, {done['steps']} steps before; "
-              f"the optimizer starts afresh)", flush=True)
-    count = sum(p.numel() for p in model.parameters())
-    print(f"parameters: {count}", flush=True)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
 
-    checkpoint = Path(args.checkpoint or ROOT / "runs" / (Path(args.out).stem + ".pt"))
-    checkpoint.parent.mkdir(parents=True, exist_ok=True)
-    state = {"step": 0, "chunk": 0, "batch": 0, "elapsed": 0.0, "history": [], "alignment": [],
-             "languages": languages}
-    if checkpoint.exists():
-        saved = torch.load(checkpoint)
-        check_resumable(checkpoint, saved["args"], args, TRANSFORMER_KEYS + ("languages",))
-        model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        state = saved["state"]
-        print(f"resumed {checkpoint}: step {state['step']}, {state['elapsed'] / 60:.1f} of "
-              f"{args.minutes} minutes", flush=True)
+def initialize(model, shipped, path):
+    """The shipped file's weights into model (the trunk must match; the head's reading,
+    alignment_shift, may change, retraining it); returns the file's training record."""
+    tensors, metadata = shipped
+    trunk = lambda config: {k: v for k, v in config.items() if k != "alignment_shift"}  # noqa: E731
+    if trunk(json.loads(metadata["architecture"])) != trunk(model.config):
+        raise SystemExit(f"{path} has architecture {metadata['architecture']}, not {model.config}")
+    renamed = {"embedding": "embedding.weight", "output.bias": "output_bias"}
+    model.load_state_dict({renamed.get(name, name): torch.from_numpy(np.asarray(value, dtype=np.float32))
+                           for name, value in tensors.items()})
+    done = json.loads(metadata["training"])
+    print(f"initialized from {path} ({done['minutes']} minutes, {done['steps']} steps before; "
+          f"the optimizer starts afresh)", flush=True)
+    return done
 
-    budget = args.minutes * 60
-    started = time.monotonic() - state["elapsed"]
-    last_save = last_eval = state["elapsed"]
-    running, running_tokens = 0.0, 0
 
-    def checkpoint_now(reason, evaluate):
-        state["elapsed"] = time.monotonic() - started
-        valid_loss = validate(model, corpus, valid, args.bf16)
-        entry = {"step": state["step"], "minutes": round(state["elapsed"] / 60, 2),
-                 "valid_loss": round(valid_loss, 4)}
+class Run:
+    """The training loop: until --minutes of training time are spent, a checkpoint every
+    --checkpoint-minutes (with the dev AER every --eval-minutes), the trunk exported to
+    --trunk-out when the cool-down begins."""
+
+    def __init__(self, args, model, optimizer, state, checkpoint, corpus, valid, languages, bpe):
+        self.args, self.model, self.optimizer, self.state = args, model, optimizer, state
+        self.checkpoint, self.corpus, self.valid, self.languages, self.bpe = checkpoint, corpus, valid, languages, bpe
+        self.started = time.monotonic() - state["elapsed"]
+
+    def checkpoint_now(self, reason, evaluate):
+        state, model = self.state, self.model
+        state["elapsed"] = time.monotonic() - self.started
+        valid_loss = validate(model, self.corpus, self.valid, self.args.bf16)
+        entry = {"step": state["step"], "minutes": round(state["elapsed"] / 60, 2), "valid_loss": round(valid_loss, 4)}
         state["history"].append(entry)
         line = f"[{reason}] step {state['step']} {entry['minutes']} min valid loss {valid_loss:.4f}"
-        if evaluate:
+        if evaluate and all(multi.gold_path(lang).exists() for lang in self.languages):
             began = time.monotonic()
-            results = multi.evaluate_alignment(model, corpus, languages)
+            results = multi.evaluate_alignment(model, self.corpus, self.languages)
             state["alignment"].append({"step": state["step"], "minutes": entry["minutes"], "aer": results})
             line += f"\n  AER ({time.monotonic() - began:.0f} s): {multi.summary(results)}\n  {multi.dump(results)}"
+        elif evaluate:
+            line += " (no gold alignment sets beside the repository: AER not measured)"
         print(line, flush=True)
         # the clock keeps running while evaluating: count it as training time only once
-        save(checkpoint, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                          "state": state, "args": vars(args)})
+        save(self.checkpoint, {"model": model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                               "state": state, "args": vars(self.args)})
 
-    model.train()
-    while state["elapsed"] < budget:
-        chunk, rng = draw_chunk(train_by_lang, weights, state["chunk"], args.seed)
-        chunk_batches = multi.batches(corpus, chunk, args.batch_tokens, rng, args.max_pieces)
-        while state["batch"] < len(chunk_batches) and state["elapsed"] < budget:
+    def train(self, train_by_lang):
+        args, state, model, optimizer = self.args, self.state, self.model, self.optimizer
+        weights = language_weights({lang: len(e) for lang, e in train_by_lang.items()})
+
+        def draw(chunk):
+            examples, rng = draw_chunk(train_by_lang, weights, chunk, args.seed, args.chunk_examples)
+            return multi.batches(self.corpus, examples, args.batch_tokens, rng, args.max_pieces)
+
+        budget, cooldown_at = args.minutes * 60, (args.minutes - args.cooldown_minutes) * 60
+        trunk_pending = args.trunk_out and args.cooldown_minutes and state["elapsed"] <= cooldown_at
+        last_save = last_eval = state["elapsed"]
+        running, running_tokens = 0.0, 0
+        model.train()
+        stream = batch_stream(BatchMaker(self.corpus, model.alignment_shift), draw, state, args.workers)
+        while state["elapsed"] < budget:
+            state["chunk"], state["batch"], arrays = next(stream)
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(args, state["elapsed"])
-            loss, loss_sum, tokens = loss_of(model, corpus, chunk_batches[state["batch"]], args.align_weight,
-                                             args.label_smoothing, args.bf16)
+            loss, loss_sum, tokens = loss_of(model, arrays, args.align_weight, args.label_smoothing, args.bf16)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
@@ -225,22 +320,21 @@ def main(args):
             running += loss_sum
             running_tokens += tokens
             state["step"] += 1
-            state["batch"] += 1
-            state["elapsed"] = time.monotonic() - started
+            state["batch"] += 1  # the next batch to train on, if this chunk has one (else the next chunk's first)
+            state["elapsed"] = time.monotonic() - self.started
             if state["step"] % args.log_every == 0:
                 print(f"step {state['step']} {state['elapsed'] / 60:.1f} min train loss "
-                      f"{running / running_tokens:.4f} lr {optimizer.param_groups[0]['lr']:.2e}", flush=True)
+                      f"{float(running) / running_tokens:.4f} lr {optimizer.param_groups[0]['lr']:.2e}", flush=True)
                 running, running_tokens = 0.0, 0
+            if trunk_pending and state["elapsed"] >= cooldown_at:
+                self.checkpoint_now("trunk", False)
+                export(model, args, self.bpe, state, self.languages, args.trunk_out)
+                trunk_pending, last_save = False, state["elapsed"]
             if state["elapsed"] - last_save >= args.checkpoint_minutes * 60:
                 evaluate = state["elapsed"] - last_eval >= args.eval_minutes * 60
-                checkpoint_now("checkpoint", evaluate)
+                self.checkpoint_now("checkpoint", evaluate)
                 last_save = state["elapsed"]
                 if evaluate:
                     last_eval = state["elapsed"]
-        if state["batch"] >= len(chunk_batches):
-            state["chunk"] += 1
-            state["batch"] = 0
-
-    checkpoint_now("final", True)
-    model.eval()
-    export(model, args, bpe, state, languages, args.out)
+        stream.close()  # ends the worker processes
+        self.checkpoint_now("final", True)
