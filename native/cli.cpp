@@ -272,10 +272,11 @@ std::string forward_model_path(const Arguments& a) {
   return models_directory() + "/" + translation_model_file(a.pair_given ? a.pair : default_language_pair().name);
 }
 
-// The language a translation writes: --target-language, else the second language of --pair's direction.
+// The language a translation writes: --target-language, else the second language of --pair's direction,
+// else (no -m either) the default pair's language, which its shipped model writes.
 std::string translation_target(const Arguments& a) {
   if (!a.target_language.empty()) return a.target_language;
-  if (!a.pair_given) return "";
+  if (!a.pair_given) return a.model.empty() ? default_language_pair().language : "";
   const std::size_t dash = a.pair.find('-');
   return dash == std::string::npos ? "" : a.pair.substr(dash + 1);
 }

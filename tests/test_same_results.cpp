@@ -147,15 +147,20 @@ Results compute_results() {
     const LanguagePair& pair = language_pair("en-" + sentence.language);
     const PairModels models = models_of(pair);
     const std::string key = std::to_string(i);
-    // the pair's own models (en-es: its RNNs), then for en-es the Transformer and Luong's RNN too
+    // the pair's own models (the multilingual Transformer, set to each direction), then for en-es
+    // its RNNs too: Bahdanau's (links and translations) and Luong's (attention weights)
     align_all(results, i, sentence, pair, models.forward_file, models.forward, models.reverse);
     if (pair.name == "en-es") {
-      const TranslationModel& multilingual = shipped_model("multilingual-transformer.safetensors");
-      align_all(results, i, sentence, pair, "multilingual-transformer.safetensors", multilingual.for_target("es"),
-                multilingual.for_target("en"));
+      const TranslationModel& additive = shipped_model("en-es-additive.safetensors");
+      const TranslationModel& additive_back = shipped_model("es-en-additive.safetensors");
+      align_all(results, i, sentence, pair, "en-es-additive.safetensors", additive, additive_back);
       if (i < 10) {
         const WordAttention general = align_words(shipped_model(pair.general), sentence.english, sentence.other);
         results.add("align-weights\t" + key + "\t" + pair.general, numbers(general.weights));
+        results.add("translate\t" + key + "\ten-es\ten-es-additive.safetensors",
+                    translate_words(additive, sentence.english, 4).text);
+        results.add("translate\t" + key + "\tes-en\tes-en-additive.safetensors",
+                    translate_words(additive_back, sentence.other, 4).text);
       }
     }
     const WordTranslation there = translate_words(models.forward, sentence.english, 4);
@@ -187,9 +192,10 @@ double score(const std::string& key, const std::string& text) {
   const SentencePair& sentence = pairs.at(std::stoul(fields[1]));
   const PairModels models = models_of(language_pair("en-" + sentence.language));
   const bool forward = fields[2].rfind("en-", 0) == 0;
-  return align_words(forward ? models.forward : models.reverse, forward ? sentence.english : sentence.other,
-                     split_on_spaces(text), false, true)
-      .log_prob;
+  const std::string& pair_file = forward ? models.forward_file : models.reverse_file;
+  const TranslationModel& model =
+      fields[3] == pair_file ? (forward ? models.forward : models.reverse) : shipped_model(fields[3]);  // en-es's RNNs
+  return align_words(model, forward ? sentence.english : sentence.other, split_on_spaces(text), false, true).log_prob;
 }
 
 }  // namespace
@@ -245,10 +251,10 @@ TEST_CASE("every shipped model gives the recorded links, translations and attent
   CHECK(largest <= 1e-5f + 5e-7f);
   if (stride == 1) {
     CHECK(links == 200 * 3 + 35 * 3);
-    CHECK(translations == 300);
+    CHECK(translations == 300 + 10 * 2);  // and the RNNs' both ways on en-es's first 10
   } else {  // every fourth pair and each language's first: 59 pairs, 9 of them en-es, 53 even
     CHECK(links == 59 * 3 + 9 * 3);
-    CHECK(translations == 59 + 53);
+    CHECK(translations == 59 + 53 + 3 * 2);  // en-es's pairs 0, 4 and 8 are among its first 10
   }
   WARN(links << " link sets and " << translations << " translations as recorded (" << near_ties
              << " near-ties flipped), " << values << " attention values within " << largest);

@@ -79,8 +79,8 @@ export class ModelView {
 
   // Lists the pair's models; the model chosen stays when the pair has it. By default a Transformer
   // file of the pair's own (its heads are what this view is for), else the pair's forward model:
-  // the multilingual file's direction where that is the pair's model, else (en-es) its RNN, which
-  // the alignment view has already fetched (the multilingual file waits until it is chosen).
+  // the multilingual file's direction where that is the pair's model (every shipped pair's), else
+  // the pair's own file, which the alignment view has already fetched.
   setPair(pair) {
     this.pair = pair;
     const select = $('model'), chosen = select.value;

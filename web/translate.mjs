@@ -43,7 +43,8 @@ export class TranslateView {
     const stems = pair.files.forward ? this.models.filter((stem) => stem.startsWith(`${pair.name}-`)) : [];
     const select = $('translate-model'), chosen = select.value;
     select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
-    const forward = pair.files.forward?.replace(/\.safetensors$/, '');
+    // a multilingual file's English -> language direction is named en-XX-transformer (worker.mjs)
+    const forward = pair.multilingual ? `${pair.name}-transformer` : pair.files.forward?.replace(/\.safetensors$/, '');
     select.value = stems.includes(chosen) ? chosen : stems.includes(forward) ? forward : stems[0] ?? '';
     const none = !pair.files.forward;
     for (const id of ['translate', 'beam', 'translate-source', 'translate-model', 'step', 'step-back', 'step-forward']) $(id).disabled = none;

@@ -109,10 +109,9 @@ describe('model view', () => {
     const { page, problems } = await openPage('', { routes: withTransformer });
     const translated = () => page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok', null, { timeout: 20000 });
     await translated();
-    // the forward model (already loaded for the alignment) translates first: one map, no choice
-    assert.equal(await page.inputValue('#translate-model'), 'en-es-additive');
-    assert.equal(await page.isHidden('#translate-heads'), true);
-    await page.selectOption('#translate-model', 'en-es-transformer');
+    // the pair's forward model translates first: the Transformer's English -> Spanish (here the
+    // fixture), with a layer and a head to choose
+    assert.equal(await page.inputValue('#translate-model'), 'en-es-transformer');
     await page.waitForSelector('#translate-heads:not([hidden])', { timeout: 20000 });
     await translated();
     assert.deepEqual(await page.$$eval('#translate-layer option', (all) => all.map((o) => o.value)), ['0', '1']);

@@ -451,8 +451,9 @@ describe('the HMM aligner and attn align\'s default method from JS', async () =>
     const run = spawnSync(cli, ['align'], { input: pairs.map(([s, e]) => `${s} ||| ${e}`).join('\n') + '\n', encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const expected = run.stdout.trim().split('\n');
-    const forward = await attn.loadModel(shipped('en-es-additive.safetensors'));
-    const reverse = await attn.loadModel(shipped('es-en-additive.safetensors'));
+    // the default pair's attention models: the multilingual Transformer writing Spanish, and English
+    const multilingual = await attn.loadModel(shipped(attn.alignment.pairs[0].files.forward));
+    const forward = multilingual.forTarget('es'), reverse = multilingual.forTarget('en');
     const statistical = await attn.loadStatisticalAligner(shipped(`${attn.alignment.defaults.statistical}-en-es.safetensors`));
     const sorted = (text) => text.split(' ').filter(Boolean).sort().join(' ');
     pairs.forEach(([source, target], i) => {
@@ -467,6 +468,7 @@ describe('the HMM aligner and attn align\'s default method from JS', async () =>
     assert.throws(() => forward.align(...pairs[0], { method: 'hybrid', reverse, statistical, mix: 'cubic' }), /mix: unknown mix 'cubic' \(known: linear, geometric\)/);
     forward.delete();
     reverse.delete();
+    multilingual.delete();
     statistical.delete();
   });
 });

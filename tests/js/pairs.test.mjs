@@ -28,10 +28,12 @@ for (const simd of [true, false]) {
         const rule = attn.alignment.methods.find((method) => method.name === pair.attentionMethod);
         assert.ok(rule && rule.name !== 'attention' && rule.needsModel && !rule.needsStatistical, pair.name);
         assert.ok(pair.attentionThreshold > 0 && pair.attentionThreshold <= 1, pair.name);
-        // the hybrid's mix: en-es's RNNs at the library's default, the Transformer pairs at 0.5
-        // (chosen on XL-WA's silver links)
-        const transformer = pair.files.forward === 'multilingual-transformer.safetensors';
-        assert.equal(pair.statisticalWeight, transformer ? 0.5 : attn.alignment.defaults.statisticalWeight, pair.name);
+        // every pair aligns with the multilingual Transformer; the hybrid's mix: en-es at the
+        // library's default, the others at 0.5 (chosen on XL-WA's silver links)
+        assert.equal(pair.files.forward, 'multilingual-transformer.safetensors', pair.name);
+        assert.equal(pair.files.reverse, 'multilingual-transformer.safetensors', pair.name);
+        const weight = pair.name === 'en-es' ? attn.alignment.defaults.statisticalWeight : 0.5;
+        assert.equal(pair.statisticalWeight, weight, pair.name);
       }
       assert.throws(() => { pairs[0].files.hmm = 'other'; }, TypeError);  // frozen, like the rest of the rules
     });
