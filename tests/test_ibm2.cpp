@@ -12,18 +12,18 @@ using Catch::Matchers::Contains;
 namespace {
 // Target = each source word translated by a fixed dictionary, with adjacent words swapped where
 // a "noun adjective" pattern occurs (like English -> Spanish), so the links are known exactly.
-struct Corpus {
+struct DictionaryCorpus {
   std::vector<Sentence> source, target;
   std::vector<Alignment> links;
 };
 
-Corpus synthetic_corpus(int sentences, std::uint64_t seed) {
+DictionaryCorpus synthetic_corpus(int sentences, std::uint64_t seed) {
   const std::vector<std::string> adjectives{"red", "big", "old", "new"},
       nouns{"cat", "house", "car", "book", "tree", "dog"};
   const std::vector<std::string> verbs{"sees", "has", "likes"};
   auto translate = [](const std::string& w) { return "es_" + w; };
   Rng rng(seed);
-  Corpus corpus;
+  DictionaryCorpus corpus;
   for (int k = 0; k < sentences; ++k) {
     Sentence source{"the", adjectives[rng.next() % 4], nouns[rng.next() % 6], verbs[rng.next() % 3],
                     "a",   nouns[rng.next() % 6]};
@@ -39,7 +39,7 @@ Corpus synthetic_corpus(int sentences, std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE("IBM Model 2 learns a synthetic dictionary with reordering", "[ibm2]") {
-  const Corpus corpus = synthetic_corpus(300, 42);
+  const DictionaryCorpus corpus = synthetic_corpus(300, 42);
   Ibm2Aligner aligner;
   aligner.train(corpus.source, corpus.target);
   AlignmentScore score;
@@ -56,7 +56,7 @@ TEST_CASE("IBM Model 2 learns a synthetic dictionary with reordering", "[ibm2]")
 }
 
 TEST_CASE("an IBM Model 2 file round-trips and damaged ones are rejected", "[ibm2]") {
-  const Corpus corpus = synthetic_corpus(100, 7);
+  const DictionaryCorpus corpus = synthetic_corpus(100, 7);
   Ibm2Aligner aligner;
   aligner.train(corpus.source, corpus.target);
   const std::string bytes = aligner.serialize();

@@ -8,6 +8,7 @@
 
 #include "attn/models/translation_model.hpp"
 #include "fixtures.hpp"
+#include "json_reference.hpp"
 #include "support.hpp"
 
 using namespace attn;
@@ -15,7 +16,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const nlohmann::json& reference() {
+const nlohmann::json& multilingual_reference() {
   static const nlohmann::json json = nlohmann::json::parse(read_file("tiny-multilingual-reference.json"));
   return json;
 }
@@ -25,17 +26,8 @@ const std::string& bytes() {
   return file;
 }
 
-void flatten(const nlohmann::json& value, std::vector<float>& out) {
-  if (value.is_array()) {
-    for (const auto& item : value) flatten(item, out);
-  } else {
-    out.push_back(value.get<float>());
-  }
-}
-
 double max_difference(const std::vector<float>& a, const nlohmann::json& expected) {
-  std::vector<float> b;
-  flatten(expected, b);
+  const std::vector<float> b = testing::flattened(expected);
   REQUIRE(a.size() == b.size());
   double worst = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
@@ -60,7 +52,7 @@ TEST_CASE("a multilingual Transformer reads its language tags", "[multilingual]"
   const TranslationModel model = TranslationModel::load(bytes());
   CHECK(model.multilingual());
   CHECK(model.languages() == std::vector<std::string>{"en", "es", "fr"});
-  for (const auto& [language, id] : reference()["tags"].items())
+  for (const auto& [language, id] : multilingual_reference()["tags"].items())
     CHECK(model.transformer()->language_tags().at(language) == id.get<int>());
   CHECK(model.target_language().empty());
   CHECK_THROWS_WITH(model.start_id(), Contains("multilingual") && Contains("en, es, fr"));
@@ -68,7 +60,7 @@ TEST_CASE("a multilingual Transformer reads its language tags", "[multilingual]"
   CHECK_THROWS_WITH(model.for_target("de"), Contains("does not write 'de'") && Contains("en, es, fr"));
   const TranslationModel french = model.for_target("fr");
   CHECK(french.target_language() == "fr");
-  CHECK(french.start_id() == reference()["tags"]["fr"].get<int>());
+  CHECK(french.start_id() == multilingual_reference()["tags"]["fr"].get<int>());
   CHECK(model.target_language().empty());              // the original is unchanged
   CHECK(french.transformer() == model.transformer());  // weights shared, not copied
 }
@@ -76,8 +68,8 @@ TEST_CASE("a multilingual Transformer reads its language tags", "[multilingual]"
 TEST_CASE("a multilingual Transformer decodes from the target's tag, as the reference", "[multilingual]") {
   const TranslationModel model = TranslationModel::load(bytes());
   const TransformerModel& transformer = *model.transformer();
-  const int max_length = reference()["max_length"].get<int>();
-  for (const auto& expected : reference()["cases"]) {
+  const int max_length = multilingual_reference()["max_length"].get<int>();
+  for (const auto& expected : multilingual_reference()["cases"]) {
     const std::string language = expected["language"];
     INFO(expected["source"].get<std::string>() << " -> " << language);
     const auto source = expected["source_ids"].get<std::vector<int>>();

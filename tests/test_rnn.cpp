@@ -16,6 +16,7 @@
 #include "attn/align/pairs.hpp"
 #include "attn/models/rnn.hpp"
 #include "fixtures.hpp"
+#include "json_reference.hpp"
 #include "support.hpp"
 
 using namespace attn;
@@ -39,13 +40,6 @@ const TranslationModel& translation_model(const std::string& attention) {
   static const TranslationModel additive = model("additive");
   static const TranslationModel general = model("general");
   return attention == "additive" ? additive : general;
-}
-
-std::vector<float> flat(const nlohmann::json& matrix) {
-  std::vector<float> out;
-  for (const auto& row : matrix)
-    for (const auto& x : row) out.push_back(x.get<float>());
-  return out;
 }
 
 }  // namespace
@@ -85,13 +79,13 @@ TEST_CASE("forced decoding matches the numpy reference for both attention types"
       const RnnModel::Encoding encoding = m.encode(m.tokenizer().encode(source_words).ids);
       double log_prob = 0.0;
       const std::vector<float> pieces = m.force(encoding, m.tokenizer().encode(target_words).ids, &log_prob);
-      const std::vector<float> reference_pieces = flat(expected["piece_attention"]);
+      const std::vector<float> reference_pieces = testing::flattened(expected["piece_attention"]);
       REQUIRE(pieces.size() == reference_pieces.size());
       CHECK(testing::max_abs_difference(pieces, reference_pieces) < 2e-5);
       CHECK(log_prob == Approx(expected["log_prob"].get<double>()).epsilon(1e-4));
       // word level: the reference keeps the null column last
       const WordAttention words = align_words(m, source_words, target_words);
-      const std::vector<float> reference_words = flat(expected["word_attention"]);
+      const std::vector<float> reference_words = testing::flattened(expected["word_attention"]);
       const std::size_t columns = source_words.size() + 1;
       for (std::size_t t = 0; t < target_words.size(); ++t) {
         for (std::size_t s = 0; s < source_words.size(); ++s) {
@@ -115,7 +109,8 @@ TEST_CASE("greedy translation matches the reference; beam search is consistent w
       const RnnModel::Translation translation = m.translate(encoding, 1, 12);
       INFO(attention << ": " << expected["source"]);
       CHECK(translation.ids == greedy);
-      CHECK(testing::max_abs_difference(translation.attention, flat(expected["greedy_attention"])) < 2e-5);
+      CHECK(testing::max_abs_difference(translation.attention, testing::flattened(expected["greedy_attention"])) <
+            2e-5);
       const RnnModel::Translation beam = m.translate(encoding, 4);
       if (!beam.ids.empty()) {
         double forced = 0.0;

@@ -11,6 +11,7 @@
 
 #include "attn/models/transformer.hpp"
 #include "fixtures.hpp"
+#include "json_reference.hpp"
 #include "support.hpp"
 
 using namespace attn;
@@ -18,7 +19,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const nlohmann::json& reference() {
+const nlohmann::json& transformer_reference() {
   static const nlohmann::json json = nlohmann::json::parse(read_file("tiny-transformer-reference.json"));
   return json;
 }
@@ -31,21 +32,6 @@ const std::string& model_bytes() {
 const TransformerModel& model() {
   static const TransformerModel tiny = TransformerModel::load(model_bytes());
   return tiny;
-}
-
-// Nested JSON arrays of numbers, flattened in row-major order.
-void flatten(const nlohmann::json& value, std::vector<float>& out) {
-  if (value.is_array()) {
-    for (const auto& item : value) flatten(item, out);
-  } else {
-    out.push_back(value.get<float>());
-  }
-}
-
-std::vector<float> flat(const nlohmann::json& value) {
-  std::vector<float> out;
-  flatten(value, out);
-  return out;
 }
 
 double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
@@ -79,7 +65,7 @@ const auto keep_metadata = [](std::map<std::string, std::string>&) {};
 
 TEST_CASE("the tiny Transformer loads with the architecture of its metadata", "[transformer]") {
   const TransformerArchitecture& a = model().architecture();
-  const auto& expected = reference()["architecture"];
+  const auto& expected = transformer_reference()["architecture"];
   CHECK(a.encoder_layers == expected["encoder_layers"].get<int>());
   CHECK(a.decoder_layers == expected["decoder_layers"].get<int>());
   CHECK(a.heads == expected["heads"].get<int>());
@@ -91,16 +77,16 @@ TEST_CASE("the tiny Transformer loads with the architecture of its metadata", "[
 
 TEST_CASE("forced decoding agrees with the PyTorch reference on log-probabilities and every attention map",
           "[transformer]") {
-  for (const auto& expected : reference()["cases"]) {
+  for (const auto& expected : transformer_reference()["cases"]) {
     INFO(expected["source"].get<std::string>() << " ||| " << expected["target"].get<std::string>());
     const auto source = expected["source_ids"].get<std::vector<int>>();
     const auto target = expected["target_ids"].get<std::vector<int>>();
     CHECK(model().tokenizer().encode(split_words(expected["source"])).ids == source);
     const TransformerModel::Forced forced = model().force(source, target);
-    CHECK(max_difference(forced.log_probs, flat(expected["log_probs"])) < 1e-4);
-    CHECK(max_difference(forced.cross, flat(expected["cross"])) < 1e-4);
-    CHECK(max_difference(forced.encoder, flat(expected["encoder"])) < 1e-4);
-    CHECK(max_difference(forced.decoder, flat(expected["decoder"])) < 1e-4);
+    CHECK(max_difference(forced.log_probs, testing::flattened(expected["log_probs"])) < 1e-4);
+    CHECK(max_difference(forced.cross, testing::flattened(expected["cross"])) < 1e-4);
+    CHECK(max_difference(forced.encoder, testing::flattened(expected["encoder"])) < 1e-4);
+    CHECK(max_difference(forced.decoder, testing::flattened(expected["decoder"])) < 1e-4);
     double sum = 0.0;
     for (float x : forced.log_probs) sum += x;
     CHECK(forced.log_prob == Approx(sum));
@@ -123,7 +109,7 @@ TEST_CASE("forced decoding agrees with the PyTorch reference on log-probabilitie
 
 TEST_CASE("every row of every attention map sums to 1 and decoder self-attention is causal", "[transformer]") {
   const TransformerArchitecture& a = model().architecture();
-  const auto& expected = reference()["cases"][0];
+  const auto& expected = transformer_reference()["cases"][0];
   const auto source = expected["source_ids"].get<std::vector<int>>();
   const auto target = expected["target_ids"].get<std::vector<int>>();
   const TransformerModel::Forced forced = model().force(source, target);
@@ -151,7 +137,7 @@ TEST_CASE("every row of every attention map sums to 1 and decoder self-attention
 TEST_CASE("decoding step by step with the key/value cache equals full recomputation", "[transformer]") {
   const TransformerArchitecture& a = model().architecture();
   const int layers_heads = a.decoder_layers * a.heads, V = a.vocab_size;
-  for (const auto& expected : reference()["cases"]) {
+  for (const auto& expected : transformer_reference()["cases"]) {
     const auto source = expected["source_ids"].get<std::vector<int>>();
     const auto target = expected["target_ids"].get<std::vector<int>>();
     const TransformerModel::Encoding encoding = model().encode(source);
@@ -182,7 +168,7 @@ TEST_CASE("decoding step by step with the key/value cache equals full recomputat
 TEST_CASE("a step over several hypotheses at once equals one step per hypothesis", "[transformer]") {
   const TransformerArchitecture& a = model().architecture();
   const TransformerModel::Encoding encoding =
-      model().encode(reference()["cases"][0]["source_ids"].get<std::vector<int>>());
+      model().encode(transformer_reference()["cases"][0]["source_ids"].get<std::vector<int>>());
   const int V = a.vocab_size, S = encoding.length, maps = a.decoder_layers * a.heads;
   const std::vector<std::vector<int>> fed = {{Bpe::start_id, 40, 41}, {Bpe::start_id, 77, 12}};
   TransformerModel::Cache batched[] = {model().start_cache(), model().start_cache()};
@@ -212,8 +198,8 @@ TEST_CASE("a step over several hypotheses at once equals one step per hypothesis
 }
 
 TEST_CASE("greedy translation equals the reference's; beam search agrees with forced decoding", "[transformer]") {
-  const int max_length = reference()["max_length"].get<int>();
-  for (const auto& expected : reference()["cases"]) {
+  const int max_length = transformer_reference()["max_length"].get<int>();
+  for (const auto& expected : transformer_reference()["cases"]) {
     INFO(expected["source"].get<std::string>());
     const TransformerModel::Encoding encoding = model().encode(expected["source_ids"].get<std::vector<int>>());
     std::vector<int> greedy = expected["greedy_ids"].get<std::vector<int>>();
@@ -240,7 +226,7 @@ TEST_CASE("greedy translation equals the reference's; beam search agrees with fo
 
 TEST_CASE("the same weights stored as F32 give the same results", "[transformer]") {
   const TransformerModel f32 = TransformerModel::load(rewritten(keep_tensor, keep_metadata, false));
-  const auto& expected = reference()["cases"][1];
+  const auto& expected = transformer_reference()["cases"][1];
   const auto source = expected["source_ids"].get<std::vector<int>>();
   const auto target = expected["target_ids"].get<std::vector<int>>();
   CHECK(max_difference(f32.force(source, target).log_probs, model().force(source, target).log_probs) == 0.0);
