@@ -131,8 +131,11 @@ async function startAlignment(client, state) {
   state.field('step', { element: $('step'), get: () => translate.step, set: (value) => { translate.step = value; } });
   client.ready.then(({ pair, models }) => {
     if (document.body.dataset.pair !== pair) return;  // another pair was chosen meanwhile: its line stays
+    // a pair of the multilingual Transformer starts from its HMM; the Transformer follows when needed
+    const hasModel = Boolean(module.pairs[pair]?.files.forward);
     setStatus(models.forward ? `${models.forward.direction} model loaded; the others load when a method needs them`
-      : `the ${pair} aligner loaded (${pair} has no attention model yet)`);
+      : hasModel ? `the ${pair} aligner loaded; its attention model loads when a method needs it`
+        : `the ${pair} aligner loaded (${pair} has no attention model yet)`);
   }, (error) => { $('build').textContent = `the first model failed to load: ${error.message}`; });
   await Promise.all([align.update(), translate.translate(), inside.update()]);
 }

@@ -1,7 +1,7 @@
 // The explorer's model thread: the WebAssembly module and the models live here, so typing on the
 // page never waits for a forced decoding. Only what the first view of the chosen language pair
-// needs is fetched at start (the module, the model index, then that pair's first model: en-es's
-// attention model, or the HMM aligner of a pair that has no attention model); the pair's other
+// needs is fetched at start (the module, the model index, then that pair's first model: its HMM
+// aligner, or the attention model of a pair with a file of its own); the pair's other
 // models are fetched when a request first needs them, and another pair's only once it is chosen.
 // Downloads report their progress. Messages (`pair`: a name of the index, 'en-es' when left out):
 //   {type: 'init', simd, pair}                -> {type: 'module', simd, instructionSet, threads, alignment, pairs}
@@ -139,8 +139,8 @@ function statisticalAligner(pair, kind, method) {
 }
 
 // What the first view of a pair needs: its own forward attention model, else its statistical
-// aligners (a pair whose attention model is the multilingual file opens on its default method,
-// the HMM's, and fetches the larger file only when a method or view needs it).
+// aligner (a pair whose attention model is the multilingual file, every shipped pair, starts from
+// its HMM, 1-3 MB; the 16 MB file follows as soon as its default, the hybrid, asks for it).
 async function firstModels(pair) {
   if (pair.files.forward && !pair.multilingual) return { forward: (await model(pair, 'forward')).info };
   const rules = attn.alignment;

@@ -33,6 +33,11 @@ describe('explorer page', () => {
     const { page, problems } = await openPage();
     assert.equal(await page.getAttribute('body', 'data-simd'), 'true');
     assert.match(await page.textContent('#build'), /SIMD128/);
+    // en-es starts from its HMM; the line says its attention model follows (it has one: the Transformer)
+    await page.waitForFunction(() => /aligner loaded|model loaded/.test(document.getElementById('build').textContent));
+    const status = await page.textContent('#build');
+    assert.match(status, /the en-es aligner loaded; its attention model loads when a method needs it/);
+    assert.doesNotMatch(status, /no attention model/);
     await checkTutorialWeights(page);
     await page.screenshot({ path: new URL('explorer.png', SCREENSHOTS).pathname, fullPage: true });
     assert.deepEqual(problems, []);
