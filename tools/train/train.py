@@ -125,6 +125,8 @@ def parse_args():
     args = p.parse_args()
     if (args.direction is None) == (args.languages is None):
         p.error("give --direction (one direction) or --languages (a multilingual Transformer)")
+    if args.trunk_out and not (args.languages and args.cooldown_minutes):
+        p.error("--trunk-out exports the weights where the cool-down begins: it needs --languages and --cooldown-minutes")
     if args.languages and args.arch != "transformer":
         p.error("--languages needs --arch transformer")
     if args.alignment_shift and not args.languages:

@@ -186,6 +186,9 @@ def main(args):
              "languages": languages}
     if shipped is not None and not checkpoint.exists():
         state["initialized_from"] = initialize(model, shipped, args.init_from)
+    elif shipped is not None:
+        print(f"warning: {checkpoint} exists, so this run resumes it and --init-from {args.init_from} is not read "
+              f"(delete the checkpoint or pass another --checkpoint to start from the file)", flush=True)
     model.to(device)
     count = sum(p.numel() for p in model.parameters())
     print(f"parameters: {count}; device: {device_name(model)}", flush=True)
@@ -295,7 +298,7 @@ class Run:
                                "state": state, "args": vars(self.args)})
 
     def train(self, train_by_lang):
-        args, state, model, optimizer = self.args, self.state, self.model, self.optimizer
+        args, state, model = self.args, self.state, self.model
         weights = language_weights({lang: len(e) for lang, e in train_by_lang.items()})
 
         def draw(chunk):
@@ -304,10 +307,21 @@ class Run:
 
         budget, cooldown_at = args.minutes * 60, (args.minutes - args.cooldown_minutes) * 60
         trunk_pending = args.trunk_out and args.cooldown_minutes and state["elapsed"] <= cooldown_at
-        last_save = last_eval = state["elapsed"]
-        running, running_tokens = 0.0, 0
+        if args.trunk_out and not trunk_pending:
+            print(f"warning: the cool-down began before this run resumed: --trunk-out {args.trunk_out} is not written",
+                  flush=True)
         model.train()
         stream = batch_stream(BatchMaker(self.corpus, model.alignment_shift), draw, state, args.workers)
+        try:
+            self.steps(stream, budget, cooldown_at, trunk_pending)
+        finally:
+            stream.close()  # ends the worker processes, also when a step fails
+        self.checkpoint_now("final", True)
+
+    def steps(self, stream, budget, cooldown_at, trunk_pending):
+        args, state, model, optimizer = self.args, self.state, self.model, self.optimizer
+        last_save = last_eval = state["elapsed"]
+        running, running_tokens = 0.0, 0
         while state["elapsed"] < budget:
             state["chunk"], state["batch"], arrays = next(stream)
             for group in optimizer.param_groups:
@@ -336,5 +350,3 @@ class Run:
                 last_save = state["elapsed"]
                 if evaluate:
                     last_eval = state["elapsed"]
-        stream.close()  # ends the worker processes
-        self.checkpoint_now("final", True)
