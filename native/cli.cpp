@@ -568,7 +568,7 @@ void usage() {
          "line: every attention map)\n"
          "  (--target-language: the language a multilingual model writes; default the --pair direction's second, or "
          "the\n"
-         "   model file name's, as models/en-fr-transformer.safetensors)\n"
+         "   model file name's, as models/en-fr-transformer.safetensors; with neither --pair nor -m, es)\n"
          "  (align and translate: --threads N, lines on N threads; default: every core)\n"
          "  attn aer GOLD PREDICTED\n"
          "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"

@@ -89,7 +89,7 @@ std::vector<float> parse_numbers(const std::string& text) {
 }
 
 // One model set per pair: the translation models both ways (the multilingual Transformer set to each
-// language, or en-es's RNNs) and its HMM aligner.
+// language) and its HMM aligner.
 struct PairModels {
   std::string forward_file, reverse_file;
   TranslationModel forward, reverse;
