@@ -3,6 +3,11 @@
 // its 'ready' message): which methods there are, what each needs, the defaults. Nothing here
 // names a method.
 
+// The name the worker gives a pair's English -> language model (worker.mjs, modelNames): a
+// multilingual file's direction is en-XX-transformer, a file of the pair's own is its stem.
+export const forwardModelName = (pair) =>
+  pair.multilingual ? `${pair.name}-transformer` : pair.files.forward?.replace(/\.safetensors$/, '');
+
 // The rule of the method called `name`: {name, description, needsModel, needsReverse, needsStatistical}.
 export function methodRule(rules, name) {
   const rule = rules.methods.find((method) => method.name === name);

@@ -7,6 +7,7 @@
 // listed are the chosen language pair's (files named en-XX-… and XX-en-…); a pair with none says so.
 import { Requests, showProblem } from './controls.mjs';
 import { colourInto, colourTable } from './colormap.mjs';
+import { forwardModelName } from './methods.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
 import { Heatmap, LineView } from './views.mjs';
 
@@ -87,7 +88,7 @@ export class ModelView {
     const stems = this.models.filter((stem) => stem.startsWith(`${pair.name}-`) || stem.startsWith(`${pair.language}-en-`));
     select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
     const own = stems.find((stem) => /transformer/.test(stem) && stem.startsWith(pair.name) && !this.directions.has(stem));
-    const forward = pair.multilingual ? `${pair.name}-transformer` : pair.files.forward?.replace(/\.safetensors$/, '');
+    const forward = forwardModelName(pair);
     select.value = stems.includes(chosen) ? chosen : own ?? (stems.includes(forward) ? forward : stems[0] ?? '');
     select.disabled = stems.length === 0;
     $('model-section').dataset.pair = pair.name;

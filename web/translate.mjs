@@ -8,6 +8,7 @@
 // (never with another pair's model).
 import { Requests, readNumber, showProblem } from './controls.mjs';
 import { meanOverHeads, slice } from './maps.mjs';
+import { forwardModelName } from './methods.mjs';
 import { Heatmap } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -43,8 +44,7 @@ export class TranslateView {
     const stems = pair.files.forward ? this.models.filter((stem) => stem.startsWith(`${pair.name}-`)) : [];
     const select = $('translate-model'), chosen = select.value;
     select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
-    // a multilingual file's English -> language direction is named en-XX-transformer (worker.mjs)
-    const forward = pair.multilingual ? `${pair.name}-transformer` : pair.files.forward?.replace(/\.safetensors$/, '');
+    const forward = forwardModelName(pair);
     select.value = stems.includes(chosen) ? chosen : stems.includes(forward) ? forward : stems[0] ?? '';
     const none = !pair.files.forward;
     for (const id of ['translate', 'beam', 'translate-source', 'translate-model', 'step', 'step-back', 'step-forward']) $(id).disabled = none;

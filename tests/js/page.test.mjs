@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bahdanau, colourInto, colourMap, colourTable, grayscale, viridis } from '../../web/colormap.mjs';
 import { checkNumber, readableNumber } from '../../web/controls.mjs';
+import { forwardModelName } from '../../web/methods.mjs';
 import { decodeState, encodeState } from '../../web/state.mjs';
 import { graphemes, shortLabel, visibleLabel } from '../../web/text.mjs';
 import { latestOnly } from '../../web/worker-client.mjs';
@@ -166,5 +167,15 @@ describe('latestOnly', () => {
   it('turns a send() that throws into an error reply', async () => {
     const run = latestOnly(async () => { throw new Error('no worker'); });
     assert.deepEqual(await run('a'), { type: 'error', message: 'no worker' });
+  });
+});
+
+describe('forwardModelName', () => {
+  it('names a multilingual pair\'s English -> language direction as the worker does, else the file\'s stem', () => {
+    assert.equal(forwardModelName({ name: 'en-es', multilingual: true, files: { forward: 'multilingual-transformer.safetensors' } }),
+      'en-es-transformer');
+    assert.equal(forwardModelName({ name: 'en-es', multilingual: false, files: { forward: 'en-es-additive.safetensors' } }),
+      'en-es-additive');
+    assert.equal(forwardModelName({ name: 'en-xx', multilingual: false, files: {} }), undefined);
   });
 });
