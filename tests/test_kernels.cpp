@@ -95,6 +95,74 @@ TEST_CASE("matmul gives a row the same bits whatever panel it falls in and howev
   CHECK(differ == 0);
 }
 
+TEST_CASE("matmul_packed gives matmul's bits for every shape, part of K and run of panels", "[kernels]") {
+  // A model's weights are packed once (Linear); the product over them must be the unpacked one to
+  // the bit, on both twins: heights through every panel kind, widths through whole and padded
+  // panels, K in one and two chunks, a part of K as Linear::forward_part reads it (rows `first`
+  // on of B, panels a whole K apart), a run of panels as the pool cuts it, and accumulation.
+  const int P = kernels::packed_width();
+  CHECK(P >= 4);
+  std::uint64_t seed = 700;
+  int differ = 0, products = 0;
+  for (const Versions& v : versions()) {
+    kernels::set_simd(v.simd);
+    for (int K : {1, 5, 64, 256, 300, 600}) {
+      for (int n : {1, 3, P - 1, P, P + 1, 2 * P + 5, 100}) {
+        const auto B = random_values(std::size_t(K) * n, ++seed);
+        std::vector<float> packed(static_cast<std::size_t>(kernels::packed_size(K, n)), -1.0f);
+        kernels::pack_columns(K, n, B.data(), n, packed.data());
+        const int first = K > 1 ? K / 3 : 0, width = K - first;  // a part of K: rows first.. of B
+        for (int m : {1, 2, 3, 4, 5, 6, 7, 13, 33, 70}) {
+          const auto A = random_values(std::size_t(m) * K, ++seed);
+          const auto C0 = random_values(std::size_t(m) * n, ++seed);
+          for (bool accumulate : {false, true}) {
+            std::vector<float> want = C0, got = C0, want_part = C0, got_part = C0;
+            kernels::matmul(m, n, K, 1.0f, A.data(), K, B.data(), n, want.data(), n, accumulate);
+            kernels::matmul_packed(m, n, K, A.data(), K, packed.data(), long(K) * P, got.data(), n, accumulate);
+            kernels::matmul(m, n, width, 1.0f, A.data() + first, K, B.data() + std::size_t(first) * n, n,
+                            want_part.data(), n, accumulate);
+            kernels::matmul_packed(m, n, width, A.data() + first, K, packed.data() + std::size_t(first) * P,
+                                   long(K) * P, got_part.data(), n, accumulate);
+            ++products;
+            if (std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) != 0 ||
+                std::memcmp(want_part.data(), got_part.data(), want.size() * sizeof(float)) != 0) {
+              if (++differ <= 3)
+                UNSCOPED_INFO(v.name << " m=" << m << " n=" << n << " K=" << K << " accumulate=" << accumulate);
+            }
+          }
+        }
+        if (n > P) {  // the panels from the second on, as one part of the pool
+          const int m = 9, cols = n - P;
+          const auto A = random_values(std::size_t(m) * K, ++seed);
+          std::vector<float> want(std::size_t(m) * n), got(std::size_t(m) * n);
+          kernels::matmul(m, n, K, 1.0f, A.data(), K, B.data(), n, want.data(), n, false);
+          kernels::matmul_packed(m, cols, K, A.data(), K, packed.data() + long(K) * P, long(K) * P, got.data() + P, n,
+                                 false);
+          for (int r = 0; r < m; ++r)
+            if (std::memcmp(&want[std::size_t(r) * n + P], &got[std::size_t(r) * n + P], cols * sizeof(float)) != 0)
+              ++differ;
+        }
+      }
+    }
+  }
+  kernels::set_simd(true);
+  CHECK(products > 0);
+  CHECK(differ == 0);
+}
+
+TEST_CASE("pack_columns lays B out panel by panel, zeros past the last column", "[kernels]") {
+  const int P = kernels::packed_width(), K = 3, n = P + 2;
+  std::vector<float> B(std::size_t(K) * n);
+  for (std::size_t i = 0; i < B.size(); ++i) B[i] = float(i + 1);
+  REQUIRE(kernels::packed_size(K, n) == 2L * K * P);
+  std::vector<float> packed(static_cast<std::size_t>(kernels::packed_size(K, n)), -1.0f);
+  kernels::pack_columns(K, n, B.data(), n, packed.data());
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < n; ++j) CHECK(packed[std::size_t(j / P) * K * P + k * P + j % P] == B[std::size_t(k) * n + j]);
+  for (int k = 0; k < K; ++k)
+    for (int j = 2; j < P; ++j) CHECK(packed[std::size_t(K) * P + k * P + j] == 0.0f);
+}
+
 TEST_CASE("matmul honours leading dimensions wider than the rows", "[kernels]") {
   const int m = 5, n = 9, k = 6, lda = 11, ldb = 13, ldc = 10;
   const auto a = random_values(static_cast<std::size_t>(m) * lda, 1);

@@ -36,15 +36,26 @@ Linear::Linear(const std::vector<float>& weight, std::vector<float> bias, int in
   check_size("linear output width", out);
   check_floats("linear weight", weight, element_count("linear weight", {out, in}));
   if (!bias_.empty()) check_floats("linear bias", bias_, static_cast<std::size_t>(out));
-  weight_t_ = transposed(weight.data(), out, in);
+  const std::vector<float> weight_t = transposed(weight.data(), out, in);
+  packed_.resize(static_cast<std::size_t>(kernels::packed_size(in, out)));
+  kernels::pack_columns(in, out, weight_t.data(), out, packed_.data());
 }
 
 void Linear::forward(const float* x, int rows, float* y) const { forward_part(x, rows, 0, in_, y); }
 
 void Linear::forward_part(const float* x, int rows, int first, int width, float* y) const {
   check_part(first, width);
-  linear(x, rows, width, weight_t_.data() + static_cast<std::size_t>(first) * out_,
-         bias_.empty() ? nullptr : bias_.data(), out_, y);
+  if (!bias_.empty()) {
+    for (int r = 0; r < rows; ++r) std::copy(bias_.begin(), bias_.end(), y + static_cast<std::size_t>(r) * out_);
+  }
+  multiply(x, rows, first, width, y, !bias_.empty());
+}
+
+void Linear::multiply(const float* x, int rows, int first, int width, float* y, bool accumulate) const {
+  const long panel_stride = static_cast<long>(in_) * kernels::packed_width();
+  parallel_matmul_packed(rows, out_, width, x, width,
+                         packed_.data() + static_cast<std::size_t>(first) * kernels::packed_width(), panel_stride, y,
+                         out_, accumulate);
 }
 
 void Linear::check_part(int first, int width) const {
@@ -61,8 +72,7 @@ void Linear::add_to(const float* x, int rows, float* y) const {
 
 void Linear::add_part(const float* x, int rows, int first, int width, float* y) const {
   check_part(first, width);
-  parallel_matmul(rows, out_, width, 1.0f, x, width, weight_t_.data() + static_cast<std::size_t>(first) * out_, out_, y,
-                  out_, true);
+  multiply(x, rows, first, width, y, true);
 }
 
 LayerNorm::LayerNorm(std::vector<float> weight, std::vector<float> bias, float epsilon)

@@ -38,9 +38,12 @@ class Linear {
 
  private:
   void check_part(int first, int width) const;
+  // y (+)= x[rows][width] W[:, first : first + width]^T
+  void multiply(const float* x, int rows, int first, int width, float* y, bool accumulate) const;
 
   int in_ = 0, out_ = 0;
-  std::vector<float> weight_t_;  // [in][out]: the kernel runs along the output's rows
+  // W^T [in][out] packed once into column panels (kernels::pack_columns), for matmul_packed
+  std::vector<float> packed_;
   std::vector<float> bias_;
 };
 

@@ -20,6 +20,10 @@ const char* instruction_set();
   /* C[M][N] = alpha * A[M][K] B[K][N], plus the old C when accumulate. */                                           \
   void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc, \
               bool accumulate) noexcept;                                                                             \
+  /* C[M][N] = A[M][K] B[K][N] (+ the old C) with B packed by pack_columns, its panels panel_stride */               \
+  /* floats apart (K * packed_width() for a whole B); the same bits as matmul's with alpha 1. */                     \
+  void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C, \
+                     int ldc, bool accumulate) noexcept;                                                             \
   /* Largest element of x[0..n); n >= 1. */                                                                          \
   float max(const float* x, int n) noexcept;                                                                         \
   /* x[i] = exp(x[i] - shift); returns the sum of the new values. exp(-inf) = 0. */                                  \
@@ -35,6 +39,14 @@ const char* instruction_set();
      keys_projected_t: [hidden][key_length] with row stride ldk. */                                                  \
   void additive_scores(const float* query_projected, const float* keys_projected_t, int ldk, const float* v,         \
                        int hidden, int key_length, float* scores) noexcept;
+
+// B[K][N] (row stride ldb) packed for matmul_packed: ceil(N / packed_width()) panels of
+// packed_width() columns, each K x packed_width() k-major, the last panel's missing columns zeros.
+// The width is fixed per build (a SIMD register tile's), the same for both twins, so a matrix
+// packed once serves either after set_simd. packed_size gives the floats `packed` must hold.
+int packed_width() noexcept;
+long packed_size(int K, int N) noexcept;
+void pack_columns(int K, int N, const float* B, int ldb, float* packed) noexcept;
 
 namespace scalar {
 ATTN_KERNEL_DECLARATIONS

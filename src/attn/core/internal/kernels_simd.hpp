@@ -243,6 +243,89 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   }
 }
 
+// Columns per panel of a packed B (pack_columns): one register tile's width.
+template <class Arch>
+constexpr int packed_width() {
+  return Tile<Arch>::cols * static_cast<int>(floats<Arch>::size);
+}
+
+// C = A * B (+C) with B packed once (pack_columns: panels of P = packed_width columns, k-major
+// inside, the last zero-padded, panels panel_stride floats apart), as a model's weights are. Every
+// panel's kc x P block is contiguous, so the micro-kernel walks B with unit stride where the
+// unpacked matmul strides by a whole row of B (32 KiB for an output layer of 8192 pieces: every k
+// in the same few L1 sets). Each element is the same sum in the same order as matmul's (FMAs along
+// k in chunks of 256, each chunk's sum added to C), so the two give the same bits.
+// Natively A is read in place and B streamed once, panel by panel, for every row; the four-lane
+// build (WebAssembly), whose micro-kernel wants A packed, packs a block of rows per chunk once and
+// walks every panel of B for it, so each panel's chunk is used by the block's rows while in L1.
+template <class Arch>
+void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C,
+                   int ldc, bool accumulate) noexcept {
+  constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
+  constexpr int P = Cols * W, chunk = 256;
+  constexpr bool pack_a = W < 8;
+  constexpr int block_rows = pack_a ? 8 * R : 1 << 30;
+  if (K == 0) {
+    if (!accumulate)
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) C[static_cast<long>(i) * ldc + j] = 0.0f;
+    return;
+  }
+  alignas(64) float wide[R * P];
+  alignas(64) float panels_a[pack_a ? 8 * R * chunk : R * chunk];
+  const int panel_count = (N + P - 1) / P;
+  // rows x cols of C from the micro-kernel's R x P result in `wide`
+  const auto copy_out = [&](float* c_block, int rows, int cols, bool add) {
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        float* out = c_block + static_cast<long>(r) * ldc + c;
+        *out = wide[r * P + c] + (add ? *out : 0.0f);
+      }
+  };
+  for (int i0 = 0; i0 < M; i0 += block_rows) {
+    const int block = M - i0 < block_rows ? M - i0 : block_rows;
+    for (int k0 = 0; k0 < K; k0 += chunk) {
+      const int kc = K - k0 < chunk ? K - k0 : chunk;
+      const bool add = accumulate || k0 > 0;
+      if constexpr (pack_a) {
+        for (int i = 0; i < block; i += R)
+          pack_panel<Arch, R>(block - i < R ? block - i : R, kc, 1.0f, A + static_cast<long>(i0 + i) * lda + k0, lda,
+                              panels_a + i * kc);
+      }
+      for (int p = 0; p < panel_count; ++p) {
+        const int j = p * P, cols = N - j < P ? N - j : P;
+        const float* b = packed + p * panel_stride + static_cast<long>(k0) * P;
+        for (int i = 0; i < block;) {
+          const int rows = block - i >= R ? R : block - i;
+          const float* a = A + static_cast<long>(i0 + i) * lda + k0;
+          float* c_block = C + static_cast<long>(i0 + i) * ldc + j;
+          const bool whole = cols == P;
+          if constexpr (pack_a) {
+            const float* pa = panels_a + i * kc;
+            if (rows == R && whole) {
+              micro_kernel<Arch, R, Cols>(kc, pa, 0, b, P, c_block, ldc, add);
+            } else {
+              micro_kernel<Arch, R, Cols>(kc, pa, 0, b, P, wide, P, false);
+              copy_out(c_block, rows, cols, add);
+            }
+          } else if (rows == R && whole) {
+            micro_kernel<Arch, R, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+          } else if (rows == 1 && whole) {
+            micro_kernel<Arch, 1, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+          } else if (R > 4 && rows == 4 && whole) {
+            micro_kernel<Arch, (R > 4 ? 4 : R), Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+          } else {
+            pack_panel<Arch, R>(rows, kc, 1.0f, a, lda, panels_a);
+            micro_kernel<Arch, R, Cols>(kc, panels_a, 0, b, P, wide, P, false);
+            copy_out(c_block, rows, cols, add);
+          }
+          i += rows;
+        }
+      }
+    }
+  }
+}
+
 // Four running maxima: one would chain every step on the last (in WebAssembly a float max is a
 // compare and a select, several cycles deep).
 template <class Arch>

@@ -40,6 +40,26 @@ inline void parallel_matmul(int M, int N, int K, float alpha, const float* A, in
   });
 }
 
+// kernels::matmul_packed on the pool when large enough: parts of whole panels, about 64 columns
+// each; the same bits on any thread count, as above.
+inline void parallel_matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride,
+                                   float* C, int ldc, bool accumulate) {
+  const int P = kernels::packed_width();
+  const int per_part = (64 + P - 1) / P;
+  const int panels = (N + P - 1) / P, parts = (panels + per_part - 1) / per_part;
+  const int workers = workers_for(parts, double(M) * per_part * P * K);
+  if (workers <= 1) {
+    kernels::matmul_packed(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate);
+    return;
+  }
+  parallel_for(parts, workers, [&](int part, int) {
+    const int first_panel = part * per_part, first = first_panel * P;
+    const int columns = N - first < per_part * P ? N - first : per_part * P;
+    kernels::matmul_packed(M, columns, K, A, lda, packed + first_panel * panel_stride, panel_stride, C + first, ldc,
+                           accumulate);
+  });
+}
+
 // y[rows][out] = x[rows][in] W^T + b, with W given already transposed: weight_t [in][out]
 // (PyTorch's Linear stores W as [out][in]; transposing once lets the kernel run along rows).
 // attn::Linear (layers.hpp) is the public form that owns its weights.
