@@ -31,6 +31,7 @@
 #include "attn/align/pairs.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/threads.hpp"
+#include "json_weights.hpp"
 
 namespace {
 
@@ -123,7 +124,10 @@ struct LineResult {
 // output does not depend on the thread count. The models are read-only, so lines share them.
 template <class Work>
 void for_each_line(const char* command, const std::vector<std::string>& lines, Progress& progress, Work work) {
-  const std::size_t batch = 64 * static_cast<std::size_t>(threads());
+  // Four lines a thread: enough to keep the pool busy, while the outputs held at once stay few
+  // (a 60-word `attentions` line is a megabyte of JSON; 64 lines a thread held 170 MB, every
+  // page of it faulted in fresh)
+  const std::size_t batch = 4 * static_cast<std::size_t>(threads());
   std::vector<LineResult> results;
   for (std::size_t first = 0; first < lines.size(); first += batch) {
     const std::size_t count = std::min(batch, lines.size() - first);
@@ -418,33 +422,6 @@ int translate(const Arguments& a) {
   return 0;
 }
 
-// A weight rounded to 6 significant digits (JSON stays readable; float32 has about 7).
-double rounded(float weight) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", double(weight));
-  return std::strtod(text, nullptr);
-}
-
-// [layers][heads][rows][cols] as nested JSON arrays.
-nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  std::size_t at = 0;
-  for (int l = 0; l < layers; ++l) {
-    nlohmann::ordered_json layer = nlohmann::ordered_json::array();
-    for (int h = 0; h < heads; ++h) {
-      nlohmann::ordered_json map = nlohmann::ordered_json::array();
-      for (int r = 0; r < rows; ++r) {
-        nlohmann::ordered_json row = nlohmann::ordered_json::array();
-        for (int c = 0; c < cols; ++c, ++at) row.push_back(rounded(data[at]));
-        map.push_back(std::move(row));
-      }
-      layer.push_back(std::move(map));
-    }
-    out.push_back(std::move(layer));
-  }
-  return out;
-}
-
 // One JSON object a line: source and target words (or pieces), and every attention map.
 int attentions(const Arguments& a) {
   const TranslationModel model = load_model(forward_model_path(a), translation_target(a));
@@ -453,13 +430,21 @@ int attentions(const Arguments& a) {
   const auto attend = [&](const std::vector<std::string>& source, const std::vector<std::string>& target) {
     const AttentionMaps maps = attention_maps(model, source, target, a.pieces);
     const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
-    nlohmann::ordered_json json = {{"source", maps.source}, {"target", maps.target}};
-    json["cross"] = nested(maps.cross, maps.layers, maps.heads, T, S);
+    // the words through nlohmann (escapes, invalid UTF-8 replaced), the numbers written directly
+    std::string json = nlohmann::ordered_json{{"source", maps.source}, {"target", maps.target}}.dump(
+        -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    json.pop_back();  // the closing brace
+    json.reserve(json.size() + 12 * (maps.cross.size() + maps.encoder.size() + maps.decoder.size()) + 64);
+    json += ",\"cross\":";
+    cli::append_nested(json, maps.cross, maps.layers, maps.heads, T, S);
     if (model.architecture() == Architecture::transformer) {
-      json["encoder"] = nested(maps.encoder, maps.encoder_layers, maps.heads, S, S);
-      json["decoder"] = nested(maps.decoder, maps.layers, maps.heads, T, T);
+      json += ",\"encoder\":";
+      cli::append_nested(json, maps.encoder, maps.encoder_layers, maps.heads, S, S);
+      json += ",\"decoder\":";
+      cli::append_nested(json, maps.decoder, maps.layers, maps.heads, T, T);
     }
-    return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    json += '}';
+    return json;
   };
   for_each_line("attentions", lines, progress, [&](const std::string& line) { return pair_result(line, attend); });
   return 0;
