@@ -128,18 +128,67 @@ void embed(const std::vector<float>& table, int dim, const int* ids, int rows, f
   }
 }
 
-void embed_with_positions(const std::vector<float>& table, int dim, const int* ids, int rows, int first_position,
-                          double scale, float* x) {
+namespace {
+
+// 1 / 10000^(2i/dim) for each column c = 2i, 2i + 1
+std::vector<double> position_frequencies(int dim) {
+  std::vector<double> frequency(static_cast<std::size_t>(dim));
+  for (int c = 0; c < dim; ++c) frequency[c] = std::exp((c / 2 * 2) * (-std::log(10000.0) / dim));
+  return frequency;
+}
+
+void position_row(const std::vector<double>& frequency, double position, double* out) {
+  const int dim = static_cast<int>(frequency.size());
+  for (int c = 0; c < dim; ++c) {
+    const double angle = position * frequency[c];
+    out[c] = c % 2 == 0 ? std::sin(angle) : std::cos(angle);
+  }
+}
+
+void check_ids(const std::vector<float>& table, int dim, const int* ids, int rows) {
   const long long vocab = static_cast<long long>(table.size() / dim);
   for (int r = 0; r < rows; ++r) {
     if (ids[r] < 0 || ids[r] >= vocab) fail("piece id ", ids[r], " is outside the vocabulary");
-    const float* e = table.data() + static_cast<std::size_t>(ids[r]) * dim;
-    const double position = first_position + static_cast<double>(r);
-    for (int c = 0; c < dim; ++c) {
-      const double angle = position * std::exp((c / 2 * 2) * (-std::log(10000.0) / dim));
-      x[static_cast<std::size_t>(r) * dim + c] =
-          static_cast<float>(e[c] * scale + (c % 2 == 0 ? std::sin(angle) : std::cos(angle)));
-    }
+  }
+}
+
+void add_row(const float* e, double scale, const double* position, int dim, float* x) {
+  for (int c = 0; c < dim; ++c) x[c] = static_cast<float>(e[c] * scale + position[c]);
+}
+
+}  // namespace
+
+void embed_with_positions(const std::vector<float>& table, int dim, const int* ids, int rows, int first_position,
+                          double scale, float* x) {
+  check_ids(table, dim, ids, rows);
+  const std::vector<double> frequency = position_frequencies(dim);
+  std::vector<double> position(static_cast<std::size_t>(dim));
+  for (int r = 0; r < rows; ++r) {
+    position_row(frequency, first_position + static_cast<double>(r), position.data());
+    add_row(table.data() + static_cast<std::size_t>(ids[r]) * dim, scale, position.data(), dim,
+            x + static_cast<std::size_t>(r) * dim);
+  }
+}
+
+PositionTable::PositionTable(int dim, int cached) : dim_(dim), cached_(cached) {
+  check_size("position width", dim);
+  if (cached < 0) fail(Field{"cached positions"}, " must not be negative, got ", cached);
+  const std::vector<double> frequency = position_frequencies(dim);
+  values_.resize(element_count("cached positions", {cached, dim}));
+  for (int p = 0; p < cached; ++p) position_row(frequency, p, values_.data() + static_cast<std::size_t>(p) * dim);
+}
+
+void PositionTable::embed(const std::vector<float>& table, const int* ids, int rows, int first_position, double scale,
+                          float* x) const {
+  if (first_position < 0 || first_position + static_cast<long long>(rows) > cached_) {
+    embed_with_positions(table, dim_, ids, rows, first_position, scale, x);
+    return;
+  }
+  check_ids(table, dim_, ids, rows);
+  for (int r = 0; r < rows; ++r) {
+    add_row(table.data() + static_cast<std::size_t>(ids[r]) * dim_, scale,
+            values_.data() + static_cast<std::size_t>(first_position + r) * dim_, dim_,
+            x + static_cast<std::size_t>(r) * dim_);
   }
 }
 

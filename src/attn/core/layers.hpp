@@ -85,6 +85,24 @@ class GruCell {
 // an id outside the vocabulary is an attn::Error.
 void embed_with_positions(const std::vector<float>& table, int dim, const int* ids, int rows, int first_position,
                           double scale, float* x);
+
+// The sinusoidal positions of embed_with_positions, computed once for the first `cached`
+// positions (in double, as that function adds them): a model embeds every sentence from position
+// 0, and the sines and cosines were a twelfth of a 60-word forced decoding natively. Positions
+// past the cached ones are computed when asked; the results are the same bits either way.
+class PositionTable {
+ public:
+  PositionTable() = default;
+  PositionTable(int dim, int cached);
+  int dim() const { return dim_; }
+  // embed_with_positions(table, dim(), ids, rows, first_position, scale, x), from the cache
+  void embed(const std::vector<float>& table, const int* ids, int rows, int first_position, double scale,
+             float* x) const;
+
+ private:
+  int dim_ = 0, cached_ = 0;
+  std::vector<double> values_;  // [cached][dim]
+};
 // Rows of table [vocab][dim] into x [rows][dim]; an id outside the vocabulary is an attn::Error.
 void embed(const std::vector<float>& table, int dim, const int* ids, int rows, float* x);
 

@@ -85,6 +85,8 @@ TransformerModel TransformerModel::load(const SafeTensors& file) {
   detail::TensorReader loader(file);
   model.embedding_ = loader.take("embedding", {V, d});
   model.output_layer_ = Linear(model.embedding_, loader.take("output.bias", {V}), d, V);
+  // sentences' pieces rarely pass 256; later positions are computed when asked
+  model.positions_ = PositionTable(d, 256);
   auto feed_forward = [&](const std::string& prefix) {
     FeedForward ff;
     ff.input = loader.linear(prefix + ".input", d, F);
@@ -112,8 +114,8 @@ TransformerModel TransformerModel::load(const SafeTensors& file) {
 
 void TransformerModel::embed(const std::vector<int>& ids, int first_position, float* x) const {
   const int d = architecture_.model_dim;
-  embed_with_positions(embedding_, d, ids.data(), static_cast<int>(ids.size()), first_position,
-                       std::sqrt(static_cast<double>(d)), x);
+  positions_.embed(embedding_, ids.data(), static_cast<int>(ids.size()), first_position,
+                   std::sqrt(static_cast<double>(d)), x);
 }
 
 namespace {

@@ -140,6 +140,7 @@ class TransformerModel {
   std::map<std::string, int> language_tags_;
   std::vector<float> embedding_;  // [V][d]
   Linear output_layer_;           // d -> V, the embedding tied (its weight is embedding_)
+  PositionTable positions_;       // the first cached_positions positions' sinusoids
   std::vector<EncoderLayer> encoder_;
   std::vector<DecoderLayer> decoder_;
   LayerNorm encoder_norm_, decoder_norm_;
