@@ -213,3 +213,23 @@ TEST_CASE("bad masks are rejected with the reason", "[probability]") {
   nan_mask.mask_value = std::nanf("");
   CHECK_THROWS_WITH(masked_softmax(x.data(), 1, 2, 4, nan_mask), Contains("mask_value"));
 }
+
+TEST_CASE("log_sum_exp_in_place is the double log-normalizer to 1e-5 over a vocabulary, on both twins",
+          "[probability]") {
+  for (bool simd : {false, true}) {
+    kernels::set_simd(simd);
+    for (int n : {1, 7, 64, 8192}) {
+      std::vector<float> row = testing::random_values(static_cast<std::size_t>(n), 900 + n);
+      for (float& x : row) x *= 12.0f;  // logits spread over +-12
+      row[n / 2] = 40.0f;                // one far above the rest: the shift must hold
+      double top = row[0], sum = 0.0;
+      for (float x : row) top = std::max<double>(top, x);
+      for (float x : row) sum += std::exp(double(x) - top);
+      const double expected = top + std::log(sum);
+      INFO("n=" << n << " simd=" << simd);
+      CHECK(std::abs(log_sum_exp_in_place(row.data(), n) - expected) < 1e-5);
+      CHECK(row[n / 2] == 1.0f);  // the row now holds exp(x - max)
+    }
+  }
+  kernels::set_simd(true);
+}

@@ -274,8 +274,36 @@ for (const simd of [true, false]) {
       assert.deepEqual(fromRnn.encoder.shape, [0, 1, 2, 2]);
       assert.equal(fromRnn.decoder.data.length, 0);
 
+      assert.equal(pieces.logProbs, undefined);  // scored only when asked
+
+      // logProbs: the PyTorch reference's log-probabilities, the same maps as without them
+      const reference = JSON.parse(readFileSync(new URL('tiny-transformer-reference.json', DATA), 'utf8')).cases[0];
+      const scored = model.attentions(reference.source, reference.target, { pieces: true, logProbs: true });
+      assert.ok(scored.logProbs instanceof Float32Array);
+      assert.equal(scored.logProbs.length, scored.target.length);
+      assert.equal(scored.logProbs.length, reference.log_probs.length);
+      scored.logProbs.forEach((lp, t) => assert.ok(Math.abs(lp - reference.log_probs[t]) < 1e-4, `piece ${t}: ${lp}`));
+      const total = reference.log_probs.reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(scored.logProb - total) < 1e-3);
+      const unscored = model.attentions(reference.source, reference.target, { pieces: true });
+      assert.deepEqual(scored.cross.data, unscored.cross.data);
+      assert.deepEqual(scored.decoder.data, unscored.decoder.data);
+      // by words: a word's is the sum of its pieces', then </s>'s; the same total
+      const byWords = model.attentions(reference.source, reference.target, { logProbs: true });
+      assert.equal(byWords.logProbs.length, byWords.target.length + 1);
+      assert.ok(Math.abs(byWords.logProbs.at(-1) - scored.logProbs.at(-1)) < 1e-6);
+      assert.ok(Math.abs(byWords.logProbs.reduce((a, b) => a + b, 0) - scored.logProb) < 1e-4);
+      assert.ok(Math.abs(byWords.logProb - scored.logProb) < 1e-9);
+      for (const lp of byWords.logProbs) assert.ok(lp <= 0);
+      // an RNN scores too, step by step
+      const rnnScored = rnn.attentions('the cat', 'el gato', { pieces: true, logProbs: true });
+      assert.equal(rnnScored.logProbs.length, rnnScored.target.length);
+      assert.ok(Math.abs(rnnScored.logProbs.reduce((a, b) => a + b, 0) - rnnScored.logProb) < 1e-4);
+      assert.ok(rnnScored.logProb < 0);
+
       assert.throws(() => model.attentions('', 'el gato'), /source has no words/);
       assert.throws(() => model.attentions('the', 'el', { pieces: 'yes' }), /pieces must be true or false/);
+      assert.throws(() => model.attentions('the', 'el', { logProbs: 1 }), /logProbs must be true or false/);
       assert.throws(() => model.attentions('the', 'el', { layers: 2 }), /layers/);
       assert.throws(() => model.attentions(3, 'el'), /source/);
       model.delete();

@@ -182,18 +182,20 @@ class Model {
     });
   }
 
-  // options: { pieces }. Every map of a forced decoding: { source, target, cross, encoder,
-  // decoder }, each map { data: Float32Array, shape: [layers, heads, rows, cols] } (the RNN's
-  // encoder and decoder have 0 layers).
+  // options: { pieces, logProbs }. Every map of a forced decoding: { source, target, cross,
+  // encoder, decoder }, each map { data: Float32Array, shape: [layers, heads, rows, cols] } (the
+  // RNN's encoder and decoder have 0 layers); with logProbs also { logProbs: Float32Array, one per
+  // target entry and then </s> (by pieces the target ends with </s>: one per entry), logProb }.
   val attentions(val source, val target, val options) const {
     return guarded([&] {
-      bool pieces = false;
+      bool pieces = false, log_probs = false;
       if (!absent(options)) {
-        check_options(options, "attentions", {"pieces"});
+        check_options(options, "attentions", {"pieces", "logProbs"});
         pieces = boolean(options, "pieces", false);
+        log_probs = boolean(options, "logProbs", false);
       }
       const AttentionMaps maps =
-          attention_maps(*model_, sentence(source, "source"), sentence(target, "target"), pieces);
+          attention_maps(*model_, sentence(source, "source"), sentence(target, "target"), pieces, log_probs);
       const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
       val result = val::object();
       result.set("source", string_array(maps.source));
@@ -201,6 +203,10 @@ class Model {
       result.set("cross", map(maps.cross, maps.layers, maps.heads, T, S));
       result.set("encoder", map(maps.encoder, maps.encoder_layers, maps.heads, S, S));
       result.set("decoder", map(maps.decoder, maps.decoder.empty() ? 0 : maps.layers, maps.heads, T, T));
+      if (log_probs) {
+        result.set("logProbs", copy_out(maps.log_probs));
+        result.set("logProb", maps.log_prob);
+      }
       return result;
     });
   }

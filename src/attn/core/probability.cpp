@@ -31,6 +31,11 @@ static void check_temperature(float temperature) {
   }
 }
 
+float log_sum_exp_in_place(float* row, int n) {
+  const float top = kernels::max(row, n);
+  return top + std::log(kernels::exp_shifted_sum(row, n, top));
+}
+
 void softmax(float* row, int n, float temperature) {
   check_temperature(temperature);
   if (n <= 0) return;

@@ -55,6 +55,11 @@ inline void log_softmax(float* row, int n) {
   const float log_sum = top + static_cast<float>(std::log(sum));
   for (int i = 0; i < n; ++i) row[i] -= log_sum;
 }
+// log sum_j exp(x_j) over one row of n >= 1 finite scores: what log_softmax subtracts, for a
+// caller that needs a few entries' log-probabilities (forced decoding: one a row; log p_i =
+// x_i - log_sum_exp), by the SIMD exponential with the sum in float (within about 1e-6 of the
+// double sum for a vocabulary of 8192). Overwrites the row with exp(x_j - max): read x_i first.
+float log_sum_exp_in_place(float* row, int n);
 void apply_probability(Probability probability, float* row, int n, float temperature = 1.0f);
 
 // The probability function on every row of x [batch][rows][cols], in place, with masking.

@@ -162,8 +162,10 @@ void RnnModel::decoder_step(const Encoding& encoding, int rows, const int* previ
   vocabulary_.forward(out.data(), rows, logits);
 }
 
-std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<int>& target_ids,
-                                   double* log_prob) const {
+std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<int>& target_ids, double* log_prob,
+                                   std::vector<float>* log_probs) const {
+  double sum = 0.0;
+  if (log_probs && !log_prob) log_prob = &sum;
   if (target_ids.empty()) fail("the target sentence is empty");
   std::vector<int> ids = target_ids;
   ids.push_back(Bpe::end_id);
@@ -175,6 +177,7 @@ std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<i
   std::vector<float> state = encoding.start;
   std::vector<float> logits(log_prob ? architecture_.vocab_size : 0);
   if (log_prob) *log_prob = 0.0;
+  if (log_probs) log_probs->clear();
   // Every step's previous piece is known: the embedding part of the decoder's input projection is
   // one matrix product over all steps, not a matrix-vector product per step.
   const int E = architecture_.embedding_dim, D = architecture_.decoder_hidden;
@@ -189,6 +192,7 @@ std::vector<float> RnnModel::force(const Encoding& encoding, const std::vector<i
     if (log_prob) {
       log_softmax(logits.data(), architecture_.vocab_size);
       *log_prob += logits[ids[t]];
+      if (log_probs) log_probs->push_back(logits[ids[t]]);
     }
   }
   return weights;

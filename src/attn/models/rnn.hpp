@@ -46,9 +46,10 @@ class RnnModel {
   Encoding encode(const std::vector<int>& source_ids) const;
 
   // Forced decoding of target_ids (</s> appended): P[t][j], (T+1) x S rows of attention, row t
-  // the attention used to predict target piece t. With log_prob, also sums log p(y_t).
-  std::vector<float> force(const Encoding& encoding, const std::vector<int>& target_ids,
-                           double* log_prob = nullptr) const;
+  // the attention used to predict target piece t. With log_prob, also sums log p(y_t); with
+  // log_probs, also writes each step's log p(y_t) (the last: </s>'s).
+  std::vector<float> force(const Encoding& encoding, const std::vector<int>& target_ids, double* log_prob = nullptr,
+                           std::vector<float>* log_probs = nullptr) const;
 
   struct Translation {
     std::vector<int> ids;          // without </s>

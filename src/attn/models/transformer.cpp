@@ -9,6 +9,7 @@
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/probability.hpp"
+#include "attn/core/threads.hpp"
 #include "attn/models/internal/decoding.hpp"
 #include "attn/models/internal/loader.hpp"
 
@@ -230,14 +231,24 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
     feed_forward(layer.feed_forward_norm, layer.feed_forward, x.data(), T);
   }
   if (!with_log_probs) return forced;  // the maps alone skip the output layer, a large part of the work
-  std::vector<float> log_probs(element_count("target pieces", {T, V}));
-  output(x.data(), T, log_probs.data());
+  // Each position needs its forced piece's logit and its log-normalizer, not V log-probabilities:
+  // the logits a block of rows at a time (kept in cache), then log p = logit - log sum exp.
+  std::vector<float> y(element_count("target pieces", {T, d}));
+  decoder_norm_.forward(x.data(), T, y.data());
+  constexpr int block = 16;
+  std::vector<float> logits(element_count("target pieces", {std::min(T, block), V}));
   forced.log_probs.resize(T);
-  for (int t = 0; t < T; ++t) {
-    const int next = t + 1 < T ? inputs[t + 1] : Bpe::end_id;
-    forced.log_probs[t] = log_probs[static_cast<std::size_t>(t) * V + next];
-    forced.log_prob += forced.log_probs[t];
+  for (int t0 = 0; t0 < T; t0 += block) {
+    const int rows = std::min(block, T - t0);
+    output_layer_.forward(y.data() + static_cast<std::size_t>(t0) * d, rows, logits.data());
+    parallel_for(rows, workers_for(rows, 4.0 * V), [&](int r, int) {
+      float* row = logits.data() + static_cast<std::size_t>(r) * V;
+      const int t = t0 + r, next = t + 1 < T ? inputs[t + 1] : Bpe::end_id;
+      const float logit = row[next];
+      forced.log_probs[t] = logit - log_sum_exp_in_place(row, V);
+    });
   }
+  for (float log_p : forced.log_probs) forced.log_prob += log_p;
   return forced;
 }
 

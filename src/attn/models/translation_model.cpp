@@ -230,7 +230,7 @@ WordTranslation translate_words(const TranslationModel& model, const std::vector
 }
 
 AttentionMaps attention_maps(const TranslationModel& model, const std::vector<std::string>& source_words,
-                             const std::vector<std::string>& target_words, bool pieces) {
+                             const std::vector<std::string>& target_words, bool pieces, bool with_log_probs) {
   detail::check_words(source_words, "source");
   detail::check_words(target_words, "target");
   const Bpe& bpe = model.tokenizer();
@@ -243,14 +243,26 @@ AttentionMaps attention_maps(const TranslationModel& model, const std::vector<st
   maps.heads = model.heads();
   maps.encoder_layers = model.encoder_layers();
   std::vector<float> cross, encoder, decoder;
+  std::vector<float> log_probs;  // [T]
   if (model.rnn()) {
     const RnnModel& rnn = *model.rnn();
-    cross = rnn.force(rnn.encode(source.ids), target.ids);
+    cross = rnn.force(rnn.encode(source.ids), target.ids, with_log_probs ? &maps.log_prob : nullptr,
+                      with_log_probs ? &log_probs : nullptr);
   } else {
-    TransformerModel::Forced forced = model.transformer()->force(source.ids, target.ids, false, 0, model.start_id());
+    TransformerModel::Forced forced =
+        model.transformer()->force(source.ids, target.ids, with_log_probs, 0, model.start_id());
     cross = std::move(forced.cross);
     encoder = std::move(forced.encoder);
     decoder = std::move(forced.decoder);
+    log_probs = std::move(forced.log_probs);
+    maps.log_prob = forced.log_prob;
+  }
+  if (pieces || log_probs.empty()) {
+    maps.log_probs = std::move(log_probs);
+  } else {  // a word's is the sum of its pieces'; </s> last
+    maps.log_probs.assign(static_cast<std::size_t>(Tw) + 1, 0.0f);
+    for (int t = 0; t + 1 < T; ++t) maps.log_probs[target.word_of_piece[t]] += log_probs[t];
+    maps.log_probs[Tw] = log_probs[T - 1];
   }
   if (pieces) {
     maps.source = piece_texts(bpe, source.ids, "</s>");
