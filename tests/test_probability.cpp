@@ -221,7 +221,7 @@ TEST_CASE("log_sum_exp_in_place is the double log-normalizer to 1e-5 over a voca
     for (int n : {1, 7, 64, 8192}) {
       std::vector<float> row = testing::random_values(static_cast<std::size_t>(n), 900 + n);
       for (float& x : row) x *= 12.0f;  // logits spread over +-12
-      row[n / 2] = 40.0f;                // one far above the rest: the shift must hold
+      row[n / 2] = 40.0f;               // one far above the rest: the shift must hold
       double top = row[0], sum = 0.0;
       for (float x : row) top = std::max<double>(top, x);
       for (float x : row) sum += std::exp(double(x) - top);
