@@ -62,7 +62,7 @@ constexpr int longest_weight = 24;
 // Six digits of a positive x below 1e-7 (down to the smallest float) and its decimal position n:
 // x * 10^p in doubles, within 1e-9 of the exact product (at most three roundings of 2^-53 on a
 // number below 10^6), so rounding it gives the exact product's digits unless it lies within 1e-7 of a
-// tie; false there (std::to_chars decides). The map of a trained model holds many such weights.
+// tie; false there (printf decides). The map of a trained model holds many such weights.
 inline bool tiny_digits(double x, char* digits, int& n) {
   std::uint64_t bits;
   std::memcpy(&bits, &x, sizeof bits);
@@ -87,7 +87,8 @@ inline bool tiny_digits(double x, char* digits, int& n) {
 
 // Any weight: %.6g's digits, then nlohmann's notation. x * 10^p is exact for p <= 12 (a float's
 // 24 bits times 5^p fit in a double's 53), so rounding it to an integer rounds the exact value,
-// ties to even, as printf does; below 1e-7 see tiny_digits; from 10 on, std::to_chars gives printf's digits.
+// ties to even, as printf does; below 1e-7 see tiny_digits; from 10 on, printf's digits
+// (std::to_chars where the library has it).
 inline char* write_any_weight(char* p, float weight) {
   double x = weight;
   if (!std::isfinite(x)) {
@@ -114,9 +115,13 @@ inline char* write_any_weight(char* p, float weight) {
     for (int i = 5; i >= 0; --i, r /= 10) digits[i] = static_cast<char>('0' + r % 10);
     n = e10 + 1;
   } else if (x < 1e-7 && tiny_digits(x, digits, n)) {
-  } else {  // rare: d.ddddde+XX
+  } else {  // rare: printf's d.ddddde+XX
     char text[32];
+#if defined(__cpp_lib_to_chars)
     const char* end = std::to_chars(text, text + sizeof text, x, std::chars_format::scientific, 5).ptr;
+#else  // Emscripten's libc++ 14 (the tests build this header for WebAssembly too) has no float to_chars
+    const char* end = text + std::snprintf(text, sizeof text, "%.5e", x);
+#endif
     digits[0] = text[0];
     for (int i = 1; i < 6; ++i) digits[i] = text[i + 1];
     int exponent = 0;
