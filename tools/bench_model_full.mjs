@@ -6,15 +6,50 @@
 // once first: it builds them). Prints one JSON line per row, the ratio ORT / attnscope of the
 // medians and the median, min and max of each round's paired ratio.
 //   node tools/bench_model_full.mjs [ROUNDS=40] [WARMUP_MS=2000]
+//   node tools/bench_model_full.mjs --threads [ROUNDS=40] [WARMUP_MS=2000]   instead: the SIMD module
+//     on 1 thread and the threads build on 2, maps and maps + log-probs, interleaved; the 2-thread
+//     speed-up as the median of each round's ratio and its range
 //   (MODEL_BENCH_DIR: the harness's work folder, default build/model-bench; SHARED_BENCH: the
 //   harness, default ../shared/bench/models)
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const rounds = Number(process.argv[2] || 40);
-const warmupMs = Number(process.argv[3] || 2000);
+const threadsMode = process.argv[2] === '--threads';
+const args = process.argv.slice(threadsMode ? 3 : 2);
+const rounds = Number(args[0] || 40);
+const warmupMs = Number(args[1] || 2000);
 const shared = resolve(process.env.SHARED_BENCH || '../shared/bench/models');
-const { loadAttnscope, loadOrt, ortSession, pairs, median } = await import(pathToFileURL(`${shared}/common.mjs`).href);
+const { loadAttnscope, loadOrt, ortSession, pairs, median, MODEL } = await import(pathToFileURL(`${shared}/common.mjs`).href);
+
+if (threadsMode) {
+  const { readFileSync } = await import('node:fs');
+  const { default: loadAttn } = await import(pathToFileURL(resolve('web/dist/attn.mjs')).href);
+  const bytes = new Uint8Array(readFileSync(MODEL));
+  const modules = [];
+  for (const threads of [1, 2]) modules.push(await (await loadAttn({ simd: true, threads })).loadModel(bytes));
+  for (const p of pairs()) {
+    for (const logProbs of [false, true]) {
+      const runs = modules.map((model, i) => ({ threads: i + 1, times: [], run: () => model.attentions(p.sourceWords, p.targetWords, { pieces: true, logProbs }) }));
+      for (const r of runs) { const until = performance.now() + warmupMs; do r.run(); while (performance.now() < until); }
+      for (let i = 0; i < rounds; i++) {
+        for (let j = 0; j < runs.length; j++) {
+          const r = runs[(i + j) % runs.length];
+          const t0 = performance.now();
+          r.run();
+          r.times.push(performance.now() - t0);
+        }
+      }
+      const ratios = runs[0].times.map((t, i) => t / runs[1].times[i]);
+      const name = `${logProbs ? 'maps+logprobs' : 'maps'} ${p.name}`;
+      console.log(JSON.stringify({ impl: 'attn-wasm-simd', case: name, threads: 1, ms: +median(runs[0].times).toFixed(3) }));
+      console.log(JSON.stringify({
+        impl: 'attn-wasm-simd', case: name, threads: 2, ms: +median(runs[1].times).toFixed(3),
+        speedup_median: +median(ratios).toFixed(3), speedup_min: +Math.min(...ratios).toFixed(3), speedup_max: +Math.max(...ratios).toFixed(3),
+      }));
+    }
+  }
+  process.exit(0);
+}
 
 const { attn, model } = await loadAttnscope();
 const ort = await loadOrt(1);

@@ -3,6 +3,7 @@
 // and a plot of time against sequence length (docs/benchmarks-scaling.svg, .png).
 //   node tools/bench_report.mjs build/bench/results.jsonl
 import { readFileSync, writeFileSync } from 'node:fs';
+import { modelSection } from './bench_model_report.mjs';
 
 const [file = 'build/bench/results.jsonl'] = process.argv.slice(2);
 const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -180,6 +181,8 @@ The untrained Transformer (\`tools/train/make_bench_transformer.py\`) times the 
 beam search runs to the length limit, so its translation time is a pessimistic bound.
 
 Every timed result matched the float64 reference: largest max abs error ${worst.toExponential(2)}.
+
+${modelSection(new URL('../build/model-bench', import.meta.url).pathname, meta.date ?? '')}
 `;
 
 // The README's speed table: the same rounds, ours against the closest peer on each target.
