@@ -288,9 +288,22 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
       const int kc = K - k0 < chunk ? K - k0 : chunk;
       const bool add = accumulate || k0 > 0;
       if constexpr (pack_a) {
-        for (int i = 0; i < block; i += R)
-          pack_panel<Arch, R>(block - i < R ? block - i : R, kc, 1.0f, A + static_cast<long>(i0 + i) * lda + k0, lda,
-                              panels_a + i * kc);
+        // a last panel of fewer rows is packed as tall as it is, for a micro-kernel of its height:
+        // zero-padded, a decoder's 17 rows computed 20
+        for (int i = 0; i < block; i += R) {
+          const int rows = block - i < R ? block - i : R;
+          const float* a = A + static_cast<long>(i0 + i) * lda + k0;
+          float* pa = panels_a + i * kc;
+          if (rows == R || R != 4) {
+            pack_panel<Arch, R>(rows, kc, 1.0f, a, lda, pa);
+          } else if (rows == 3) {
+            pack_panel<Arch, 3>(3, kc, 1.0f, a, lda, pa);
+          } else if (rows == 2) {
+            pack_panel<Arch, 2>(2, kc, 1.0f, a, lda, pa);
+          } else {
+            pack_panel<Arch, 1>(1, kc, 1.0f, a, lda, pa);
+          }
+        }
       }
       for (int p = 0; p < panel_count; ++p) {
         const int j = p * P, cols = N - j < P ? N - j : P;
@@ -302,18 +315,31 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
           const bool whole = cols == P;
           if constexpr (pack_a) {
             const float* pa = panels_a + i * kc;
-            if (rows == R && whole) {
-              micro_kernel<Arch, R, Cols>(kc, pa, 0, b, P, c_block, ldc, add);
+            float* out = whole ? c_block : wide;
+            const int ld_out = whole ? ldc : P;
+            const bool add_out = whole && add;
+            if (rows == R || R != 4) {
+              micro_kernel<Arch, R, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
+            } else if (rows == 3) {
+              micro_kernel<Arch, 3, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
+            } else if (rows == 2) {
+              micro_kernel<Arch, 2, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
             } else {
-              micro_kernel<Arch, R, Cols>(kc, pa, 0, b, P, wide, P, false);
-              copy_out(c_block, rows, cols, add);
+              micro_kernel<Arch, 1, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
             }
+            if (!whole) copy_out(c_block, rows, cols, add);
           } else if (rows == R && whole) {
             micro_kernel<Arch, R, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
           } else if (rows == 1 && whole) {
             micro_kernel<Arch, 1, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
           } else if (R > 4 && rows == 4 && whole) {
             micro_kernel<Arch, (R > 4 ? 4 : R), Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+          } else if (R == 6 && rows == 5 && whole) {  // the other heights too, as tall as they are
+            micro_kernel<Arch, 5, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+          } else if (R > 3 && rows == 3 && whole) {
+            micro_kernel<Arch, 3, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+          } else if (R > 2 && rows == 2 && whole) {
+            micro_kernel<Arch, 2, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
           } else {
             pack_panel<Arch, R>(rows, kc, 1.0f, a, lda, panels_a);
             micro_kernel<Arch, R, Cols>(kc, panels_a, 0, b, P, wide, P, false);
