@@ -181,6 +181,15 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   } else if (R > 4 && rows == 4) {
     multiply_rows<Arch, (R > 4 ? 4 : R)>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add,
                                          panel, tile, in_place);
+  } else if (R == 6 && rows == 5) {  // the other heights too, as tall as they are, not zero-padded
+    multiply_rows<Arch, (R == 6 ? 5 : 1)>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add,
+                                          panel, tile, in_place);
+  } else if (R > 3 && rows == 3) {
+    multiply_rows<Arch, 3>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
+                           in_place);
+  } else if (R > 2 && rows == 2) {
+    multiply_rows<Arch, 2>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
+                           in_place);
   } else {
     pack_panel<Arch, R>(rows, kc, pack_alpha, A, lda, panel);
     const auto copy_rows = [&](const float* from, int width, int j) {
