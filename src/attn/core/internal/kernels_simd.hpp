@@ -38,6 +38,16 @@ struct Tile {
   static constexpr int cols = width >= 16 ? 4 : 2;
 };
 
+// f(std::integral_constant<int, rows>()) for 1 <= rows <= Max: a panel's micro-kernel as tall as
+// its rows, chosen at run time among the heights compiled.
+template <int Max, class F>
+ATTN_ALWAYS_INLINE inline void with_height(int rows, F&& f) {
+  if constexpr (Max > 1) {
+    if (rows < Max) return with_height<Max - 1>(rows, f);
+  }
+  f(std::integral_constant<int, Max>());
+}
+
 // Four vectors of four lanes, rows of a 4x4 block, become its columns: eight shuffles.
 template <class Arch>
 inline void transpose4(floats<Arch>& r0, floats<Arch>& r1, floats<Arch>& r2, floats<Arch>& r3) {
@@ -153,61 +163,33 @@ ATTN_ALWAYS_INLINE inline void multiply_rows(int N, int kc, float pack_alpha, fl
   if (vectors < N) micro_kernel<Arch, Rows, 1>(kc, panel, 0, edge, W, tile, W, false, sum_alpha);
 }
 
-// One panel of C (rows <= R rows, N columns) for one chunk of kc rows of B, added to C when add.
-// A full panel and a single row write C directly; a single last row goes alone (a matrix-vector
-// product, as the decoder runs, must not pay for R rows), and so do four rows where a full panel
-// is six (a block of 64 query rows ends with four); other short panels are zero-padded to R rows
-// (B is read once, as a beam search needs) and copied out. Natively alpha scales the sums, on
-// every path alike, so a row's bits do not depend on the path it takes (the panel's height, the
-// width of the product); packing scaled A's elements one by one, a fifteenth of the scores'
-// product at 64 dimensions (the same bits where alpha is a power of two, 1/8 at 64 dimensions).
-// The four-lane build (WebAssembly), which always packs, scales A's elements as it packs them.
+// One panel of C (rows <= R rows, N columns) for one chunk of kc rows of B, added to C when add,
+// by a micro-kernel as tall as the panel: a single last row goes alone (a matrix-vector product,
+// as the decoder runs, must not pay for R rows), and so does every other height (a block of 64
+// query rows ends with four where a full panel is six; a decoder's 17 rows end with five).
+// Natively alpha scales the sums, on every path alike, so a row's bits do not depend on the path
+// it takes (the panel's height, the width of the product); packing scaled A's elements one by one,
+// a fifteenth of the scores' product at 64 dimensions (the same bits where alpha is a power of two,
+// 1/8 at 64 dimensions). The four-lane build (WebAssembly), which always packs, scales A's
+// elements as it packs them.
 template <class Arch>
 ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alpha, const float* A, int lda,
                                               const float* b_chunk, int ldb, const float* edge, float* c_block, int ldc,
-                                              bool add, float* panel, float* tile, float* wide) {
+                                              bool add, float* panel, float* tile) {
   constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
   const int full = N - N % (Cols * W);  // columns in whole tiles
   const int vectors = N - N % W;        // ... and in whole vectors
   const int rest = N - vectors;         // columns past the last whole vector
   const bool in_place = W >= 8 && full == N;
   const float pack_alpha = W >= 8 ? 1.0f : alpha, sum_alpha = W >= 8 ? alpha : 1.0f;
-  if (rows == R) {
-    multiply_rows<Arch, R>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
-                           in_place);
-  } else if (rows == 1) {
+  if (rows == 1) {
     multiply_rows<Arch, 1>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
                            false);
-  } else if (R > 4 && rows == 4) {
-    multiply_rows<Arch, (R > 4 ? 4 : R)>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add,
-                                         panel, tile, in_place);
-  } else if (R == 6 && rows == 5) {  // the other heights too, as tall as they are, not zero-padded
-    multiply_rows<Arch, (R == 6 ? 5 : 1)>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add,
-                                          panel, tile, in_place);
-  } else if (R > 3 && rows == 3) {
-    multiply_rows<Arch, 3>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
-                           in_place);
-  } else if (R > 2 && rows == 2) {
-    multiply_rows<Arch, 2>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block, ldc, add, panel, tile,
-                           in_place);
   } else {
-    pack_panel<Arch, R>(rows, kc, pack_alpha, A, lda, panel);
-    const auto copy_rows = [&](const float* from, int width, int j) {
-      for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < width; ++c) {
-          float* out = c_block + static_cast<long>(r) * ldc + j + c;
-          *out = from[r * width + c] + (add ? *out : 0.0f);
-        }
-    };
-    for (int j = 0; j < full; j += Cols * W) {
-      micro_kernel<Arch, R, Cols>(kc, panel, 0, b_chunk + j, ldb, wide, Cols * W, false, sum_alpha);
-      copy_rows(wide, Cols * W, j);
-    }
-    for (int j = full; j < vectors; j += W) {
-      micro_kernel<Arch, R, 1>(kc, panel, 0, b_chunk + j, ldb, tile, W, false, sum_alpha);
-      copy_rows(tile, W, j);
-    }
-    if (rest > 0) micro_kernel<Arch, R, 1>(kc, panel, 0, edge, W, tile, W, false, sum_alpha);
+    with_height<R>(rows, [&](auto height) {
+      multiply_rows<Arch, decltype(height)::value>(N, kc, pack_alpha, sum_alpha, A, lda, b_chunk, ldb, edge, c_block,
+                                                   ldc, add, panel, tile, in_place);
+    });
   }
   if (rest > 0) {
     for (int r = 0; r < rows; ++r)
@@ -218,14 +200,14 @@ ATTN_ALWAYS_INLINE inline void multiply_panel(int rows, int N, int kc, float alp
   }
 }
 
-// C = alpha*A*B (+C). Few micro-kernel shapes (R, 1 or, beside six, 4 rows; the full tile or one
-// vector wide): the last columns go through zero padding instead of more variants, so they stay
-// vector code and the function stays small (V8 compiles it to optimized code sooner). K goes in
-// chunks, so the packed panels live on the stack: no allocation, nothing to throw.
+// C = alpha*A*B (+C). Micro-kernels the full tile or one vector wide: the last columns go through
+// zero padding instead of more variants, so they stay vector code and the function stays smaller
+// (V8 compiles it to optimized code sooner). K goes in chunks, so the packed panels live on the
+// stack: no allocation, nothing to throw.
 template <class Arch>
 void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
             bool accumulate) noexcept {
-  constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
+  constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows;
   constexpr int chunk = 256;
   if (K == 0) {  // the empty sum
     if (!accumulate)
@@ -237,7 +219,6 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   alignas(64) float panel[R * chunk];
   alignas(64) float edge[chunk * W];  // B's last `rest` columns, zero-padded to W
   alignas(64) float tile[R * W];
-  alignas(64) float wide[R * Cols * W];
   for (int k0 = 0; k0 < K; k0 += chunk) {
     const int kc = K - k0 < chunk ? K - k0 : chunk;
     const bool add = accumulate || k0 > 0;
@@ -246,7 +227,7 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
     for (int i = 0; i < M;) {
       const int rows = M - i >= R ? R : M - i;
       multiply_panel<Arch>(rows, N, kc, alpha, A + static_cast<long>(i) * lda + k0, lda, b_chunk, ldb, edge,
-                           C + static_cast<long>(i) * ldc, ldc, add, panel, tile, wide);
+                           C + static_cast<long>(i) * ldc, ldc, add, panel, tile);
       i += rows;
     }
   }
@@ -301,17 +282,10 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
         // zero-padded, a decoder's 17 rows computed 20
         for (int i = 0; i < block; i += R) {
           const int rows = block - i < R ? block - i : R;
-          const float* a = A + static_cast<long>(i0 + i) * lda + k0;
-          float* pa = panels_a + i * kc;
-          if (rows == R || R != 4) {
-            pack_panel<Arch, R>(rows, kc, 1.0f, a, lda, pa);
-          } else if (rows == 3) {
-            pack_panel<Arch, 3>(3, kc, 1.0f, a, lda, pa);
-          } else if (rows == 2) {
-            pack_panel<Arch, 2>(2, kc, 1.0f, a, lda, pa);
-          } else {
-            pack_panel<Arch, 1>(1, kc, 1.0f, a, lda, pa);
-          }
+          with_height<R>(rows, [&](auto height) {
+            constexpr int h = decltype(height)::value;
+            pack_panel<Arch, h>(h, kc, 1.0f, A + static_cast<long>(i0 + i) * lda + k0, lda, panels_a + i * kc);
+          });
         }
       }
       for (int p = 0; p < panel_count; ++p) {
@@ -325,30 +299,14 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
           if constexpr (pack_a) {
             const float* pa = panels_a + i * kc;
             float* out = whole ? c_block : wide;
-            const int ld_out = whole ? ldc : P;
-            const bool add_out = whole && add;
-            if (rows == R || R != 4) {
-              micro_kernel<Arch, R, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
-            } else if (rows == 3) {
-              micro_kernel<Arch, 3, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
-            } else if (rows == 2) {
-              micro_kernel<Arch, 2, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
-            } else {
-              micro_kernel<Arch, 1, Cols>(kc, pa, 0, b, P, out, ld_out, add_out);
-            }
+            with_height<R>(rows, [&](auto height) {
+              micro_kernel<Arch, decltype(height)::value, Cols>(kc, pa, 0, b, P, out, whole ? ldc : P, whole && add);
+            });
             if (!whole) copy_out(c_block, rows, cols, add);
-          } else if (rows == R && whole) {
-            micro_kernel<Arch, R, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
-          } else if (rows == 1 && whole) {
-            micro_kernel<Arch, 1, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
-          } else if (R > 4 && rows == 4 && whole) {
-            micro_kernel<Arch, (R > 4 ? 4 : R), Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
-          } else if (R == 6 && rows == 5 && whole) {  // the other heights too, as tall as they are
-            micro_kernel<Arch, 5, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
-          } else if (R > 3 && rows == 3 && whole) {
-            micro_kernel<Arch, 3, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
-          } else if (R > 2 && rows == 2 && whole) {
-            micro_kernel<Arch, 2, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+          } else if (whole) {  // A read in place, by a micro-kernel as tall as the panel
+            with_height<R>(rows, [&](auto height) {
+              micro_kernel<Arch, decltype(height)::value, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+            });
           } else {
             pack_panel<Arch, R>(rows, kc, 1.0f, a, lda, panels_a);
             micro_kernel<Arch, R, Cols>(kc, panels_a, 0, b, P, wide, P, false);
