@@ -160,11 +160,15 @@ void TransformerModel::cross_attend(int l, const Encoding& encoding, float* x, i
                                weights);
 }
 
-void TransformerModel::output(const float* x, int rows, float* log_probs) const {
-  const int V = architecture_.vocab_size;
+void TransformerModel::logits(const float* x, int rows, float* logits) const {
   std::vector<float> y(static_cast<std::size_t>(rows) * architecture_.model_dim);
   decoder_norm_.forward(x, rows, y.data());
-  output_layer_.forward(y.data(), rows, log_probs);
+  output_layer_.forward(y.data(), rows, logits);
+}
+
+void TransformerModel::output(const float* x, int rows, float* log_probs) const {
+  const int V = architecture_.vocab_size;
+  logits(x, rows, log_probs);
   for (int r = 0; r < rows; ++r) log_softmax(log_probs + static_cast<std::size_t>(r) * V, V);
 }
 
@@ -233,16 +237,14 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   if (!with_log_probs) return forced;  // the maps alone skip the output layer, a large part of the work
   // Each position needs its forced piece's logit and its log-normalizer, not V log-probabilities:
   // the logits a block of rows at a time (kept in cache), then log p = logit - log sum exp.
-  std::vector<float> y(element_count("target pieces", {T, d}));
-  decoder_norm_.forward(x.data(), T, y.data());
   constexpr int block = 16;
-  std::vector<float> logits(element_count("target pieces", {std::min(T, block), V}));
+  std::vector<float> block_logits(element_count("target pieces", {std::min(T, block), V}));
   forced.log_probs.resize(T);
   for (int t0 = 0; t0 < T; t0 += block) {
     const int rows = std::min(block, T - t0);
-    output_layer_.forward(y.data() + static_cast<std::size_t>(t0) * d, rows, logits.data());
+    logits(x.data() + static_cast<std::size_t>(t0) * d, rows, block_logits.data());
     parallel_for(rows, workers_for(rows, 4.0 * V), [&](int r, int) {
-      float* row = logits.data() + static_cast<std::size_t>(r) * V;
+      float* row = block_logits.data() + static_cast<std::size_t>(r) * V;
       const int t = t0 + r, next = t + 1 < T ? inputs[t + 1] : Bpe::end_id;
       const float logit = row[next];
       forced.log_probs[t] = logit - log_sum_exp_in_place(row, V);

@@ -131,7 +131,9 @@ class TransformerModel {
   // x += CrossAttention(norm(x)) over decoder layer l's keys and values of the encoding; weights
   // [h][rows][S].
   void cross_attend(int l, const Encoding& encoding, float* x, int rows, float* weights) const;
-  // logits [rows][V] from decoder states [rows][d], turned into log-probabilities
+  // logits [rows][V] from decoder states [rows][d]: the final norm and the output layer
+  void logits(const float* x, int rows, float* logits) const;
+  // the same logits turned into log-probabilities
   void output(const float* x, int rows, float* log_probs) const;
 
   TransformerArchitecture architecture_;
@@ -140,7 +142,7 @@ class TransformerModel {
   std::map<std::string, int> language_tags_;
   std::vector<float> embedding_;  // [V][d]
   Linear output_layer_;           // d -> V, the embedding tied (its weight is embedding_)
-  PositionTable positions_;       // the first cached_positions positions' sinusoids
+  PositionTable positions_;       // the first 256 positions' sinusoids, computed at load
   std::vector<EncoderLayer> encoder_;
   std::vector<DecoderLayer> decoder_;
   LayerNorm encoder_norm_, decoder_norm_;
