@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +25,8 @@
 #include "attn/models/translation_model.hpp"
 #include "timing.hpp"
 
+using attn::bench::elapsed_ms;
+using attn::bench::median;
 using attn::bench::median_ms;
 
 namespace {
@@ -38,17 +39,6 @@ const char* const target_30 =
     "pan fresco y fruta para toda su gran familia .";
 const char* const source_20 =
     "The committee will publish its final report on the new energy policy before the end of the next year .";
-
-double elapsed_ms(const std::function<void()>& body) {
-  const auto start = std::chrono::steady_clock::now();
-  body();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 int forced_pairs(const attn::TranslationModel& model, const std::string& path, int reps, int threads) {
   std::ifstream in(path);
