@@ -84,10 +84,22 @@ def test_aer_counts_a_possible_link_as_correct_and_recall_against_sure_ones():
 
 
 def test_europarl_gold_reads_possible_links_written_ipj():
-    gold = multi.read_gold("fr", limit=3)
+    # a gold file in europarl-gold's format, in a folder of its own: the test needs no ../shared
+    import tempfile
+    saved = multi.SHARED
+    with tempfile.TemporaryDirectory() as folder:
+        multi.SHARED = Path(folder)
+        try:
+            (multi.SHARED / "europarl-gold" / "fr").mkdir(parents=True)
+            multi.gold_path("fr").write_text("the cat\tle chat\t0-0 1-1\n"
+                                             "the old cat sleeps\tle vieux chat dort\t0-0 2-2 3-3 1p1\n"
+                                             "yes\toui\t0-0\n" "no\tnon\t0-0\n", encoding="utf-8")
+            gold = multi.read_gold("fr", limit=3)
+        finally:
+            multi.SHARED = saved
     assert len(gold) == 3
-    _, _, sure, possible = gold[1]  # "... 7p7" in the file's second line
-    assert (7, 7) in possible and (7, 7) not in sure and sure <= possible
+    _, _, sure, possible = gold[1]  # "... 1p1" in the file's second line
+    assert (1, 1) in possible and (1, 1) not in sure and sure <= possible and (3, 3) in sure
 
 
 def test_encoding_in_worker_processes_gives_what_encoding_here_gives():
