@@ -137,6 +137,7 @@ TEST_CASE("the writer round-trips through the reader, and float_to_half rounds t
   writer.add("b.half", std::vector<float>{1.0f, -2.5f, 65504.0f, 1e-7f}, {2, 2}, true);
   writer.add("a.ids", std::vector<std::int32_t>{7, -1, 3}, {3});
   writer.add("c.full", std::vector<float>{0.1f, 0.2f}, {2});
+  writer.add("d.q", std::vector<std::int8_t>{-128, -1, 0, 127}, {2, 2});
   const std::string bytes = writer.bytes();
   const SafeTensors file = SafeTensors::parse(bytes);
   CHECK(file.meta("format") == "roundtrip");
@@ -148,6 +149,11 @@ TEST_CASE("the writer round-trips through the reader, and float_to_half rounds t
   CHECK(half[3] == std::ldexp(1.0f, -23));  // 1e-7 rounds to the subnormal half 2 * 2^-24
   CHECK(file.floats("c.full") == std::vector<float>{0.1f, 0.2f});
   CHECK_THROWS_WITH(file.ints("c.full"), Contains("not I32"));
+  CHECK(file.info("d.q").dtype == "I8");
+  CHECK(file.int8s("d.q", {2, 2}) == std::vector<std::int8_t>{-128, -1, 0, 127});
+  CHECK_THROWS_WITH(file.int8s("d.q", {4}), Contains("has shape [2, 2], expected [4]"));
+  CHECK_THROWS_WITH(file.int8s("c.full"), Contains("is F32, not I8"));
+  CHECK_THROWS_WITH(file.floats("d.q"), Contains("not a floating-point tensor"));
   // every half value converts back to itself; halfway cases round to even
   for (std::uint32_t bits = 0; bits < 0x7C00; ++bits)
     REQUIRE(float_to_half(half_to_float(static_cast<std::uint16_t>(bits))) == bits);

@@ -102,7 +102,8 @@ def write_model(path, tensors, *, format, architecture, tokenizer, languages, tr
     (ValueError naming the first difference); architecture: the file's architecture (sizes and
     vocab_size); tokenizer: the BPE's JSON; languages: direction_metadata() or
     multilingual_metadata(); training: a dict recorded as the "training" metadata; attention: the
-    RNN's score; dtype "f16" (what ships) or "f32", or None to keep each array's own (F16 or F32).
+    RNN's score; dtype "f16" or "f32", "int8" (every matrix I8 with a per-row F32 scale, the rest
+    F16: half the file, docs/MODEL_FORMAT.md §7), or None to keep each array's own (F16 or F32).
     Returns the file's size in bytes."""
     if format == RNN:
         shapes = rnn_shapes(architecture, attention)
@@ -116,9 +117,17 @@ def write_model(path, tensors, *, format, architecture, tokenizer, languages, tr
     for name, shape in shapes.items():
         if tuple(np.shape(tensors[name])) != tuple(shape):
             raise ValueError(f"tensor {name} has shape {np.shape(tensors[name])}, the architecture gives {shape}")
-    cast = {"f16": np.float16, "f32": np.float32, None: None}[dtype]
-    arrays = {name: (np.asarray(value) if cast is None else np.asarray(value).astype(cast))
-              for name, value in tensors.items()}
+    if dtype == "int8":
+        arrays = {}
+        for name, value in tensors.items():
+            if np.ndim(value) == 2:
+                arrays[name], arrays[name + ".scale"] = safetensors.quantize_rows(value)
+            else:
+                arrays[name] = np.asarray(value).astype(np.float16)
+    else:
+        cast = {"f16": np.float16, "f32": np.float32, None: None}[dtype]
+        arrays = {name: (np.asarray(value) if cast is None else np.asarray(value).astype(cast))
+                  for name, value in tensors.items()}
     metadata = {"format": format, "architecture": json.dumps(dict(architecture), sort_keys=True),
                 **({"attention": attention} if format == RNN else {}), **languages, "tokenizer": tokenizer,
                 "training": json.dumps(training, sort_keys=True)}

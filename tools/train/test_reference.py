@@ -94,5 +94,28 @@ def test_safetensors_roundtrip_keeps_dtype_shape_and_values():
         assert (8 + int.from_bytes(raw[:8], "little")) % 8 == 0  # data starts 8-byte aligned
 
 
+def test_int8_rows_are_within_half_a_step_and_dequantize_back():
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(5, 40)).astype(np.float32)
+    matrix[2] = 0.0  # a row of zeros: scale 0, values 0
+    matrix[3, 7] = 40.0  # an outlier sets its row's step
+    values, scales = safetensors.quantize_rows(matrix)
+    assert values.dtype == np.int8 and scales.dtype == np.float32 and scales.shape == (5,)
+    assert np.abs(values).max() == 127 and scales[2] == 0.0 and (values[2] == 0).all()
+    back = safetensors.dequantized({"w": values, "w.scale": scales, "b": np.ones(3, np.float16)})
+    assert sorted(back) == ["b", "w"] and back["w"].dtype == np.float32
+    assert (np.abs(back["w"] - matrix) <= scales[:, None] / 2 + 1e-7).all()
+    with tempfile.TemporaryDirectory() as directory:  # and through a file
+        path = Path(directory) / "q.safetensors"
+        safetensors.write(path, {"w": values, "w.scale": scales}, {"format": "x"})
+        read, _ = safetensors.read(path)
+        assert read["w"].dtype == np.int8 and (safetensors.dequantized(read)["w"] == back["w"]).all()
+    try:
+        safetensors.dequantized({"w": values})
+        raise AssertionError("an I8 matrix without its scale was accepted")
+    except ValueError as e:
+        assert "w.scale" in str(e)
+
+
 if __name__ == "__main__":
     run_tests(globals())

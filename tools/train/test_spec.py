@@ -60,6 +60,19 @@ def test_write_model_refuses_a_missing_an_unexpected_or_a_misshapen_tensor():
     assert json.loads(metadata["architecture"])["decoder_layers"] == 1
     assert all(value.dtype == np.float16 for value in written.values())
     assert metadata["format"] == spec.TRANSFORMER and metadata["source_language"] == "en"
+    with tempfile.TemporaryDirectory() as directory:  # int8: every matrix I8 + scale, the vectors F16
+        path = Path(directory) / "q.safetensors"
+        spec.write_model(path, tensors, **write, dtype="int8")
+        quantized, _ = safetensors.read(path)
+    matrices = [name for name, value in tensors.items() if np.ndim(value) == 2]
+    assert matrices and all(quantized[name].dtype == np.int8 for name in matrices)
+    assert all(quantized[name + ".scale"].dtype == np.float32 for name in matrices)
+    assert all(quantized[name].dtype == np.float16 for name in tensors if name not in matrices)
+    back = safetensors.dequantized(quantized)
+    assert sorted(back) == sorted(tensors)
+    for name in matrices:
+        step = np.abs(np.asarray(tensors[name], np.float32)).max(axis=1, keepdims=True) / 127
+        assert (np.abs(back[name] - np.asarray(tensors[name], np.float32)) <= step / 2 + 1e-6).all(), name
 
 
 def parsed(command):

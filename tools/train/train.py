@@ -101,7 +101,8 @@ def parse_args():
                    help="transformer --languages: supervise the head where a target piece is the decoder's "
                         "input (1) rather than where it is predicted (0)")
     p.add_argument("--label-smoothing", type=float, default=None, help=f"default {spec.LABEL_SMOOTHING}")
-    p.add_argument("--export-dtype", choices=["f16", "f32"], default="f16")
+    p.add_argument("--export-dtype", choices=["f16", "f32", "int8"], default="f16",
+                   help="int8: every matrix I8 with per-row scales, half the size of f16")
     p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {spec.LEARNING_RATE})")
     p.add_argument("--clip", type=float, default=1.0, help="gradient norm limit")
     p.add_argument("--batch-tokens", type=int, default=3000, help="target pieces per batch")

@@ -173,7 +173,10 @@ def main(args):
     torch.manual_seed(args.seed)
     torch.backends.cuda.matmul.allow_tf32 = True
     languages = args.languages.split(",")
-    shipped = safetensors.read(args.init_from) if args.init_from else None
+    shipped = None
+    if args.init_from:
+        tensors, metadata = safetensors.read(args.init_from)
+        shipped = safetensors.dequantized(tensors), metadata
     bpe = vocabulary(args, languages, shipped)
     corpus, train_by_lang, valid = load_corpus(args, languages, bpe)
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))

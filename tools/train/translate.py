@@ -36,6 +36,7 @@ def softmax(x):
 class Model:
     def __init__(self, path):
         tensors, self.metadata = safetensors.read(path)
+        tensors = safetensors.dequantized(tensors)
         if self.metadata.get("format") != "attnscope-rnn-v1":
             raise ValueError(f"{path}: not an attnscope-rnn-v1 file")
         self.w = {name: t.astype(np.float32) for name, t in tensors.items()}

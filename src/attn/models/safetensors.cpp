@@ -110,6 +110,12 @@ void SafeTensorsWriter::add(const std::string& name, const std::vector<std::int3
       Entry{"I32", std::move(shape), std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)};
 }
 
+void SafeTensorsWriter::add(const std::string& name, const std::vector<std::int8_t>& values,
+                            std::vector<std::int64_t> shape) {
+  tensors_[name] =
+      Entry{"I8", std::move(shape), std::string(reinterpret_cast<const char*>(values.data()), values.size())};
+}
+
 std::string SafeTensorsWriter::bytes() const {
   nlohmann::json header = nlohmann::json::object();
   if (!metadata_.empty()) header["__metadata__"] = metadata_;
@@ -248,6 +254,18 @@ std::vector<std::int32_t> SafeTensors::ints(const std::string& name,
   if (tensor.dtype != "I32") fail("tensor '", name, "' is ", tensor.dtype, ", not I32");
   std::vector<std::int32_t> out(static_cast<std::size_t>(tensor.element_count()));
   std::memcpy(out.data(), bytes_.data() + data_start_ + tensor.begin, out.size() * 4);
+  return out;
+}
+
+std::vector<std::int8_t> SafeTensors::int8s(const std::string& name,
+                                            const std::vector<std::int64_t>& expected_shape) const {
+  const TensorInfo& tensor = info(name);
+  if (!expected_shape.empty() && tensor.shape != expected_shape) {
+    fail("tensor '", name, "' has shape ", shape_text(tensor.shape), ", expected ", shape_text(expected_shape));
+  }
+  if (tensor.dtype != "I8") fail("tensor '", name, "' is ", tensor.dtype, ", not I8");
+  std::vector<std::int8_t> out(static_cast<std::size_t>(tensor.element_count()));
+  std::memcpy(out.data(), bytes_.data() + data_start_ + tensor.begin, out.size());
   return out;
 }
 

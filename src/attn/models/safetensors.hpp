@@ -32,6 +32,8 @@ class SafeTensors {
   std::vector<float> floats(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
   // An I32 tensor, after checking its shape when given.
   std::vector<std::int32_t> ints(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
+  // An I8 tensor, after checking its shape when given.
+  std::vector<std::int8_t> int8s(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
   // A metadata value, or an error naming the missing key.
   const std::string& meta(const std::string& key) const;
 
@@ -42,12 +44,13 @@ class SafeTensors {
   std::map<std::string, TensorInfo> tensors_;
 };
 
-// Writes a safetensors file: tensors in name order, header padded to 8 bytes, F32, F16 or I32.
+// Writes a safetensors file: tensors in name order, header padded to 8 bytes, F32, F16, I32 or I8.
 class SafeTensorsWriter {
  public:
   void add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape,
            bool half = false);
   void add(const std::string& name, const std::vector<std::int32_t>& values, std::vector<std::int64_t> shape);
+  void add(const std::string& name, const std::vector<std::int8_t>& values, std::vector<std::int64_t> shape);
   void metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
   std::string bytes() const;
 

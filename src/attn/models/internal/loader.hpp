@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,11 +51,15 @@ class TensorReader {
  public:
   explicit TensorReader(const SafeTensors& file) : file_(file) {}
 
-  // The tensor `name` as float32, of exactly `shape`; stored as F32 or F16 (docs/MODEL_FORMAT.md).
+  // The tensor `name` as float32, of exactly `shape`; stored as F32 or F16, or a matrix as I8 with
+  // a per-row scale `name.scale` (F32 or F16, [rows], finite, >= 0): row r is q[r][c] * scale[r]
+  // (docs/MODEL_FORMAT.md).
   std::vector<float> take(const std::string& name, std::vector<std::int64_t> shape) {
     read_.push_back(name);
     const std::string& dtype = file_.info(name).dtype;
-    if (dtype != "F32" && dtype != "F16") fail("tensor '", name, "' is ", dtype, "; the model stores F32 or F16");
+    if (dtype == "I8") return take_quantized(name, shape);
+    if (dtype != "F32" && dtype != "F16")
+      fail("tensor '", name, "' is ", dtype, "; the model stores F32, F16 or I8 with per-row scales");
     return file_.floats(name, shape);
   }
   // prefix.weight [out][in] and prefix.bias [out]
@@ -100,6 +105,26 @@ class TensorReader {
   }
 
  private:
+  std::vector<float> take_quantized(const std::string& name, const std::vector<std::int64_t>& shape) {
+    if (shape.size() != 2) fail("tensor '", name, "' is I8, but only matrices may be: store it as F32 or F16");
+    const std::vector<std::int8_t> values = file_.int8s(name, shape);
+    const std::string scale_name = name + ".scale";
+    if (!file_.has(scale_name)) fail("tensor '", name, "' is I8 but the file has no '", scale_name, "'");
+    read_.push_back(scale_name);
+    const std::string& scale_dtype = file_.info(scale_name).dtype;
+    if (scale_dtype != "F32" && scale_dtype != "F16")
+      fail("tensor '", scale_name, "' is ", scale_dtype, "; a scale is F32 or F16");
+    const std::vector<float> scales = file_.floats(scale_name, {shape[0]});  // finite, or it throws
+    const std::size_t columns = static_cast<std::size_t>(shape[1]);
+    std::vector<float> out(values.size());
+    for (std::size_t row = 0; row < scales.size(); ++row) {
+      if (scales[row] < 0) fail("tensor '", scale_name, "' holds a negative scale at row ", row);
+      for (std::size_t c = 0; c < columns; ++c)
+        out[row * columns + c] = static_cast<float>(values[row * columns + c]) * scales[row];
+    }
+    return out;
+  }
+
   const SafeTensors& file_;
   std::vector<std::string> read_;
 };
