@@ -3,7 +3,7 @@
 //     pairs: { 'en-it': { language, languageName, method, posteriorThreshold, statisticalWeight,
 //                         files: { hmm, ibm2?, forward?, reverse?, general? }, bytes }, … },
 //     multilingual: { file: [languages it writes, English first] },
-//     facts: { file: { kind, summary, parameters?, minutes?, data? } } }
+//     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data? } } }
 // and each pair gains devAer: { method: dev-set AER } from models/dev-aer.tsv (what
 // tools/eval_pairs.sh --record measured with these files), so the page can say how well each
 // method aligns and what drew a figure.
@@ -70,19 +70,31 @@ async function header(file) {
     await handle.close();
   }
 }
+// The training record's minutes, followed through each `initialized_from` (a run that continued
+// another's weights records that run there): CPU and GPU minutes apart, by the record's device.
+function trainingMinutes(training) {
+  const minutes = { cpu: 0, gpu: 0 };
+  for (let run = training; run && typeof run === 'object'; run = run.initialized_from) {
+    if (Number.isFinite(run.minutes)) minutes[run.device && !/\bcpu\b/i.test(run.device) ? 'gpu' : 'cpu'] += run.minutes;
+  }
+  return minutes;
+}
 const facts = {};
 for (const file of models) {
   const { __metadata__: meta = {}, ...tensors } = await header(file);
-  const parameters = Object.values(tensors).reduce((sum, { shape }) => sum + shape.reduce((a, b) => a * b, 1), 0);
+  // an int8 matrix's per-row scales (NAME.scale beside an I8 NAME) are not parameters of their own
+  const parameters = Object.entries(tensors)
+    .filter(([name]) => !(name.endsWith('.scale') && tensors[name.slice(0, -'.scale'.length)]?.dtype === 'I8'))
+    .reduce((sum, [, { shape }]) => sum + shape.reduce((a, b) => a * b, 1), 0);
   const training = meta.training ? JSON.parse(meta.training) : {};
   const architecture = meta.architecture ? JSON.parse(meta.architecture) : {};
-  const minutes = training.minutes;
+  const { cpu: minutes, gpu: gpuMinutes } = trainingMinutes(training);
   if (meta.format === 'attnscope-transformer-v1') {
     const languages = meta.languages ? JSON.parse(meta.languages).length : 2;
     facts[file] = {
       kind: meta.direction === 'multilingual' ? `multilingual Transformer (English ↔ ${languages - 1} languages)` : 'Transformer',
       summary: `${architecture.encoder_layers}+${architecture.decoder_layers} layers, d ${architecture.model_dim}, ${architecture.heads} heads`,
-      parameters, minutes, data: 'Debian’s human-translated help, UI and catalogs',
+      parameters, minutes, gpuMinutes, data: 'Debian’s human-translated help, UI and catalogs',
     };
   } else if (meta.format === 'attnscope-rnn-v1') {
     facts[file] = {

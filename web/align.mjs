@@ -24,12 +24,19 @@ const controlFor = (message) => (/^source\b/i.test(message) ? 'source' : /^targe
 
 const millions = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} M` : `${Math.round(n / 1e3)} k`);
 
+// "236 CPU and 18 GPU minutes on …": how long a file trained, where, and on what.
+function trainingTime(fact) {
+  const times = [fact.minutes && `${Math.round(fact.minutes)} CPU`, fact.gpuMinutes && `${Math.round(fact.gpuMinutes)} GPU`]
+    .filter(Boolean);
+  return times.length ? `${times.join(' and ')} minutes${fact.data ? ` on ${fact.data}` : ''}` : '';
+}
+
 // A shipped file in a few words, from the model index's facts (tools/make_model_index.mjs).
 function describe(facts, file) {
   const fact = facts[file];
   if (!fact) return file;
   const details = [fact.summary, fact.parameters && `${millions(fact.parameters)} parameters`,
-    fact.minutes && `${Math.round(fact.minutes)} CPU minutes${fact.data ? ` on ${fact.data}` : ''}`].filter(Boolean);
+    trainingTime(fact)].filter(Boolean);
   return `the ${fact.kind} (${details.join(', ')})`;
 }
 

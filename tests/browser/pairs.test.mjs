@@ -60,7 +60,7 @@ describe('language pairs', () => {
       for (const file of [pair.files.forward, pair.files.hmm].filter(Boolean)) {
         assert.ok(line.includes(index.facts[file].kind), `${name}: ${file} (${index.facts[file].kind}) in ${line}`);
       }
-      assert.match(line, /parameters, \d+ CPU minutes on /, `${name}: ${line}`);
+      assert.match(line, /parameters, \d+ CPU (and \d+ GPU )?minutes on /, `${name}: ${line}`);
       assert.match(line, /cells show attention, links come from the mix/, `${name}: ${line}`);
       const chosen = await page.$eval('#method', (select) => select.selectedOptions[0].textContent);
       assert.ok(chosen.includes(`dev AER ${pair.devAer[pair.method].toFixed(3)}`), `${name}: ${chosen}`);
