@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ROOT, SCREENSHOTS, figureOf, openPage, useBrowser } from './browser.mjs';
+import { ROOT, SCREENSHOTS, figureOf, openPage, redrawn, useBrowser } from './browser.mjs';
 
 useBrowser();
 
@@ -137,7 +137,7 @@ describe('model view', () => {
       assert.ok(sum > 0 && sum <= 1 + 1e-5, `row ${r} sums to ${sum}`);
     }
     // stepping back keeps the chosen head and empties the rows not produced yet
-    await page.click('#step-back');
+    await redrawn(page, 'translate-heatmap', () => page.click('#step-back'));  // (read before the redraw, it raced)
     const stepped = await figureOf(page, 'translate-heatmap');
     assert.equal(await page.getAttribute('#translate-heatmap', 'data-head'), 'mean');
     assert.ok(stepped.weights.slice((stepped.rows - 1) * stepped.cols).every((w) => w === 0));
