@@ -3,7 +3,8 @@
 //     pairs: { 'en-it': { language, languageName, method, posteriorThreshold, statisticalWeight,
 //                         files: { hmm, ibm2?, forward?, reverse?, general? }, bytes }, … },
 //     multilingual: { file: [languages it writes, English first] },
-//     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data? } } }
+//     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data? } },
+//     familiarity: { 'en-fr': { file, forced: [99 percentiles], translated: [99] }, … } }
 // and each pair gains devAer: { method: dev-set AER } from models/dev-aer.tsv (what
 // tools/eval_pairs.sh --record measured with these files), so the page can say how well each
 // method aligns and what drew a figure.
@@ -12,6 +13,7 @@
 // only the files this build ships, and a pair with none is left out. web/CMakeLists.txt runs it
 // after linking the module and copying the models:
 //   node tools/make_model_index.mjs web/dist simd|scalar
+import { createHash } from 'node:crypto';
 import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -53,6 +55,21 @@ const table = await readFile(new URL('../models/dev-aer.tsv', import.meta.url), 
 for (const line of table.split('\n').filter((l) => l && !l.startsWith('#')).slice(1)) {
   const [pair, method, aer] = line.split('\t');
   if (pairs[pair] && Number.isFinite(Number(aer))) (pairs[pair].devAer ??= {})[method] = Number(aer);
+}
+
+// models/familiarity.json (tools/familiarity.mjs): each direction's held-out score percentiles, which
+// the worker places a sentence pair among (web/familiarity.mjs); a direction whose model file
+// changed since it was measured is left out (its line then does not appear), with a warning.
+const familiarity = {};
+const measured = JSON.parse(await readFile(new URL('../models/familiarity.json', import.meta.url), 'utf8').catch(() => '{}'));
+for (const [direction, reference] of Object.entries(measured.directions ?? {})) {
+  if (!models.includes(reference.file)) continue;
+  const digest = createHash('sha256').update(await readFile(resolve(folder, reference.file))).digest('hex');
+  if (digest !== measured.models?.[reference.file]) {
+    console.warn(`make_model_index: ${reference.file} changed since models/familiarity.json: rerun tools/familiarity.mjs`);
+    continue;
+  }
+  familiarity[direction] = { file: reference.file, forced: reference.forced, translated: reference.translated };
 }
 
 // What each file is, from its safetensors header alone (docs/MODEL_FORMAT.md): the kind, its
@@ -109,4 +126,4 @@ for (const file of models) {
     facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior' };
   }
 }
-await writeFile(resolve(folder, 'index.json'), `${JSON.stringify({ models, pairs, multilingual, facts }, null, 2)}\n`);
+await writeFile(resolve(folder, 'index.json'), `${JSON.stringify({ models, pairs, multilingual, facts, familiarity }, null, 2)}\n`);

@@ -40,6 +40,14 @@ function describe(facts, file) {
   return `the ${fact.kind} (${details.join(', ')})`;
 }
 
+/** The worker's familiarity of a result (web/familiarity.mjs: {level, text}) in `element`, which
+ * is hidden where there is none (a method without the pair's forward model, or not measured). */
+export function showFamiliarity(element, familiarity) {
+  element.hidden = !familiarity;
+  element.textContent = familiarity?.text ?? '';
+  element.dataset.level = familiarity?.level ?? '';
+}
+
 /** The files `method` reads for `pair`: {forward?, reverse?, statistical?}. */
 export function filesOf(rules, pair, method) {
   const rule = methodRule(rules, method);
@@ -230,6 +238,7 @@ export class AlignView {
     $('compare-figure').hidden = true;
     $('pharaoh').textContent = '';
     $('align-model').replaceChildren();
+    showFamiliarity($('align-familiarity'), null);
     $('align-status').textContent = '';
     $('align-view').dataset.state = 'error';
     this.setExports(false);
@@ -251,6 +260,7 @@ export class AlignView {
     figure.about = { pair: pair.name, method, models: Object.values(filesOf(this.rules, pair, method)), caption: figure.caption };
     const card = Object.assign(document.createElement('a'), { href: 'dist/models/MODEL_CARD.md', textContent: 'model card' });
     $('align-model').replaceChildren(`${figure.caption} `, card);
+    showFamiliarity($('align-familiarity'), r.familiarity);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);
     this.lines.draw({ ...figure, topK: figure.cols > 40 ? 2 : 3 });

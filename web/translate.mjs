@@ -6,6 +6,7 @@
 // mean over the layer's heads; by default the head the model aligns with. The models offered are
 // the chosen language pair's; a pair with no translation model says so instead of translating
 // (never with another pair's model).
+import { showFamiliarity } from './align.mjs';
 import { Requests, readNumber, showProblem } from './controls.mjs';
 import { meanOverHeads, slice } from './maps.mjs';
 import { forwardModelName } from './methods.mjs';
@@ -108,6 +109,7 @@ export class TranslateView {
     this.result = reply.result;
     $('translate-view').dataset.state = 'ok';
     $('translation').textContent = this.result.text;
+    showFamiliarity($('translate-familiarity'), this.result.familiarity);
     $('step').max = String(this.result.targetWords.length);
     this.offerHeads();
     await this.showStep();
@@ -146,6 +148,7 @@ export class TranslateView {
     this.result = null;
     this.heatmap.clear();
     $('translation').textContent = '';
+    showFamiliarity($('translate-familiarity'), null);
     $('step-label').textContent = '';
     $('step').max = '0';
     $('translate-heads').hidden = true;

@@ -7,6 +7,8 @@
 //   {type: 'init', simd, pair}                -> {type: 'module', simd, instructionSet, threads, alignment, pairs}
 //                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
 //   {type: 'align', id, pair, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
+//                                                (result.familiarity: web/familiarity.mjs's {level, rank, text, score},
+//                                                where the pair's forward model drew it and it was measured)
 //   {type: 'translate', id, pair, text, beam, model?} -> same (model: a file stem of the pair's, else its forward model)
 //   {type: 'attentions', id, source, target, model, pieces}
 //                                             -> every map of `model` (a shipped file's stem), with its info
@@ -15,6 +17,7 @@
 // them, and this worker decides from them what a method waits for and loads. `pairs` is the model
 // index's (web/dist/models/index.json, written from attn.alignment.pairs): each pair's files by role.
 import loadAttn from './dist/attn.mjs';
+import { describe as describeFamiliarity, pieceScore } from './familiarity.mjs';
 import { methodRule, statisticalKindOf } from './methods.mjs';
 import { answerRequests } from './worker-client.mjs';
 
@@ -30,6 +33,9 @@ let attn = null;
 let shipped = new Set();
 let pairs = {};  // the index's pairs by name, each with its name
 let multilingual = {};  // the index's multilingual files -> the languages each writes
+let familiarity = {};  // the index's held-out score percentiles by direction (web/familiarity.mjs)
+// what the shipped translation models learned from, in a few words (docs/DATA_CARD.md)
+const TRAINING_TEXT = 'the software help pages and interface text it was trained on';
 const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
 
 // A file's bytes, with progress messages at most every 100 ms.
@@ -158,6 +164,7 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
   const index = await response.json();
   shipped = new Set(index.models);
   multilingual = index.multilingual ?? {};
+  familiarity = index.familiarity ?? {};
   pairs = Object.fromEntries(Object.entries(index.pairs ?? {}).map(([name, pair]) =>
     [name, { ...pair, name, multilingual: Boolean(multilingual[pair.files.forward]) }]));
   self.postMessage({
@@ -196,7 +203,24 @@ async function align({ pair: name, source, target, method: asked, shift, thresho
       ...(aligner ? { statistical: aligner, statisticalWeight: pair.statisticalWeight, posteriorThreshold: pair.posteriorThreshold } : {}),
     })
     : aligner.align(source, target, { threshold: pair.posteriorThreshold });
-  return { ...result, milliseconds: performance.now() - started };
+  const milliseconds = performance.now() - started;
+  // how far the pair is from the model's data: its forced decoding's log-probability per piece
+  // among held-out pairs' (only where the method's model is the pair's forward one, measured)
+  const measured = familiarity[pair.name];
+  const reference = chosen && role === 'forward' && measured?.file === pair.files.forward ? measured.forced : null;
+  return { ...result, milliseconds, ...(reference ? { familiarity: familiarOf(chosen, source, target, reference, 'pair') } : {}) };
+}
+
+// web/familiarity.mjs's sentence for `target` forced after `source` through `model`; undefined
+// (no line) where the model cannot score the pair, which leaves the figure as it is.
+function familiarOf(model, source, target, reference, what) {
+  let score;
+  try {
+    score = pieceScore(model.attentions(source, target, { pieces: true, logProbs: true }));
+  } catch {
+    return undefined;
+  }
+  return { score, ...describeFamiliarity(score, reference, { what, data: TRAINING_TEXT }) };
 }
 
 // The translation model called `stem` (en-es-additive, en-fr-transformer, …).
@@ -215,7 +239,14 @@ async function translate({ pair: name, text, beam, model: stem }) {
   if (!pair.files.forward) throw onlyStatistical(pair, 'translation model');
   if (stem && !stem.startsWith(`${pair.name}-`)) throw new Error(`model '${stem}' does not translate ${pair.name}`);
   const chosen = stem ? await modelByStem(stem) : await model(pair, 'forward');
-  return { ...chosen.translate(text, { beam }), info: chosen.info };
+  const result = chosen.translate(text, { beam });
+  // the direction the model translates (a stem names it: 'fr-en-transformer'), and how far the
+  // input is from its data: the translation's log-probability per piece among held-out ones'
+  const direction = stem ? stem.split('-').slice(0, 2).join('-') : pair.name;
+  const file = stem ? modelNames().get(stem).file : pair.files.forward;
+  const measured = familiarity[direction];
+  const reference = result.text.trim() && measured?.file === file ? measured.translated : null;
+  return { ...result, info: chosen.info, ...(reference ? { familiarity: familiarOf(chosen, text, result.text, reference, 'translation') } : {}) };
 }
 
 // Every attention map of a pair through the model whose file stem is `model`.

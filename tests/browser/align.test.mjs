@@ -272,6 +272,44 @@ describe('alignment view', () => {
   });
 });
 
+describe('how far a pair is from what the model learned', () => {
+  // the line under a figure (web/familiarity.mjs): whether it shows, its level and its words
+  const familiarityOf = async (page, id) => ({
+    hidden: await page.$eval(`#${id}`, (p) => p.hidden), level: await page.getAttribute(`#${id}`, 'data-level'),
+    text: await page.textContent(`#${id}`),
+  });
+  const waitForLevel = (page, id, level) => page.waitForFunction(([i, l]) => {
+    const line = document.getElementById(i);
+    return !line.hidden && line.dataset.level === l;
+  }, [id, level], { timeout: 20000 });
+
+  test('a software string is familiar, the same words scrambled far; a method without the model says nothing', async () => {
+    const { page, problems } = await openPage();
+    const first = await familiarityOf(page, 'align-familiarity');  // the default example: an everyday sentence
+    assert.equal(first.hidden, false);
+    assert.ok(['familiar', 'unusual', 'far'].includes(first.level), first.level);
+    assert.match(first.text, /^This sentence pair is .* held-out sentence/);
+    await page.fill('#source', 'Save the document before you close the window .');
+    await page.fill('#target', 'Guarde el documento antes de cerrar la ventana .');
+    await waitForLevel(page, 'align-familiarity', 'familiar');
+    assert.match((await familiarityOf(page, 'align-familiarity')).text, /like what the model learned from the software help pages/);
+    await page.fill('#target', 'ventana la cerrar de antes documento el Guarde .');
+    await waitForLevel(page, 'align-familiarity', 'far');
+    assert.match((await familiarityOf(page, 'align-familiarity')).text, /far from what the model learned/);
+    await page.selectOption('#method', 'hmm');  // the HMM alone: no translation model reads the pair
+    await page.waitForFunction(() => document.getElementById('align-familiarity').hidden, null, { timeout: 20000 });
+    await page.fill('#translate-source', 'Save the document before you close the window .');
+    await page.click('#translate');
+    await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok', null, { timeout: 20000 });
+    const translated = await familiarityOf(page, 'translate-familiarity');
+    assert.equal(translated.hidden, false);
+    assert.equal(translated.level, 'familiar', translated.text);
+    assert.match(translated.text, /^This input is like what the model learned/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
 describe('translation', () => {
   test('translates and steps through the output one word at a time', async () => {
     const { page, problems } = await openPage();

@@ -1,0 +1,76 @@
+// How far a sentence pair is from what a translation model learned, from a measured signal: the
+// model's mean log-probability per target piece when it is made to produce the target (forced
+// decoding), placed among the same figure on held-out pairs of its own data
+// (models/familiarity.json, tools/familiarity.mjs). A pair whose words the model expects less than
+// almost every held-out pair is one it was not trained for, and its attention may align it less
+// well. Used by the model worker, the page and the tool that measures the reference; no DOM here.
+
+/** The signal: log p(target | source) per target piece, '</s>' included (attentions() with
+ * pieces: true and logProbs: true gives one log-probability per piece). */
+export function pieceScore(maps) {
+  const count = maps.logProbs?.length ?? 0;
+  if (!count) throw new Error('the forced decoding gave no log-probabilities');
+  return maps.logProb / count;
+}
+
+/** The percentiles 1 … 99 of `scores` (linear interpolation between order statistics), rounded
+ * to 4 decimals: what models/familiarity.json keeps of each reference. */
+export function percentiles(scores) {
+  const sorted = Float64Array.from(scores).sort();
+  if (sorted.length < 2) throw new Error('a reference needs at least two scores');
+  return Array.from({ length: 99 }, (_, i) => {
+    const at = ((i + 1) / 100) * (sorted.length - 1);
+    const low = Math.floor(at);
+    const high = Math.min(low + 1, sorted.length - 1);
+    const value = sorted[low] + (at - low) * (sorted[high] - sorted[low]);
+    return Math.round(value * 1e4) / 1e4;
+  });
+}
+
+/** The share (0 … 1) of held-out pairs whose score is lower than `score`, from the reference's
+ * percentiles 1 … 99: 0 below the first, 1 above the last, linear in between. */
+export function rank(score, reference) {
+  if (!Array.isArray(reference) || reference.length !== 99) throw new Error('a reference is 99 percentiles');
+  if (!Number.isFinite(score)) return 0;  // -Infinity: a piece the model gives no probability at all
+  if (score <= reference[0]) return score < reference[0] ? 0 : 0.01;
+  if (score >= reference[98]) return score > reference[98] ? 1 : 0.99;
+  let i = 0;
+  while (reference[i + 1] < score) i += 1;
+  const span = reference[i + 1] - reference[i];
+  return (i + 1 + (span > 0 ? (score - reference[i]) / span : 0)) / 100;
+}
+
+// Below these ranks a pair is called far from the model's data, or unusual for it.
+export const FAR = 0.02;
+export const UNUSUAL = 0.1;
+
+/** {level: 'familiar' | 'unusual' | 'far', rank, text}: one sentence a learner understands.
+ * `what`: 'pair' (a sentence and its translation, the alignment view) or 'translation' (the
+ * model's own output for an input, the translation view); `data`: the model's training text in a
+ * few words. */
+export function describe(score, reference, { what = 'pair', data = 'its training data' } = {}) {
+  const share = rank(score, reference);
+  const percent = share < 0.01 ? 'over 99' : String(Math.round((1 - share) * 100));
+  const subject = what === 'translation' ? 'This input' : 'This sentence pair';
+  const versus = what === 'translation' ? 'than its translations of' : 'than';
+  if (share < FAR) {
+    return {
+      level: 'far', rank: share,
+      text: `${subject} is far from what the model learned: it finds the words less likely ${versus} ` +
+        `${percent}% of held-out sentences from ${data}, so read its ` +
+        `${what === 'translation' ? 'translation and attention' : 'attention'} with care.`,
+    };
+  }
+  if (share < UNUSUAL) {
+    return {
+      level: 'unusual', rank: share,
+      text: `${subject} is unusual for the model: it finds the words less likely ${versus} ${percent}% ` +
+        `of held-out sentences from ${data}.`,
+    };
+  }
+  return {
+    level: 'familiar', rank: share,
+    text: `${subject} is like what the model learned from ${data}: its words are as likely as in ` +
+      `${share >= 0.5 ? 'a typical' : 'many a'} held-out sentence.`,
+  };
+}
