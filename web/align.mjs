@@ -135,11 +135,12 @@ export class AlignView {
   start() {
     $('threshold').value = String(this.rules.defaults.threshold);
     // file names carry the pair and the method: attention-en-fr-hybrid.svg
-    const named = (extension) => `attention-${this.pair?.name ?? 'pair'}-${$('method').value}.${extension}`;
+    const shown = () => this.result?.preview?.method ?? $('method').value;  // the HMM's, while a model downloads
+    const named = (extension) => `attention-${this.pair?.name ?? 'pair'}-${shown()}.${extension}`;
     $('export-svg').addEventListener('click', () => exportSvg(this.heatmap, named('svg')));
     $('export-png').addEventListener('click', () => exportPng(this.heatmap, named('png')));
     $('export-json').addEventListener('click', () => this.heatmap.figure && exportJson(this.heatmap.figure, named('json')));
-    $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh, `links-${this.pair?.name ?? 'pair'}-${$('method').value}.txt`));
+    $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh, `links-${this.pair?.name ?? 'pair'}-${shown()}.txt`));
     $('copy').addEventListener('click', () => copyText($('pharaoh').textContent).then(
       () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
       () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
@@ -192,10 +193,23 @@ export class AlignView {
   // Both requests of one update: the chosen method, and the general model's argmax to compare.
   async send({ compare, ...settings }) {
     const [main, general] = await Promise.all([
-      this.client.request({ type: 'align', ...settings }),
+      this.previewThenAlign(settings),
       compare ? this.client.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
     ]);
     return { ...main, general };
+  }
+
+  // While the method's attention model downloads, the worker answers at once with the pair's HMM
+  // (result.preview): drawn, named as such, until the method's own answer replaces it.
+  async previewThenAlign(settings) {
+    const first = await this.client.request({ type: 'align', ...settings, preview: true });
+    if (first.type !== 'result' || !first.result.preview) return first;
+    if (this.waiting) {
+      this.result = first.result;
+      this.generalResult = null;
+      await this.draw();
+    }
+    return this.client.request({ type: 'align', ...settings });
   }
 
   /** Aligns with the current settings; resolves once the answer is drawn (or refused). */
@@ -252,11 +266,16 @@ export class AlignView {
     const r = this.result;
     if (!r) return;
     const colormap = $('colormap').value;
-    const method = $('method').value, pair = this.pair;
+    const preview = r.preview;  // the HMM's answer while the chosen method's model downloads
+    const method = preview ? preview.method : $('method').value, pair = this.pair;
     const what = this.rules.methods.find((rule) => rule.name === method)?.needsModel ? `Attention of the ${pair.name} model`
       : `Posteriors of the ${method === 'ibm2' ? 'IBM Model 2' : 'HMM'} aligner (${pair.name})`;
     const figure = figureOf(r, colormap, `${what}, ${pair.languageName} rows and English columns, ${method} links`);
     figure.caption = modelLine(this.rules, this.facts, pair, method);
+    if (preview) {
+      const chosen = $('method').value;
+      figure.caption = `Shown while the ${chosen} method's model downloads (its figure follows): ${figure.caption}`;
+    }
     figure.about = { pair: pair.name, method, models: Object.values(filesOf(this.rules, pair, method)), caption: figure.caption };
     const card = Object.assign(document.createElement('a'), { href: 'dist/models/MODEL_CARD.md', textContent: 'model card' });
     $('align-model').replaceChildren(`${figure.caption} `, card);

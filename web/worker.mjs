@@ -8,7 +8,8 @@
 //                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
 //   {type: 'align', id, pair, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //                                                (result.familiarity: web/familiarity.mjs's {level, rank, text, score},
-//                                                where the pair's forward model drew it and it was measured)
+//                                                where the pair's forward model drew it and it was measured;
+//                                                with preview: true, the HMM's answer while the model downloads)
 //   {type: 'translate', id, pair, text, beam, model?} -> same (model: a file stem of the pair's, else its forward model)
 //   {type: 'attentions', id, source, target, model, pieces}
 //                                             -> every map of `model` (a shipped file's stem), with its info
@@ -37,6 +38,7 @@ let familiarity = {};  // the index's held-out score percentiles by direction (w
 // what the shipped translation models learned from, in a few words (docs/DATA_CARD.md)
 const TRAINING_TEXT = 'the software help pages and interface text it was trained on';
 const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
+const loaded = new Set();  // the model files whose promise has resolved
 
 // A file's bytes, with progress messages at most every 100 ms.
 async function fetchBytes(file, what) {
@@ -69,7 +71,11 @@ async function fetchBytes(file, what) {
 // A shipped model file, fetched and loaded once.
 function modelFile(file, what) {
   if (!shipped.has(file)) return Promise.reject(new Error(`${what} is not shipped with this build`));
-  loading[file] ??= fetchBytes(file, what).then((bytes) => attn.loadModel(bytes), (error) => {
+  loading[file] ??= fetchBytes(file, what).then(async (bytes) => {
+    const model = await attn.loadModel(bytes);
+    loaded.add(file);
+    return model;
+  }, (error) => {
     delete loading[file];  // a failed download is tried again by the next request that needs it
     throw error;
   });
@@ -181,13 +187,17 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
 // What a method needs comes from the library's rules; the settings the page does not offer
 // (the hybrid's weight, mix, symmetrization) are left to the library's defaults, and a statistical
 // aligner alone links at its pair's posterior threshold (attn/align/pairs.hpp).
-async function align({ pair: name, source, target, method: asked, shift, threshold: given, model: role = 'forward' }) {
+async function align({ pair: name, source, target, method: asked, shift, threshold: given, model: role = 'forward', preview }) {
   const pair = pairOf(name);
   // 'attention' is the pair's best attention-only method, with its threshold (attn/align/pairs.hpp)
   const method = asked === 'attention' ? pair.attentionMethod : asked;
   const threshold = asked === 'attention' ? pair.attentionThreshold : given;
   const rules = attn.alignment;
   const rule = methodRule(rules, method);
+  if (preview) {
+    const early = await previewWhileLoading(pair, rule, role, source, target);
+    if (early) return early;
+  }
   const chosen = rule.needsModel ? await model(pair, role) : null;
   const reverse = rule.needsReverse ? await model(pair, 'reverse') : null;
   let aligner = null;
@@ -209,6 +219,22 @@ async function align({ pair: name, source, target, method: asked, shift, thresho
   const measured = familiarity[pair.name];
   const reference = chosen && role === 'forward' && measured?.file === pair.files.forward ? measured.forced : null;
   return { ...result, milliseconds, ...(reference ? { familiarity: familiarOf(chosen, source, target, reference, 'pair') } : {}) };
+}
+
+// With `preview`, a method whose attention model is still downloading (the page's first minutes: the
+// multilingual Transformer is 8 MB, the pair's HMM 1-3 MB) is answered at once by the pair's HMM
+// alone, marked {preview: {method: 'hmm', waitingFor: [files]}}, while the download goes on; the
+// page draws it and asks again without `preview`. Null where nothing is left to wait for.
+async function previewWhileLoading(pair, rule, role, source, target) {
+  if (!rule.needsModel || !pair.files.hmm) return null;
+  const roles = rule.needsReverse ? [role, 'reverse'] : [role];
+  const waitingFor = [...new Set(roles.map((r) => pair.files[r]).filter((file) => file && !loaded.has(file)))];
+  if (waitingFor.length === 0) return null;
+  for (const r of roles) model(pair, r).catch(() => {});  // started now; its error reaches the request that waits for it
+  const aligner = await statisticalAligner(pair, 'hmm', 'hmm');
+  const started = performance.now();
+  const result = aligner.align(source, target, { threshold: pair.posteriorThreshold });
+  return { ...result, milliseconds: performance.now() - started, preview: { method: 'hmm', waitingFor } };
 }
 
 // web/familiarity.mjs's sentence for `target` forced after `source` through `model`; undefined

@@ -130,7 +130,7 @@ describe('explorer page', () => {
     await page.close();
   });
 
-  test('the playground and bring-your-own work while the model is still downloading, which shows progress', async () => {
+  test('the playground and bring-your-own work while the model is still downloading, which shows progress; the HMM aligns meanwhile', async () => {
     let release;
     const held = new Promise((resolve) => { release = resolve; });
     const { page, problems } = await openPage('', {
@@ -143,11 +143,19 @@ describe('explorer page', () => {
     await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '2');
     await page.waitForSelector('#align-view .busy:not([hidden])');
     assert.match(await page.textContent('#align-view .busy'), /Aligning|Loading the en-es model/);
-    assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '0');
+    // meanwhile the pair's HMM (1.4 MB, already here) draws the pair, and the line says so
+    await page.waitForFunction(() => document.getElementById('heatmap').dataset.rows === '8', null, { timeout: 20000 });
+    const meanwhile = await page.textContent('#align-model');
+    assert.match(meanwhile, /^Shown while the hybrid method's model downloads \(its figure follows\): .*HMM aligner.* method hmm/, meanwhile);
+    assert.equal(await page.isVisible('#align-view .busy'), true);
+    assert.equal(await page.getAttribute('#align-view', 'data-state'), 'busy');
+    assert.equal(await page.isVisible('#align-familiarity'), false);
     release();
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
     assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '8');
     assert.equal(await page.isVisible('#align-view .busy'), false);
+    const after = await page.textContent('#align-model');
+    assert.ok(!after.startsWith('Shown while') && after.includes('method hybrid'), after);
     assert.deepEqual(problems, []);
     await page.close();
   });
