@@ -1,0 +1,39 @@
+// The README's screenshots of the explorer's first screen, taken in Debian's Chromium from the
+// built page (cmake --build --preset wasm-simd first): what a newcomer sees before scrolling, on a
+// desktop (1400 x 900) and a phone (390 x 844, touch), once the default pair's default method has
+// drawn (body[data-ready]): the heatmap with its links, the line under it that names the model,
+// method and dev AER, and the presets.
+//   node tools/screenshots.mjs [--out docs/screenshots]
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+
+const at = process.argv.indexOf('--out');
+const out = resolve(at > 0 ? process.argv[at + 1] : new URL('../docs/screenshots/', import.meta.url).pathname);
+mkdirSync(out, { recursive: true });
+
+const server = await serve(new URL('../web/', import.meta.url).pathname, 0);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+try {
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  for (const [file, options] of [
+    ['first-screen.png', { viewport: { width: 1400, height: 900 } }],
+    ['first-screen-phone.png', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 }],
+  ]) {
+    const page = await browser.newPage({ ...options, colorScheme: 'light' });
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+    await page.evaluate(() => document.fonts.ready);
+    await page.screenshot({ path: join(out, file) });  // the viewport: the first screen only
+    const scroll = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    console.log(`${file}: ${options.viewport.width} x ${options.viewport.height}${scroll > 0 ? `, scrolls ${scroll} px sideways` : ''}`);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
