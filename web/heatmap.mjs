@@ -174,8 +174,16 @@ export class Heatmap extends CanvasFigure {
   }
 
   relayout() {
-    const theme = themeOf(this.host);
-    this.layout = layoutFigure(this.figure, this.cellSize(), measurer(theme));
+    const measure = measurer(themeOf(this.host));
+    this.layout = layoutFigure(this.figure, this.cellSize(), measure);
+    // the default size where it would scroll sideways (a phone: the default example at 390 px):
+    // as large as fits the width instead, down to DEFAULT_CELL's smallest; smaller still scrolls
+    // (the frame's width, less the figure's border and scrollbar: the figure itself is as wide as its content)
+    const room = this.wrapper.clientWidth - (this.host.offsetWidth - this.host.clientWidth);
+    if (this.zoom === null && room > 0 && this.layout.width > room) {
+      const cell = Math.floor((room - this.layout.left) / this.figure.cols);
+      if (cell >= DEFAULT_CELL(Infinity)) this.layout = layoutFigure(this.figure, cell, measure);
+    }
     this.resize(this.layout.width, this.layout.height);
     this.host.dataset.cell = String(this.layout.cell);
   }

@@ -92,6 +92,18 @@ describe('explorer page', () => {
     await page.close();
   });
 
+  test('fits a 390 px phone: the default example\'s heatmap without sideways scrolling, its values readable', async () => {
+    const { page, problems } = await openPage('', { width: 390, height: 844, touch: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+    const heatmap = await page.$eval('#heatmap', (host) => ({ scroll: host.scrollWidth - host.clientWidth, overflow: host.dataset.overflow ?? '' }));
+    assert.ok(heatmap.scroll <= 0, `the 8 x 10 heatmap scrolls ${heatmap.scroll} px sideways`);
+    assert.doesNotMatch(heatmap.overflow, /right/);
+    assert.ok(Number(await page.getAttribute('#heatmap', 'data-cell')) >= 24, 'cells large enough for their values');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('fits a 360 px screen: controls grouped, checkboxes beside their text, figures scroll with a visible cue', async () => {
     const { page, problems } = await openPage('', { width: 360, height: 740 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -103,8 +115,13 @@ describe('explorer page', () => {
     assert.deepEqual(misplaced, []);
     const wider = await page.$$eval('fieldset, .figure-frame, .heatmap', (all) => all.filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).length);
     assert.equal(wider, 0, 'a group or a figure sticks out of the screen');
-    // the 8 x 10 heatmap is wider than the screen: it scrolls, with a shadow and a hint saying so
-    assert.match(await page.getAttribute('#heatmap', 'data-overflow'), /right/);
+    // the default 8 x 10 heatmap fits; a 30-word pair does not: it scrolls, with a shadow and a hint saying so
+    assert.doesNotMatch(await page.getAttribute('#heatmap', 'data-overflow') ?? '', /right/);
+    const long = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+    await page.fill('#source', long);
+    await page.fill('#target', long);
+    await page.waitForFunction(() => document.getElementById('heatmap').dataset.cols === '30', null, { timeout: 20000 });
+    await page.waitForFunction(() => /right/.test(document.getElementById('heatmap').dataset.overflow ?? ''), null, { timeout: 5000 });
     assert.equal(await page.isVisible('#heatmap-readout'), true);
     assert.equal(await page.isVisible('#align-view .scroll-hint'), true);
     await page.screenshot({ path: new URL('explorer-360.png', SCREENSHOTS).pathname, fullPage: true });
