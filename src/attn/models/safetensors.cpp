@@ -245,28 +245,28 @@ const std::string& SafeTensors::meta(const std::string& key) const {
   return found->second;
 }
 
-std::vector<std::int32_t> SafeTensors::ints(const std::string& name,
-                                            const std::vector<std::int64_t>& expected_shape) const {
+// An integer tensor of `dtype` copied out, after checking its shape (when given) and dtype.
+template <class T>
+std::vector<T> SafeTensors::integers(const std::string& name, const std::vector<std::int64_t>& expected_shape,
+                                     const char* dtype) const {
   const TensorInfo& tensor = info(name);
   if (!expected_shape.empty() && tensor.shape != expected_shape) {
     fail("tensor '", name, "' has shape ", shape_text(tensor.shape), ", expected ", shape_text(expected_shape));
   }
-  if (tensor.dtype != "I32") fail("tensor '", name, "' is ", tensor.dtype, ", not I32");
-  std::vector<std::int32_t> out(static_cast<std::size_t>(tensor.element_count()));
-  std::memcpy(out.data(), bytes_.data() + data_start_ + tensor.begin, out.size() * 4);
+  if (tensor.dtype != dtype) fail("tensor '", name, "' is ", tensor.dtype, ", not ", dtype);
+  std::vector<T> out(static_cast<std::size_t>(tensor.element_count()));
+  std::memcpy(out.data(), bytes_.data() + data_start_ + tensor.begin, out.size() * sizeof(T));  // little-endian hosts
   return out;
+}
+
+std::vector<std::int32_t> SafeTensors::ints(const std::string& name,
+                                            const std::vector<std::int64_t>& expected_shape) const {
+  return integers<std::int32_t>(name, expected_shape, "I32");
 }
 
 std::vector<std::int8_t> SafeTensors::int8s(const std::string& name,
                                             const std::vector<std::int64_t>& expected_shape) const {
-  const TensorInfo& tensor = info(name);
-  if (!expected_shape.empty() && tensor.shape != expected_shape) {
-    fail("tensor '", name, "' has shape ", shape_text(tensor.shape), ", expected ", shape_text(expected_shape));
-  }
-  if (tensor.dtype != "I8") fail("tensor '", name, "' is ", tensor.dtype, ", not I8");
-  std::vector<std::int8_t> out(static_cast<std::size_t>(tensor.element_count()));
-  std::memcpy(out.data(), bytes_.data() + data_start_ + tensor.begin, out.size());
-  return out;
+  return integers<std::int8_t>(name, expected_shape, "I8");
 }
 
 std::vector<float> SafeTensors::floats(const std::string& name, const std::vector<std::int64_t>& expected_shape) const {

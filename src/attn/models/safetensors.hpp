@@ -38,6 +38,10 @@ class SafeTensors {
   const std::string& meta(const std::string& key) const;
 
  private:
+  template <class T>
+  std::vector<T> integers(const std::string& name, const std::vector<std::int64_t>& expected_shape,
+                          const char* dtype) const;
+
   std::string bytes_;
   std::size_t data_start_ = 0;
   std::map<std::string, std::string> metadata_;
