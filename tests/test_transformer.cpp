@@ -334,10 +334,15 @@ TEST_CASE("a malformed int8 tensor or scale is refused with a message naming it"
       writer.add(tensor, file.floats(tensor), info.shape, true);
     }
   }
-  writer.add("encoder.norm.weight.scale", std::vector<float>{1.0f}, {1});
   for (const auto& [key, value] : file.metadata()) writer.metadata(key, value);
   CHECK_THROWS_WITH(TransformerModel::load(writer.bytes()),
                     Contains("tensor 'decoder.norm.bias' is I8, but only matrices may be"));
+  SafeTensorsWriter stray;  // the fixture as it is, and a scale beside a tensor that is not I8
+  for (const auto& [tensor, info] : file.tensors()) stray.add(tensor, file.floats(tensor), info.shape, true);
+  stray.add("encoder.norm.weight.scale", std::vector<float>(file.info("encoder.norm.weight").shape[0], 1.0f),
+            file.info("encoder.norm.weight").shape);
+  for (const auto& [key, value] : file.metadata()) stray.metadata(key, value);
+  CHECK_THROWS_WITH(TransformerModel::load(stray.bytes()), Contains("unexpected tensor 'encoder.norm.weight.scale'"));
 }
 
 TEST_CASE("a malformed Transformer file is refused with a message naming the problem", "[transformer]") {

@@ -117,7 +117,7 @@ for (const file of models) {
     facts[file] = {
       kind: `RNN with ${meta.attention} attention (${meta.direction})`,
       summary: `encoder ${architecture.encoder_hidden}, decoder ${architecture.decoder_hidden}`,
-      parameters, minutes, data: 'Spanish software strings and apertium-translated English prose',
+      parameters, minutes, gpuMinutes, data: 'Spanish software strings and apertium-translated English prose',
     };
   } else if (meta.format === 'attnscope-hmm-v1') {
     const prefix = meta['forward.source_prefix'];

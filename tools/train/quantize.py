@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stores a model file's matrices as int8 with per-row scales (docs/MODEL_FORMAT.md §7): half the
+"""Stores a model file's matrices as int8 with per-row scales (docs/MODEL_FORMAT.md §3): half the
 bytes of F16, the same architecture, tokenizer and metadata; vectors (biases, norms) stay F16.
 
   python3 tools/train/quantize.py models/multilingual-transformer.safetensors OUT.safetensors

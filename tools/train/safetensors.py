@@ -1,5 +1,5 @@
 """Minimal safetensors reader and writer in numpy (F16, F32 and I8 tensors), and the model format's
-int8 weights: a matrix stored as I8 with a per-row F32 scale `NAME.scale` (docs/MODEL_FORMAT.md §7).
+int8 weights: a matrix stored as I8 with a per-row F32 scale `NAME.scale` (docs/MODEL_FORMAT.md §3).
 
 The file layout (https://github.com/huggingface/safetensors, written here by hand so that the
 training tools need no extra package):

@@ -103,7 +103,7 @@ def write_model(path, tensors, *, format, architecture, tokenizer, languages, tr
     vocab_size); tokenizer: the BPE's JSON; languages: direction_metadata() or
     multilingual_metadata(); training: a dict recorded as the "training" metadata; attention: the
     RNN's score; dtype "f16" or "f32", "int8" (every matrix I8 with a per-row F32 scale, the rest
-    F16: half the file, docs/MODEL_FORMAT.md §7), or None to keep each array's own (F16 or F32).
+    F16: half the file, docs/MODEL_FORMAT.md §3), or None to keep each array's own (F16 or F32).
     Returns the file's size in bytes."""
     if format == RNN:
         shapes = rnn_shapes(architecture, attention)

@@ -34,8 +34,8 @@ struct TransformerArchitecture {
 
 class TransformerModel {
  public:
-  // Validates format, architecture, every tensor's presence, dtype (F32 or F16), shape and values,
-  // and the tokenizer; throws attn::Error naming the first problem.
+  // Validates format, architecture, every tensor's presence, dtype (F32, F16, or a matrix I8 with
+  // per-row scales), shape and values, and the tokenizer; throws attn::Error naming the first problem.
   static TransformerModel load(std::string bytes);
   static TransformerModel load(const SafeTensors& file);  // a file already parsed
 
