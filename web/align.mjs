@@ -99,7 +99,7 @@ export class AlignView {
     });
     this.general = new Heatmap($('heatmap-general'), { label: 'attention heatmap of the general-attention model' });
     this.lines = new LineView($('lines'), { onSpot: (spot) => this.heatmap.setSpot(spot) });
-    this.requests = new Requests($('align-busy'), (settings) => this.send(settings), { onCancel: () => client.cancel() });
+    this.requests = new Requests($('align-busy'), (settings, newer) => this.send(settings, newer), { onCancel: () => client.cancel() });
     this.busy = this.requests.busy;  // also shows a model's download while a request waits for it
     this.waiting = false;
   }
@@ -191,17 +191,18 @@ export class AlignView {
   }
 
   // Both requests of one update: the chosen method, and the general model's argmax to compare.
-  async send({ compare, ...settings }) {
+  async send({ compare, ...settings }, newer = () => false) {
     const [main, general] = await Promise.all([
-      this.previewThenAlign(settings),
+      this.previewThenAlign(settings, newer),
       compare ? this.client.request({ type: 'align', ...settings, method: 'argmax', model: 'general' }) : null,
     ]);
     return { ...main, general };
   }
 
   // While the method's attention model downloads, the worker answers at once with the pair's HMM
-  // (result.preview): drawn, named as such, until the method's own answer replaces it.
-  async previewThenAlign(settings) {
+  // (result.preview): drawn, named as such, until the method's own answer replaces it. Sentences
+  // edited meanwhile do not wait for the download: their own preview is drawn at once.
+  async previewThenAlign(settings, newer) {
     const first = await this.client.request({ type: 'align', ...settings, preview: true });
     if (first.type !== 'result' || !first.result.preview) return first;
     if (this.waiting) {
@@ -209,7 +210,12 @@ export class AlignView {
       this.generalResult = null;
       await this.draw();
     }
-    return this.client.request({ type: 'align', ...settings });
+    const full = this.client.request({ type: 'align', ...settings });
+    for (;;) {
+      const reply = await Promise.race([full, new Promise((resolve) => { setTimeout(resolve, 100, null); })]);
+      if (reply) return reply;
+      if (newer()) return { type: 'superseded' };  // the worker finishes it; its answer is dropped
+    }
   }
 
   /** Aligns with the current settings; resolves once the answer is drawn (or refused). */

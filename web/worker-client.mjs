@@ -68,6 +68,7 @@ export class WorkerClient extends EventTarget {
  * wait, and newer settings replace waiting ones. A run() whose answer is no longer the latest
  * word (newer settings came, or run.drop() was called because the view refused its settings)
  * resolves {type: 'superseded'}, so a late answer never lands on a view that has moved on.
+ * send(settings, newer) may call newer() to learn whether newer settings are waiting.
  */
 export function latestOnly(send) {
   let running = false, waiting = null, latest = 0;
@@ -78,7 +79,7 @@ export function latestOnly(send) {
     running = true;
     let reply;
     try {
-      reply = await send(settings);
+      reply = await send(settings, () => waiting !== null);
     } catch (error) {
       reply = { type: 'error', message: error.message };
     }

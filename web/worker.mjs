@@ -231,7 +231,12 @@ async function previewWhileLoading(pair, rule, role, source, target) {
   const waitingFor = [...new Set(roles.map((r) => pair.files[r]).filter((file) => file && !loaded.has(file)))];
   if (waitingFor.length === 0) return null;
   for (const r of roles) model(pair, r).catch(() => {});  // started now; its error reaches the request that waits for it
-  const aligner = await statisticalAligner(pair, 'hmm', 'hmm');
+  let aligner;
+  try {
+    aligner = await statisticalAligner(pair, 'hmm', 'hmm');
+  } catch {
+    return null;  // no HMM to show meanwhile: the method's own request waits for its model
+  }
   const started = performance.now();
   const result = aligner.align(source, target, { threshold: pair.posteriorThreshold });
   return { ...result, milliseconds: performance.now() - started, preview: { method: 'hmm', waitingFor } };
@@ -246,6 +251,7 @@ function familiarOf(model, source, target, reference, what) {
   } catch {
     return undefined;
   }
+  if (Number.isNaN(score)) return undefined;
   return { score, ...describeFamiliarity(score, reference, { what, data: TRAINING_TEXT }) };
 }
 

@@ -99,7 +99,7 @@ describe('explorer page', () => {
     const heatmap = await page.$eval('#heatmap', (host) => ({ scroll: host.scrollWidth - host.clientWidth, overflow: host.dataset.overflow ?? '' }));
     assert.ok(heatmap.scroll <= 0, `the 8 x 10 heatmap scrolls ${heatmap.scroll} px sideways`);
     assert.doesNotMatch(heatmap.overflow, /right/);
-    assert.ok(Number(await page.getAttribute('#heatmap', 'data-cell')) >= 24, 'cells large enough for their values');
+    assert.ok(Number(await page.getAttribute('#heatmap', 'data-cell')) >= 30, 'cells large enough for their values (painters.mjs: from 30 px)');
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -167,9 +167,14 @@ describe('explorer page', () => {
     assert.equal(await page.isVisible('#align-view .busy'), true);
     assert.equal(await page.getAttribute('#align-view', 'data-state'), 'busy');
     assert.equal(await page.isVisible('#align-familiarity'), false);
+    // a sentence edited meanwhile gets its own HMM figure at once, not after the download
+    await page.fill('#target', 'El anciano camina .');
+    await page.waitForFunction(() => document.getElementById('heatmap').dataset.rows === '4', null, { timeout: 20000 });
+    assert.match(await page.textContent('#align-model'), /^Shown while the hybrid method's model downloads/);
     release();
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-    assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '8');
+    await page.waitForFunction(() => document.getElementById('align-view').dataset.state === 'ok', null, { timeout: 30000 });
+    assert.equal(await page.getAttribute('#heatmap', 'data-rows'), '4');
     assert.equal(await page.isVisible('#align-view .busy'), false);
     const after = await page.textContent('#align-model');
     assert.ok(!after.startsWith('Shown while') && after.includes('method hybrid'), after);
