@@ -68,6 +68,17 @@ export class Heatmap extends CanvasFigure {
 
   listen() {
     const host = this.host;
+    // the default size follows the frame's width (a phone turned, a window resized): relaid out when
+    // that changes the cells; a chosen zoom stays
+    let width = 0;
+    new ResizeObserver(() => {
+      if (this.wrapper.clientWidth === width) return;
+      width = this.wrapper.clientWidth;
+      if (!this.figure || this.zoom !== null || this.wrapper.hidden) return;
+      const before = this.layout.cell;
+      this.relayout();
+      if (this.layout.cell !== before) this.paintNow();
+    }).observe(this.wrapper);
     host.addEventListener('keydown', (event) => this.key(event));
     // Focus from the keyboard starts on the first cell in view; a click chooses its own.
     host.addEventListener('focus', () => {
