@@ -153,7 +153,7 @@ async function startModuleViews(client, state) {
   await startPlayground(client, () => {
     controls(state, PLAYGROUND_CONTROLS.map((id) => [id, id]));
     state.field('tokens', tokenField);
-  });
+  }, () => state.applying);
   document.body.dataset.playgroundReady = 'true';
 }
 

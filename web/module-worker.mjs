@@ -7,6 +7,7 @@
 //   {type: 'file', id, file, settings}      -> {type: 'result', id, result: {loaded, view}} | {type: 'error', id, message}
 //   {type: 'view', id, settings}            -> {type: 'result', id, result: {view}} | {type: 'error', id, message}
 //   {type: 'attention', id, options}        -> {type: 'result', id, result: attn.attention(options)} | same
+//   {type: 'maskedSoftmax', id, options}    -> {type: 'result', id, result: {weights: attn.maskedSoftmax(options)}} | same
 // settings: {layer, head (text, as typed), aggregate, special, merge, method}. The view: the shown
 // matrix {weights, rows, cols, rowLabels, colLabels, links, pharaoh}, the tensor's layers and
 // heads, the layer and head shown with what was changed about them (clamped or rounded), and the
@@ -92,5 +93,9 @@ async function init({ simd }) {
   self.postMessage({ type: 'module', threads: attn.threads, alignment: attn.alignment });
 }
 
-const handlers = { file: readFile, view: showView, attention: ({ options }) => attn.attention(options) };
+const handlers = {
+  file: readFile, view: showView,
+  attention: ({ options }) => attn.attention(options),
+  maskedSoftmax: ({ options }) => ({ weights: attn.maskedSoftmax(options) }),
+};
 answerRequests({ init, handlers, transfer: (result) => [result.view?.weights, result.weights, result.output, result.scores] });

@@ -1,33 +1,22 @@
-// The playground: self-attention over the tutorials' five tokens, recomputed (in the module
-// worker) whenever an input changes, with the weights drawn as a heatmap and the output as numbers.
+// The playground: attention recomputed (in the module worker) whenever an input changes, with the
+// weights drawn as a heatmap and the scores and output as numbers. Its set-ups
+// (playground-setups.mjs): the tutorials' five tokens (queries = keys = values), and d2l's worked
+// examples with queries, keys and values of their own shapes, a batch with valid lengths, and the
+// output the tutorial printed beside the page's own.
 import { readNumber, readableNumber } from './controls.mjs';
+import { SETUPS, compareWithPublished, parameters, tensorRequest } from './playground-setups.mjs';
 import { Heatmap } from './views.mjs';
 import { latestOnly } from './worker-client.mjs';
 
 const TOKENS = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0.5, 0.5, 0]];
 const LENGTH = TOKENS.length;
 const DIM = TOKENS[0].length;
-const HIDDEN = 4;
+const HIDDEN = 4;  // the five tokens' additive and local-p scores
 const NAMES = TOKENS.map((_, i) => `x${i + 1}`);  // the tokens as queries (rows) and keys (columns)
+// The tensor set-ups' boxes: the request's field -> the box's id.
+const BOXES = { queries: 'pg-queries', keys: 'pg-keys', values: 'pg-values', x: 'pg-x', validLengths: 'pg-valid-lengths' };
 
 const $ = (id) => document.getElementById(id);
-
-// Fixed, seeded parameters for the general and additive scores, so the page is reproducible.
-function seededValues(count, seed) {
-  let state = seed >>> 0;
-  return Float32Array.from({ length: count }, () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return (state / 2 ** 32) * 2 - 1;
-  });
-}
-// Parameters for a head size d (4 with one head, 2 with two).
-function parameters(d) {
-  return {
-    general: { weight: seededValues(d * d, 1) },
-    additive: { hidden: HIDDEN, queryWeight: seededValues(HIDDEN * d, 2), keyWeight: seededValues(HIDDEN * d, 3), v: seededValues(HIDDEN, 4) },
-    local: { hidden: HIDDEN, positionWeight: seededValues(HIDDEN * d, 5), positionV: seededValues(HIDDEN, 6) },
-  };
-}
 
 // [length][heads * d] token rows -> [heads][length][d], the Transformer's split.
 function splitHeads(tokens, heads) {
@@ -88,8 +77,6 @@ function drawTable(id, label, values, offset, rows, cols, digits) {
   }
 }
 
-const drawScores = (scores, offset) => drawTable('scores', 'q', scores, offset, LENGTH, LENGTH, 3);
-const drawOutput = (output, rows, cols) => drawTable('output', 'y', output, 0, rows, cols, 4);
 
 // A number control's value, or an error that stops the update (its message is already beside it).
 function number(id) {
@@ -98,15 +85,66 @@ function number(id) {
   return value;
 }
 
-// The attention() call the controls describe now, with what drawing its answer needs; a number
-// that is refused throws (its message is beside its control).
+const setupName = () => (SETUPS[$('playground-setup').value] ? $('playground-setup').value : 'tokens');
+
+// Shows the controls of the chosen set-up's kind and its one-line note; the masked softmax takes
+// its scores as given, so the score function and the local window are disabled, with the reason.
+function showSetup() {
+  const setup = SETUPS[setupName()];
+  for (const element of $('playground').querySelectorAll('[data-kinds]')) element.hidden = !element.dataset.kinds.split(' ').includes(setup.kind);
+  $('playground-note').textContent = setup.note;
+  const given = setup.kind === 'softmax';
+  for (const id of ['score', 'local']) {
+    $(id).disabled = given;
+    $(id).title = given ? 'the masked softmax takes its scores as given (the box “scores X”)' : '';
+  }
+  $('scores-caption').textContent = given ? 'scores X (the input)' : 'scores (before masking and the probability function)';
+  $('output-caption').textContent = given ? 'output = masked softmax of X' : 'output = weights × values';
+  return setup;
+}
+
+// Puts a set-up's tensors in the boxes (and its score function), as choosing it does.
+function fillSetup(name) {
+  const setup = SETUPS[name];
+  for (const [field, id] of Object.entries(BOXES)) $(id).value = setup.texts?.[field] ?? '';
+  if (setup.score) $('score').value = setup.score;
+  $('pg-show').value = '0';
+}
+
+// The module call for a tensor set-up: its boxes (filled from the set-up when all are empty, as a
+// link naming only the set-up leaves them) and the controls that apply.
+function tensorsRequest(name, setup) {
+  if (Object.values(BOXES).every((id) => !$(id).value.trim())) fillSetup(name);
+  const texts = Object.fromEntries(Object.entries(BOXES).map(([field, id]) => [field, $(id).value]));
+  const controls = {
+    score: $('score').value, probability: $('probability').value, temperature: number('temperature'),
+    causal: $('causal').checked, local: $('local').value, halfWidth: 0,
+  };
+  let asked;
+  try {
+    asked = tensorRequest(setup.kind, texts, controls);
+  } catch (problem) {
+    const box = Object.values(BOXES).find((id) => [':', ' is empty'].some((end) => problem.message.startsWith($(id).dataset.name + end)));
+    throw Object.assign(problem, { box });
+  }
+  $('pg-show').max = String(asked.batch - 1);
+  $('half-width').max = String(Math.max(1, asked.cols - 1));  // the local window's half-width, up to the keys
+  if (asked.options.local) asked.options.local.halfWidth = number('half-width');
+  return { ...asked, kind: setup.kind, setup, shown: number('pg-show') };
+}
+
+// The call the controls describe now, with what drawing its answer needs; a number that is
+// refused throws (its message is beside its control).
 function request() {
+  const setup = showSetup();
+  if (setup.kind !== 'tokens') return tensorsRequest(setupName(), setup);
+  $('half-width').max = String(LENGTH - 1);
   const heads = Number($('heads').value), d = DIM / heads;
   $('show-head').max = String(heads - 1);
   const shown = number('show-head');
   const tokens = splitHeads(readTokens(), heads);
   const score = $('score').value, local = $('local').value;
-  const p = parameters(d);
+  const p = parameters(d, d, HIDDEN);
   const options = {
     query: tokens, key: tokens, value: tokens,
     heads, queryLength: LENGTH, keyLength: LENGTH, dim: d,
@@ -120,12 +158,36 @@ function request() {
     ...(local === 'none' ? {} : { local: { mode: local, halfWidth: number('half-width'), ...(local === 'predictive' ? p.local : {}) } }),
     returnScores: true,
   };
-  return { options, heads, d, shown };
+  return { type: 'attention', kind: 'tokens', options, heads, d, shown };
 }
 
-function draw({ output, weights, scores }, { heads, d, shown }, heatmap) {
+// A tensor set-up's answer: the shown batch element's weights, scores and output, and the whole
+// output beside what the tutorial printed.
+function drawTensors(result, asked, heatmap) {
+  const { rows, cols, outputSize, shown, kind } = asked;
+  const offset = shown * rows * cols;
+  const output = kind === 'softmax' ? result.weights : result.output;
+  drawTable('scores', 'q', kind === 'softmax' ? asked.options.scores : result.scores, offset, rows, cols, 3);
+  drawTable('output', 'y', output, shown * rows * outputSize, rows, outputSize, 4);
+  const compared = compareWithPublished(asked.setup, output, asked);
+  $('pg-ours').textContent = compared.ours;
+  $('pg-theirs').textContent = compared.theirs;
+  $('pg-theirs-figure').hidden = !compared.theirs;
+  $('pg-verdict').textContent = compared.verdict;
+  $('pg-verdict').dataset.agrees = String(compared.agrees);
+  const labels = (letter, n) => Array.from({ length: n }, (_, i) => `${letter}${i + 1}`);
+  return heatmap.draw({
+    weights: result.weights.slice(offset, offset + rows * cols), rows, cols, rowLabels: labels('q', rows), colLabels: labels('k', cols),
+    links: [], colormap: $('colormap').value, title: `Attention weights of the playground (batch element ${shown})`,
+  });
+}
+
+function draw(result, asked, heatmap) {
+  if (asked.kind !== 'tokens') return drawTensors(result, asked, heatmap);
+  const { output, weights, scores } = result;
+  const { heads, d, shown } = asked;
   const offset = shown * LENGTH * LENGTH;
-  drawScores(scores, offset);
+  drawTable('scores', 'q', scores, offset, LENGTH, LENGTH, 3);
   // the heads' outputs side by side again: [length][heads * d]
   const merged = new Float32Array(LENGTH * DIM);
   for (let h = 0; h < heads; h++) {
@@ -133,7 +195,7 @@ function draw({ output, weights, scores }, { heads, d, shown }, heatmap) {
       for (let k = 0; k < d; k++) merged[i * DIM + h * d + k] = output[(h * LENGTH + i) * d + k];
     }
   }
-  drawOutput(merged, LENGTH, DIM);
+  drawTable('output', 'y', merged, 0, LENGTH, DIM, 4);
   return heatmap.draw({
     weights: weights.slice(offset, offset + LENGTH * LENGTH), rows: LENGTH, cols: LENGTH, rowLabels: NAMES, colLabels: NAMES,
     links: [], colormap: $('colormap').value, title: `Self-attention weights of the playground (head ${shown})`,
@@ -144,8 +206,10 @@ function draw({ output, weights, scores }, { heads, d, shown }, heatmap) {
 function refuse(problem, heatmap) {
   heatmap.clear();
   for (const id of ['scores', 'output']) $(id).replaceChildren();
+  for (const id of ['pg-ours', 'pg-theirs', 'pg-verdict']) $(id).textContent = '';
   $('error').textContent = problem.message;  // text, never markup
   $('error').hidden = Boolean(problem.beside);
+  for (const id of Object.values(BOXES)) $(id).setAttribute('aria-invalid', String(id === problem.box));
 }
 
 async function update(run, heatmap) {
@@ -157,33 +221,40 @@ async function update(run, heatmap) {
     refuse(problem, heatmap);
     return;
   }
-  const reply = await run(asked.options);
+  const reply = await run({ type: asked.type, options: asked.options });
   if (reply.type === 'superseded') return;
   if (reply.type !== 'result') {
     refuse(new Error(reply.message ?? 'cancelled'), heatmap);
     return;
   }
   $('error').hidden = true;
+  for (const id of Object.values(BOXES)) $(id).setAttribute('aria-invalid', 'false');
   await draw(reply.result, asked, heatmap);
 }
 
 /**
  * client: the module worker's WorkerClient, which computes the attention (tiny, but WebAssembly
  * instantiated on this thread would hold it for a long moment at start). beforeFirst(): called
- * once the token table exists, before the first update (the URL hash is read then). Resolves
+ * once the token table exists, before the first update (the URL hash is read then); restoring():
+ * true while the URL hash sets the controls (a set-up restored keeps the hash's tensors). Resolves
  * once the first weights are drawn.
  */
-export function startPlayground(client, beforeFirst = () => {}) {
+export function startPlayground(client, beforeFirst = () => {}, restoring = () => false) {
   buildTokenTable();
+  const select = $('playground-setup');
+  for (const [name, setup] of Object.entries(SETUPS)) select.add(new Option(setup.label, name));
   beforeFirst();
   const heatmap = new Heatmap($('playground-heatmap'), { label: 'attention weights of the playground: queries as rows, keys as columns' });
-  const run = latestOnly((options) => client.request({ type: 'attention', options }));
+  const run = latestOnly((message) => client.request(message));
+  // Choosing a set-up puts its tensors in the boxes; a set-up restored from the URL hash keeps the hash's.
+  select.addEventListener('input', () => { if (!restoring()) fillSetup(setupName()); });
   for (const id of [...PLAYGROUND_CONTROLS, 'colormap']) $(id).addEventListener('input', () => update(run, heatmap));
   $('tokens').addEventListener('input', () => update(run, heatmap));
   return update(run, heatmap);
 }
 
-export const PLAYGROUND_CONTROLS = ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head'];
+export const PLAYGROUND_CONTROLS = ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head',
+  'playground-setup', ...Object.values(BOXES), 'pg-show'];
 
 // The token table as one value for the URL hash: twenty numbers, comma-separated.
 export const tokenField = {

@@ -1,0 +1,243 @@
+// Tensors as the tutorials write them, for the playground: a nested list ([[1, 2], [3, 4]]) or
+// the few PyTorch expressions their worked examples use (torch.ones((2, 1, 2)),
+// torch.arange(40, dtype=torch.float32).reshape(1, 10, 4).repeat(2, 1, 1), torch.tensor([2, 6]),
+// torch.normal(0, 1, (2, 1, 20)), torch.rand(2, 2, 4)). Random ones come from a seeded
+// generator, so a link reproduces them; their values are not PyTorch's. Pure (tests/js/tensors.test.mjs).
+
+export const MAX_ELEMENTS = 4096;
+
+const size = (shape) => shape.reduce((a, b) => a * b, 1);
+
+function checkShape(shape, what) {
+  if (!shape.length) throw new Error(`${what} needs a shape`);
+  for (const n of shape) {
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${what}: every size must be a whole number of at least 1, got ${n}`);
+  }
+  if (size(shape) > MAX_ELEMENTS) throw new Error(`${what}: ${shape.join(' × ')} is ${size(shape)} numbers, more than the playground's ${MAX_ELEMENTS}`);
+  return shape;
+}
+
+// A seeded generator of uniform numbers in [0, 1): the same sequence for the same text.
+function uniform(seed) {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13; state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5; state >>>= 0;
+    return state / 2 ** 32;
+  };
+}
+
+const TOKEN = /\s*(?:(-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)|([A-Za-z_][\w.]*)|(.))/iy;
+
+function tokenize(text) {
+  const tokens = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < text.length) {
+    const at = TOKEN.lastIndex;
+    const m = TOKEN.exec(text);
+    if (!m || m[0].trim() === '') break;
+    if (m[1] !== undefined) tokens.push({ kind: 'number', value: Number(m[1]), at });
+    else if (m[2] !== undefined) tokens.push({ kind: 'name', value: m[2], at });
+    else tokens.push({ kind: 'punct', value: m[3], at });
+  }
+  return tokens;
+}
+
+class Parser {
+  constructor(text, what) {
+    this.tokens = tokenize(text);
+    this.i = 0;
+    this.what = what;
+    this.random = uniform([...text].reduce((h, c) => Math.imul(h ^ c.codePointAt(0), 16777619), 2166136261));
+  }
+
+  fail(message) {
+    const token = this.tokens[this.i];
+    throw new Error(`${this.what}: ${message}${token ? ` at “${String(token.value)}” (character ${token.at + 1})` : ' at the end'}`);
+  }
+
+  peek(value) { return this.tokens[this.i]?.value === value; }
+
+  take(value) {
+    if (!this.peek(value)) this.fail(`“${value}” expected`);
+    this.i++;
+  }
+
+  number() {
+    const token = this.tokens[this.i];
+    if (token?.kind !== 'number') this.fail('a number expected');
+    this.i++;
+    return token.value;
+  }
+
+  // A nested list of numbers -> {shape, data}; every row the same length.
+  list() {
+    const start = this.i;
+    this.take('[');
+    const items = [];
+    while (!this.peek(']')) {
+      items.push(this.peek('[') ? this.list() : { shape: [], data: [this.number()] });
+      if (this.i >= this.tokens.length) this.fail('“]” expected');
+      if (!this.peek(']')) this.take(',');
+    }
+    this.take(']');
+    if (!items.length) this.fail('an empty list has no shape');
+    const inner = items[0].shape;
+    if (items.some((item) => item.shape.join() !== inner.join())) {
+      this.i = start;
+      this.fail('rows of different lengths in the list');
+    }
+    const shape = [items.length, ...inner];
+    if (size(shape) > MAX_ELEMENTS) this.fail(`more than ${MAX_ELEMENTS} numbers`);
+    return { shape, data: items.flatMap((item) => item.data) };
+  }
+
+  // Sizes: (2, 3), [2, 3], or 2, 3 as bare arguments (up to a keyword argument or the parenthesis).
+  sizes() {
+    const shape = [];
+    if (this.peek('(') || this.peek('[')) {
+      const close = this.peek('(') ? ')' : ']';
+      this.i++;
+      while (!this.peek(close)) {
+        shape.push(this.number());
+        if (!this.peek(close)) this.take(',');
+      }
+      this.take(close);
+      return shape;
+    }
+    shape.push(this.number());
+    while (this.peek(',') && this.tokens[this.i + 1]?.kind === 'number') {
+      this.i++;
+      shape.push(this.number());
+    }
+    return shape;
+  }
+
+  // Keyword arguments the examples pass and that change nothing here (dtype=torch.float32).
+  keywords() {
+    while (this.peek(',')) this.i++;
+    while (this.tokens[this.i + 1]?.value === '=') {
+      const name = this.tokens[this.i].value;
+      if (name !== 'dtype' && name !== 'requires_grad') this.fail(`the argument ${name}= is not understood`);
+      this.i += 3;
+      if (this.peek(',')) this.i++;
+    }
+  }
+
+  call(name) {
+    const fn = name.replace(/^(torch|np|numpy)\./, '');
+    this.take('(');
+    let tensor;
+    if (fn === 'ones' || fn === 'zeros' || fn === 'rand') {
+      const shape = checkShape(this.sizes(), this.what);
+      const fill = fn === 'ones' ? () => 1 : fn === 'zeros' ? () => 0 : this.random;
+      tensor = { shape, data: Array.from({ length: size(shape) }, fill) };
+    } else if (fn === 'normal') {
+      const mean = this.number(); this.take(',');
+      const std = this.number(); this.take(',');
+      const shape = checkShape(this.sizes(), this.what);
+      tensor = { shape, data: Array.from({ length: size(shape) }, () => mean + std * Math.sqrt(-2 * Math.log(1 - this.random())) * Math.cos(2 * Math.PI * this.random())) };
+    } else if (fn === 'arange') {
+      const args = [this.number()];
+      while (this.peek(',') && this.tokens[this.i + 2]?.value !== '=') { this.i++; args.push(this.number()); }
+      const [start, stop, step] = args.length === 1 ? [0, args[0], 1] : [args[0], args[1], args[2] ?? 1];
+      if (!(step !== 0) || !Number.isFinite(step)) this.fail('arange needs a step other than 0');
+      const count = Math.max(0, Math.ceil((stop - start) / step));
+      checkShape([count], this.what);
+      tensor = { shape: [count], data: Array.from({ length: count }, (_, k) => start + k * step) };
+    } else if (fn === 'tensor' || fn === 'array' || fn === 'FloatTensor') {
+      tensor = this.list();
+    } else {
+      this.fail(`${name}() is not one of ones, zeros, arange, rand, normal, tensor`);
+    }
+    this.keywords();
+    this.take(')');
+    return tensor;
+  }
+
+  // tensor.reshape(...) / .view(...) / .repeat(...) / .float()
+  method(tensor) {
+    this.take('.');
+    const token = this.tokens[this.i];
+    if (token?.kind !== 'name') this.fail('a method name expected');
+    this.i++;
+    const name = token.value;
+    this.take('(');
+    let result = tensor;
+    if (name === 'reshape' || name === 'view') {
+      const shape = this.sizes();
+      if (shape.filter((n) => n === -1).length === 1) shape[shape.indexOf(-1)] = size(tensor.shape) / size(shape.filter((n) => n !== -1));
+      checkShape(shape, this.what);
+      if (size(shape) !== size(tensor.shape)) this.fail(`cannot reshape ${tensor.shape.join(' × ')} (${size(tensor.shape)} numbers) to ${shape.join(' × ')}`);
+      result = { shape, data: tensor.data };
+    } else if (name === 'repeat') {
+      result = repeat(tensor, checkShape(this.sizes(), this.what), (message) => this.fail(message));
+    } else if (name !== 'float') {
+      this.fail(`.${name}() is not one of reshape, view, repeat, float`);
+    }
+    this.take(')');
+    return result;
+  }
+
+  expression() {
+    const token = this.tokens[this.i];
+    let tensor;
+    if (token?.value === '[') tensor = this.list();
+    else if (token?.kind === 'name') { this.i++; tensor = this.call(token.value); }
+    else if (token?.kind === 'number') {  // bare numbers: 2, 6
+      const data = [this.number()];
+      while (this.peek(',') && this.tokens[this.i + 1]?.kind === 'number') { this.i++; data.push(this.number()); }
+      tensor = { shape: [data.length], data };
+    }
+    else this.fail('a list such as [[1, 2], [3, 4]] or torch.ones((2, 3)) expected');
+    while (this.peek('.')) tensor = this.method(tensor);
+    if (this.i < this.tokens.length) this.fail('unexpected text');
+    return tensor;
+  }
+}
+
+// PyTorch's repeat: the tensor tiled `times[d]` along each dimension (missing leading ones added).
+function repeat(tensor, times, fail) {
+  if (times.length < tensor.shape.length) fail(`repeat needs at least ${tensor.shape.length} sizes`);
+  const shape = [...Array(times.length - tensor.shape.length).fill(1), ...tensor.shape];
+  const out = shape.map((n, d) => n * times[d]);
+  if (size(out) > MAX_ELEMENTS) fail(`more than ${MAX_ELEMENTS} numbers`);
+  const data = new Array(size(out));
+  const strides = shape.map((_, d) => size(shape.slice(d + 1)));
+  for (let flat = 0; flat < data.length; flat++) {
+    let rest = flat, source = 0;
+    for (let d = out.length - 1; d >= 0; d--) {
+      const index = rest % out[d];
+      rest = Math.floor(rest / out[d]);
+      source += (index % shape[d]) * strides[d];
+    }
+    data[flat] = tensor.data[source];
+  }
+  return { shape: out, data };
+}
+
+/**
+ * text -> {shape, data: Float32Array}; `what` names the box in messages. Throws an Error that says
+ * what is wrong and where.
+ */
+export function parseTensor(text, what = 'tensor') {
+  if (!text.trim()) throw new Error(`${what} is empty`);
+  const { shape, data } = new Parser(text, what).expression();
+  const floats = Float32Array.from(data);
+  const bad = floats.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) throw new Error(`${what}: element ${bad} is not a finite number (in 32-bit floats)`);
+  return { shape, data: floats };
+}
+
+/** A tensor printed as PyTorch prints it: nested brackets, four decimals. */
+export function formatTensor({ shape, data }, digits = 4) {
+  const text = (x) => (Object.is(x, -0) ? 0 : x).toFixed(digits);
+  const nest = (offset, d, indent) => {
+    if (d === shape.length - 1) return `[${Array.from(data.slice(offset, offset + shape[d]), text).join(', ')}]`;
+    const step = size(shape.slice(d + 1));
+    const rows = Array.from({ length: shape[d] }, (_, i) => nest(offset + i * step, d + 1, `${indent} `));
+    return `[${rows.join(`,${'\n'.repeat(shape.length - 1 - d)}${indent} `)}]`;
+  };
+  return nest(0, 0, '');
+}
