@@ -34,6 +34,22 @@ function setStatus(status) {
   $('build').textContent = status ? `${buildLine} · ${status}` : buildLine;
 }
 
+// The model files the worker has loaded (its 'loaded' messages), so the line never says a model
+// "follows" once it is in, whichever pair brought it (every pair shares the multilingual file).
+const loadedFiles = new Set();
+function pairStatus(pair) {
+  const { forward, hmm } = pair.files;
+  const attention = Boolean(forward) && loadedFiles.has(forward), aligner = Boolean(hmm) && loadedFiles.has(hmm);
+  if (!forward) {
+    return aligner ? `the ${pair.name} aligner loaded (${pair.name} has no attention model yet)`
+      : `${pair.name}: its aligners load the first time a method needs them (${pair.name} has no attention model yet)`;
+  }
+  if (attention && aligner) return `the ${pair.name} aligner and its attention model loaded`;
+  if (attention) return `${pair.name}: its attention model loaded; its aligner loads when a method needs it`;
+  if (aligner) return `the ${pair.name} aligner loaded; its attention model follows for the methods that use it`;
+  return `${pair.name}: its models load the first time a method needs them`;
+}
+
 // The #pair select: the index's pairs, en-es (the default) first; the URL hash remembers the choice.
 // Switching pairs shows the pair's example sentences (unless the reader typed their own), its
 // default method, and in every view that pair's models only.
@@ -59,8 +75,7 @@ function startPairs(state, pairs, views) {
     // the reader's choice resets the method to the pair's default; a link (hash) keeps its own
     show({ reset: !state.applying });
     const pair = chosen();
-    setStatus(pair.files.forward ? `${pair.name}: its models load the first time a method needs them`
-      : `${pair.name}: its aligners load the first time a method needs them (${pair.name} has no attention model yet)`);
+    setStatus(pairStatus(pair));
     const [align, translate, inside] = views;
     align.update();
     if (pair.files.forward) translate.translate();
@@ -132,11 +147,15 @@ async function startAlignment(client, state) {
   client.ready.then(({ pair, models }) => {
     if (document.body.dataset.pair !== pair) return;  // another pair was chosen meanwhile: its line stays
     // a pair of the multilingual Transformer starts from its HMM; the Transformer follows when needed
-    const hasModel = Boolean(module.pairs[pair]?.files.forward);
     setStatus(models.forward ? `${models.forward.direction} model loaded; the others load when a method needs them`
-      : hasModel ? `the ${pair} aligner loaded; its attention model loads when a method needs it`
-        : `the ${pair} aligner loaded (${pair} has no attention model yet)`);
+      : pairStatus(module.pairs[pair]));
   }, (error) => { $('build').textContent = `the first model failed to load: ${error.message}`; });
+  client.addEventListener('restart', () => loadedFiles.clear());  // a fresh worker has loaded nothing
+  client.addEventListener('loaded', ({ detail }) => {
+    loadedFiles.add(detail.file);
+    const pair = module.pairs[document.body.dataset.pair];
+    if (pair && Object.values(pair.files).includes(detail.file)) setStatus(pairStatus(pair));
+  });
   await Promise.all([align.update(), translate.translate(), inside.update()]);
 }
 

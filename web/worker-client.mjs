@@ -1,6 +1,6 @@
 // The page's line to a compute thread (worker.mjs: the models; module-worker.mjs: dropped matrices and the playground):
 // starts it with an 'init' message, pairs every request with its reply by id, and hands on the
-// worker's own messages ('module', 'ready', 'progress', 'failed') as events. cancel() ends the
+// worker's own messages ('module', 'ready', 'progress', 'loaded', 'failed') as events. cancel() ends the
 // worker mid-computation and starts a fresh one: the only way to stop WebAssembly that is running.
 // Replies: {type: 'result', result} | {type: 'error', message} | {type: 'cancelled'}.
 // answerRequests() is the same protocol's worker side.

@@ -14,6 +14,7 @@
 //   {type: 'attentions', id, source, target, model, pieces}
 //                                             -> every map of `model` (a shipped file's stem), with its info
 //   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
+//   once a model file is loaded               -> {type: 'loaded', file, what}
 // `alignment` is the library's alignment rules (attn.alignment): the page lists its methods from
 // them, and this worker decides from them what a method waits for and loads. `pairs` is the model
 // index's (web/dist/models/index.json, written from attn.alignment.pairs): each pair's files by role.
@@ -74,6 +75,7 @@ function modelFile(file, what) {
   loading[file] ??= fetchBytes(file, what).then(async (bytes) => {
     const model = await attn.loadModel(bytes);
     loaded.add(file);
+    self.postMessage({ type: 'loaded', file, what });
     return model;
   }, (error) => {
     delete loading[file];  // a failed download is tried again by the next request that needs it
@@ -142,6 +144,7 @@ function statisticalAligner(pair, kind, method) {
   loading[key] ??= (async () => {
     const aligner = await attn.loadStatisticalAligner(await fetchBytes(file, `the ${pair.name} statistical aligner`));
     if (aligner.kind !== kind) throw new Error(`${file} holds a ${aligner.kind} aligner, not ${kind}`);
+    self.postMessage({ type: 'loaded', file, what: `the ${pair.name} statistical aligner` });
     return aligner;
   })().catch((error) => {
     delete loading[key];
