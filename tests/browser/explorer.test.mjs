@@ -102,6 +102,25 @@ describe('explorer page', () => {
     assert.ok(heatmap.scroll <= 0, `the 8 x 10 heatmap scrolls ${heatmap.scroll} px sideways`);
     assert.doesNotMatch(heatmap.overflow, /right/);
     assert.ok(Number(await page.getAttribute('#heatmap', 'data-cell')) >= 30, 'cells large enough for their values (painters.mjs: from 30 px)');
+    // the first screen, before any scrolling: the presets, the figure with the best method's links,
+    // and the line under it that names what drew it (the sentences and settings follow below)
+    const screen = await page.evaluate(() => ({
+      scrolled: window.scrollY, height: window.innerHeight,
+      ...Object.fromEntries(['presets', 'heatmap', 'align-model'].map((id) => {
+        const box = document.getElementById(id).getBoundingClientRect();
+        return [id, { top: Math.round(box.top), bottom: Math.round(box.bottom) }];
+      })),
+    }));
+    assert.equal(screen.scrolled, 0);
+    for (const id of ['presets', 'heatmap', 'align-model']) {
+      assert.ok(screen[id].top >= 0 && screen[id].bottom <= screen.height, `#${id} on the first screen: ${JSON.stringify(screen)}`);
+    }
+    assert.match(await page.textContent('#align-model'), /method hybrid/);
+    assert.ok((await figureOf(page, 'heatmap')).links.length >= 8, 'the links are drawn on the figure');
+    // and the order a reader tabs through is unchanged: sentences, then the method
+    const order = await page.evaluate(() => ['source', 'target', 'method'].map((id) => document.getElementById(id))
+      .every((element, i, all) => i === 0 || all[i - 1].compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING));
+    assert.ok(order);
     assert.deepEqual(problems, []);
     await page.close();
   });
