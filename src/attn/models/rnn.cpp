@@ -30,18 +30,14 @@ RnnModel RnnModel::load(std::string bytes) { return load(SafeTensors::parse(std:
 RnnModel RnnModel::load(const SafeTensors& file) {
   RnnModel model;
   model.metadata_ = file.metadata();
-  const std::string format = model.metadata_value("format");
-  if (format != "attnscope-rnn-v1") fail("not an attnscope-rnn-v1 model (format '", format, "')");
+  detail::check_format(model.metadata_, "attnscope-rnn-v1");
   const RnnArchitecture& a = model.architecture_ = read_architecture(file);
   const std::string attention = file.meta("attention");
   if (attention != "additive" && attention != "general") {
     fail("unknown attention '", attention, "' (expected additive or general)");
   }
   model.attention_ = parse_score(attention);
-  model.tokenizer_ = Bpe::from_json(file.meta("tokenizer"));
-  if (model.tokenizer_.size() != a.vocab_size) {
-    fail("the tokenizer has ", model.tokenizer_.size(), " pieces, the architecture says ", a.vocab_size);
-  }
+  model.tokenizer_ = detail::read_tokenizer(file, a.vocab_size);
 
   const int E = a.embedding_dim, H = a.encoder_hidden, D = a.decoder_hidden, A = a.attention_dim, V = a.vocab_size;
   const bool additive = model.attention_ == Score::additive;
@@ -211,14 +207,9 @@ RnnModel::Translation RnnModel::translate(const Encoding& encoding, int beam, in
       std::copy_n(batch.data() + static_cast<std::size_t>(r) * D, D, states[r]->data());
     }
   };
-  detail::Decoded decoded =
-      detail::beam_search(encoding.start, advance, V, static_cast<std::size_t>(S), S, beam, max_length, Bpe::start_id);
-  Translation translation;
-  translation.ids = std::move(decoded.ids);
-  translation.attention = std::move(decoded.maps);
-  translation.log_prob = decoded.log_prob;
-  translation.finished = decoded.finished;
-  return translation;
+  return detail::translation_of(
+      detail::beam_search(encoding.start, advance, V, static_cast<std::size_t>(S), S, beam, max_length, Bpe::start_id),
+      &Translation::attention);
 }
 
 }  // namespace attn

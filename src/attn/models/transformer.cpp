@@ -74,13 +74,9 @@ TransformerModel TransformerModel::load(std::string bytes) { return load(SafeTen
 TransformerModel TransformerModel::load(const SafeTensors& file) {
   TransformerModel model;
   model.metadata_ = file.metadata();
-  const std::string format = model.metadata_value("format");
-  if (format != "attnscope-transformer-v1") fail("not an attnscope-transformer-v1 model (format '", format, "')");
+  detail::check_format(model.metadata_, "attnscope-transformer-v1");
   const TransformerArchitecture& a = model.architecture_ = read_architecture(file);
-  model.tokenizer_ = Bpe::from_json(file.meta("tokenizer"));
-  if (model.tokenizer_.size() != a.vocab_size) {
-    fail("the tokenizer has ", model.tokenizer_.size(), " pieces, the architecture says ", a.vocab_size);
-  }
+  model.tokenizer_ = detail::read_tokenizer(file, a.vocab_size);
   model.language_tags_ = read_language_tags(model.metadata_, model.tokenizer_);
   const int d = a.model_dim, F = a.ff_dim, V = a.vocab_size;
   detail::TensorReader loader(file);
@@ -316,14 +312,9 @@ TransformerModel::Translation TransformerModel::translate(const Encoding& encodi
   auto advance = [&](std::vector<Cache*>& caches, const int* previous, float* log_probs, float* maps) {
     step(encoding, caches.data(), static_cast<int>(caches.size()), previous, log_probs, maps, nullptr);
   };
-  detail::Decoded decoded =
-      detail::beam_search(start_cache(), advance, a.vocab_size, step_map, encoding.length, beam, max_length, start);
-  Translation translation;
-  translation.ids = std::move(decoded.ids);
-  translation.cross = std::move(decoded.maps);
-  translation.log_prob = decoded.log_prob;
-  translation.finished = decoded.finished;
-  return translation;
+  return detail::translation_of(
+      detail::beam_search(start_cache(), advance, a.vocab_size, step_map, encoding.length, beam, max_length, start),
+      &Translation::cross);
 }
 
 }  // namespace attn

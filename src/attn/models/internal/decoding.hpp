@@ -52,6 +52,18 @@ struct Decoded {
   bool finished = false;  // ended with </s> (false: stopped at max_length)
 };
 
+// A model's Translation (ids, log_prob, finished, and its maps under the model's own name) from
+// what beam_search decoded.
+template <class Translation>
+Translation translation_of(Decoded&& decoded, std::vector<float> Translation::*maps) {
+  Translation translation;
+  translation.ids = std::move(decoded.ids);
+  translation.*maps = std::move(decoded.maps);
+  translation.log_prob = decoded.log_prob;
+  translation.finished = decoded.finished;
+  return translation;
+}
+
 // Beam search from one start state. State is what a hypothesis carries (a Transformer's key/value
 // caches, an RNN's decoder state); step(std::vector<State*>& states, const int* previous,
 // float* log_probs, float* maps) advances every state by one step given each one's previous piece,

@@ -16,12 +16,28 @@
 #include "attn/core/layers.hpp"
 #include "attn/core/multihead.hpp"
 #include "attn/models/safetensors.hpp"
+#include "attn/models/tokenizer.hpp"
 
 namespace attn::detail {
 
 inline std::string metadata_value(const std::map<std::string, std::string>& metadata, const std::string& key) {
   const auto found = metadata.find(key);
   return found == metadata.end() ? std::string() : found->second;
+}
+
+// The file's "format" metadata must be `expected` (attnscope-rnn-v1, attnscope-transformer-v1).
+inline void check_format(const std::map<std::string, std::string>& metadata, const char* expected) {
+  const std::string format = metadata_value(metadata, "format");
+  if (format != expected) fail("not an ", expected, " model (format '", format, "')");
+}
+
+// The file's tokenizer, which must have exactly the architecture's vocabulary.
+inline Bpe read_tokenizer(const SafeTensors& file, int vocab_size) {
+  Bpe tokenizer = Bpe::from_json(file.meta("tokenizer"));
+  if (tokenizer.size() != vocab_size) {
+    fail("the tokenizer has ", tokenizer.size(), " pieces, the architecture says ", vocab_size);
+  }
+  return tokenizer;
 }
 
 // The metadata's "architecture", a JSON object, or an error naming what is wrong with it.
