@@ -105,6 +105,7 @@ class Pool {
     if (inside) {
       const auto until = std::chrono::steady_clock::now() + spin_time;
       while (joined_.load(std::memory_order_acquire) != closed && std::chrono::steady_clock::now() < until) {
+        for (int i = 0; i < 64 && joined_.load(std::memory_order_relaxed) != closed; ++i) spin_pause();
       }
     }
     std::unique_lock<std::mutex> lock(mutex_);
