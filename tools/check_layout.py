@@ -16,7 +16,7 @@ from pathlib import Path
 
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
-SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".mjs", ".js", ".ts", ".html", ".css")
+SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".mjs", ".js", ".ts", ".html", ".css", ".in")
 GENERATED = ("web/dist/",)  # build output, ignored by git anyway
 
 

@@ -1,10 +1,11 @@
 // Writes the module's types, web/dist/attn.d.ts and attn.d.mts (TypeScript reads an .mjs import's
-// types from the .d.mts beside it), from the template web/src/attn.d.ts.in: each @Name@ in it
+// types from the .d.mts beside it), from the template web/src/attn.d.ts.in (with the files its
+// "@include FILE@" lines name, as web/src/alignment.d.ts.in): each @Name@ in it
 // becomes a union of names or a default read from the built module's attn.alignment, so the types
 // never copy a rule of attn/align/methods.hpp. web/CMakeLists.txt runs it after linking the module:
 //   node tools/make_types.mjs web/src/attn.d.ts.in web/dist simd|scalar
 import { readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readsOneMatrix } from '../web/methods.mjs';
 
@@ -32,7 +33,13 @@ const values = {
 };
 for (const [name, value] of Object.entries(alignment.defaults)) values[`default.${name}`] = literal(value);
 
-const text = (await readFile(template, 'utf8')).replace(/@([A-Za-z]+(?:\.[A-Za-z]+)?)@/g, (placeholder, name) => {
+// "@include FILE@" on a line of its own: FILE, beside the template, there (the template in parts)
+const included = async (text) => {
+  const parts = await Promise.all(text.split(/^@include ([\w.-]+)@$/m).map((part, i) =>
+    (i % 2 ? readFile(resolve(dirname(template), part), 'utf8') : part)));
+  return parts.join('');
+};
+const text = (await included(await readFile(template, 'utf8'))).replace(/@([A-Za-z]+(?:\.[A-Za-z]+)?)@/g, (placeholder, name) => {
   if (!(name in values)) throw new Error(`${template}: ${placeholder} is not one of ${Object.keys(values).join(', ')}`);
   return values[name];
 }).replace(/ +\n/g, '\n');  // "= " before a union that starts on the next line
