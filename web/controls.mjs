@@ -80,13 +80,13 @@ function problemBox(control) {
   return box;
 }
 
-/** Shows (or, with '', clears) a problem next to an element; a form control is marked aria-invalid. */
 // Puts text on the clipboard: a promise that rejects where the browser has no clipboard (an
 // insecure page) or refuses it, so that every caller can say what to do instead.
 export function copyText(text) {
   return navigator.clipboard?.writeText(text) ?? Promise.reject(new Error('no clipboard'));
 }
 
+/** Shows (or, with '', clears) a problem next to an element; a form control is marked aria-invalid. */
 export function showProblem(control, message) {
   const box = problemBox(control);
   if (box.textContent !== message) box.textContent = message;

@@ -3,7 +3,7 @@
 // (playground-setups.mjs): the tutorials' five tokens (queries = keys = values), and d2l's worked
 // examples with queries, keys and values of their own shapes, a batch with valid lengths, and the
 // output the tutorial printed beside the page's own.
-import { readNumber, readableNumber } from './controls.mjs';
+import { readNumber, readableNumber, showProblem } from './controls.mjs';
 import { SETUPS, compareWithPublished, parameters, tensorRequest } from './playground-setups.mjs';
 import { Heatmap } from './views.mjs';
 import { latestOnly } from './worker-client.mjs';
@@ -212,7 +212,19 @@ function refuse(problem, heatmap) {
   for (const id of Object.values(BOXES)) $(id).setAttribute('aria-invalid', String(id === problem.box));
 }
 
+// The number controls the chosen set-up reads now: a problem shown beside one it no longer reads
+// (D once the local window is off, the five tokens' valid length in a tensor set-up) is cleared.
+function clearUnread() {
+  const kind = SETUPS[setupName()].kind, local = kind !== 'softmax' && $('local').value !== 'none';
+  const reads = (input) => {
+    if (input.closest('#tokens')) return kind === 'tokens';
+    return { 'temperature': true, 'half-width': local, 'valid-length': kind === 'tokens', 'show-head': kind === 'tokens', 'pg-show': kind !== 'tokens' }[input.id] ?? true;
+  };
+  for (const input of $('playground').querySelectorAll('input[type="number"]')) if (!reads(input)) showProblem(input, '');
+}
+
 async function update(run, heatmap) {
+  clearUnread();
   let asked;
   try {
     asked = request();

@@ -21,6 +21,26 @@ async function openPlayground(path = '', options = {}) {
   return opened;
 }
 
+describe('playground errors', () => {
+  test('a problem beside a control goes once its cause is switched off (D without a local window, the tokens\' valid length in a tensor set-up)', async () => {
+    const { page, problems } = await openPlayground();
+    await page.selectOption('#local', 'monotonic');
+    await page.fill('#half-width', '');
+    await page.waitForSelector('#half-width-error:not([hidden])');
+    assert.match(await page.textContent('#half-width-error'), /D needs a number/);
+    await playing(page, () => page.selectOption('#local', 'none'));
+    assert.equal(await page.isHidden('#half-width-error'), true, 'D is not read without a local window');
+    assert.equal(await page.getAttribute('#half-width', 'aria-invalid'), null);
+    await page.fill('#valid-length', '9');
+    await page.waitForSelector('#valid-length-error:not([hidden])');
+    await playing(page, () => page.selectOption('#playground-setup', 'd2l-dot'));
+    assert.equal(await page.isHidden('#valid-length-error'), true, 'the five tokens\' valid length is not read by a tensor set-up');
+    assert.equal(await page.getAttribute('#pg-verdict', 'data-agrees'), 'true');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
 describe('playground set-ups', () => {
   test('d2l\'s dot-product attention: (2, 1, 2) queries, (2, 10, 2) keys, valid lengths 2 and 6 print [2, 3, 4, 5] and [10, 11, 12, 13]', async () => {
     const { page, problems } = await openPlayground();
