@@ -8,6 +8,10 @@
 export const forwardModelName = (pair) =>
   pair.multilingual ? `${pair.name}-transformer` : pair.files.forward?.replace(/\.safetensors$/, '');
 
+// ... and its language -> English model, which the methods that read both directions use with it.
+export const reverseModelName = (pair) =>
+  pair.multilingual ? `${pair.language}-en-transformer` : pair.files.reverse?.replace(/\.safetensors$/, '');
+
 // The rule of the method called `name`: {name, description, needsModel, needsReverse, needsStatistical}.
 export function methodRule(rules, name) {
   const rule = rules.methods.find((method) => method.name === name);

@@ -7,7 +7,7 @@
 // listed are the chosen language pair's (files named en-XX-… and XX-en-…); a pair with none says so.
 import { Requests, showProblem } from './controls.mjs';
 import { colourInto, colourTable } from './colormap.mjs';
-import { forwardModelName } from './methods.mjs';
+import { forwardModelName, reverseModelName } from './methods.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
 import { Heatmap, LineView } from './views.mjs';
 
@@ -211,12 +211,27 @@ export class ModelView {
     const { architecture, layers, heads } = r.info;
     $('model-status').textContent = `${r.target.length} × ${r.source.length} ${r.pieces ? 'pieces' : 'words'}; ` +
       `${architecture === 'transformer' ? `Transformer, ${layers} layers × ${heads} heads` : 'RNN, one attention'}; maps in ${r.milliseconds.toFixed(1)} ms`;
-    $('model-links-from').textContent = architecture === 'transformer'
-      ? `The links of the alignment view come from layer ${aligning.layer + 1}, head ${aligning.head + 1} of the encoder–decoder attention (the head trained to align), outlined.`
-      : 'The links of the alignment view come from this attention, the RNN\'s only one.';
+    $('model-links-from').textContent = this.linksFrom(architecture, aligning);
     const shown = this.chosenIndex !== undefined && this.maps[this.chosenIndex] ? this.chosenIndex : null;
     if (shown === null) $('head-figure').hidden = true;
     else await this.show(shown);
+  }
+
+  // Whether the alignment view's links come from the model shown: the pair's forward model (its
+  // aligning head, or the RNN's one attention), its other direction (averaged with it by the
+  // methods that read both), or another model, which the alignment view does not use.
+  linksFrom(architecture, aligning) {
+    const stem = $('model').value, forward = forwardModelName(this.pair), reverse = reverseModelName(this.pair);
+    if (stem === forward) {
+      return architecture === 'transformer'
+        ? `The links of the alignment view come from layer ${aligning.layer + 1}, head ${aligning.head + 1} of the encoder–decoder attention (the head trained to align), outlined.`
+        : 'The links of the alignment view come from this attention, the RNN\'s only one.';
+    }
+    if (stem === reverse) {
+      return `This is the other direction of the alignment view's model (${forward}): the methods that read both directions, the hybrid among them, average its attention with ${forward}'s.`;
+    }
+    return `The links of the alignment view do not come from this model: they come from ${forward}` +
+      `${reverse ? ` (with ${reverse} for the methods that read both directions)` : ''}.`;
   }
 
   choose(cell) {

@@ -162,6 +162,9 @@ describe('model view', () => {
     const spanish = (await page.inputValue('#target')).trim().split(/\s+/);
     assert.deepEqual(figure.colLabels, spanish);  // source words across: the model reads Spanish
     assert.deepEqual(figure.rowLabels, english);  // generated words down: it writes English
+    // en-es aligns with the multilingual Transformer: the caption does not claim this RNN's attention
+    assert.match(await page.textContent('#model-links-from'),
+      /^The links of the alignment view do not come from this model: they come from en-es-transformer \(with es-en-transformer/);
     // the forward model again: English across
     await answered(page, () => page.selectOption('#model', 'en-es-additive'));
     await page.click('#model-view [data-layer="0"][data-head="0"]');
@@ -187,7 +190,11 @@ describe('model view', () => {
     assert.deepEqual(disabled.map(([value]) => value), ['encoder', 'decoder', 'rollout']);
     for (const [, text] of disabled) assert.match(text, /the RNN has no self-attention/);
     // a Transformer chosen again offers them again
+    assert.match(await page.textContent('#model-links-from'), /do not come from this model/);
+    await answered(page, () => page.selectOption('#model', 'es-en-transformer'));
+    assert.match(await page.textContent('#model-links-from'), /^This is the other direction of the alignment view's model \(en-es-transformer\)/);
     await answered(page, () => page.selectOption('#model', 'en-es-transformer'));
+    assert.match(await page.textContent('#model-links-from'), /^The links of the alignment view come from layer \d, head \d/);
     assert.equal(await page.$eval('#attention-kind option[value="encoder"]', (o) => o.disabled), false);
     assert.equal(await page.$eval('#model-aggregate option[value="rollout"]', (o) => o.textContent), 'attention rollout (self-attention, pieces)');
     await answered(page, () => page.selectOption('#model', 'en-es-additive'));
