@@ -112,6 +112,7 @@ export class AlignView {
     this.pair = pair;
     const select = $('method'), chosen = select.value;
     listMethods(select, this.rules.methods, { method: pair.method }, pair.devAer);
+    select.disabled = false;  // disabled in the page until the module's methods are listed
     for (const option of select.options) {
       const lacking = missingFor(this.rules, this.rules.methods.find((rule) => rule.name === option.value), pair);
       if (lacking) {

@@ -147,6 +147,27 @@ describe('details', () => {
   });
 });
 
+describe('before a model is there', () => {
+  test('the method list and the exports are disabled until the module and an aligner are in', async () => {
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    const { page, problems } = await openPage('', {
+      ready: false, routes: [['**/hmm-en-es.safetensors', async (route) => { await held; await route.continue(); }]],
+    });
+    const controls = ['#method', '#copy', '#export-svg', '#export-png', '#export-json', '#export-links'];
+    const disabled = () => Promise.all(controls.map((selector) => page.isDisabled(selector)));
+    assert.deepEqual(await disabled(), controls.map(() => true), 'from the first paint');
+    // the module is in and the methods are listed: a method can be chosen, nothing to export yet
+    await page.waitForFunction(() => document.getElementById('method').options.length > 0, null, { timeout: 30000 });
+    assert.deepEqual(await disabled(), [false, true, true, true, true, true]);
+    release();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+    assert.deepEqual(await disabled(), controls.map(() => false), 'a figure is there: every export');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
 describe('the loading counter', () => {
   test('counts the seconds of a download on a slow line, not from each progress event', async () => {
     let cdp = null;
