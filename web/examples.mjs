@@ -27,8 +27,9 @@ export const isExample = (source, target) => source === EXAMPLE_SOURCE && Object
 /**
  * The classic examples, one click away (#presets): each sets the pair and both sentences, with one
  * line on what to look for. Bahdanau, Cho and Bengio (2015) Figure 3's four English–French
- * sentences, tokenized as the paper's figure shows them, and d2l's toy pair (Dive into Deep
- * Learning, "Machine translation and the dataset").
+ * sentences, tokenized as the paper's figure shows them, d2l's toy pair (Dive into Deep
+ * Learning, "Machine translation and the dataset"), then en-es's: a long sentence, an idiom, a
+ * pair that is not a translation, and an everyday and a software sentence side by side.
  */
 export const PRESETS = [
   {
@@ -60,6 +61,40 @@ export const PRESETS = [
     id: 'd2l-hello', pair: 'en-fr', label: 'Dive into Deep Learning: "Hello world ."',
     source: 'Hello world .', target: 'Bonjour le monde .',
     note: 'A toy pair: "le" has no English word of its own.',
+  },
+  {
+    id: 'long', pair: 'en-es', label: 'A long sentence (40 words)',
+    source: 'The old man who lives in the small house near the river walks slowly to the market every morning ' +
+      'to buy fresh bread and fruit for his large family , and he always stops to talk with the baker .',
+    target: 'El anciano que vive en la pequeña casa cerca del río camina despacio hasta el mercado cada mañana ' +
+      'para comprar pan fresco y fruta para su gran familia , y siempre se detiene a hablar con el panadero .',
+    note: 'Attention keeps to the diagonal over forty words; "pan fresco" swaps "fresh bread", and ' +
+      '"se detiene a hablar" spreads over "stops to talk".',
+  },
+  {
+    id: 'idiom', pair: 'en-es', label: 'An idiom: "raining cats and dogs"',
+    source: 'It is raining cats and dogs .', target: 'Está lloviendo a cántaros .',
+    note: 'No word translates word for word: "a cántaros" (by the pitcherful) has no counterpart in "cats and dogs", ' +
+      'so its rows spread their attention, and the links there are guesses.',
+  },
+  {
+    id: 'not-a-translation', pair: 'en-es', label: 'Not a translation: two unrelated sentences',
+    source: 'The old man walks to the market every morning .', target: 'Mi hermana compró un coche rojo ayer .',
+    note: 'The Spanish says something else ("My sister bought a red car yesterday"); attention still sums to 1 in ' +
+      'every row, so the figure is never empty: look at how far from the model\'s data the line below it says this pair is.',
+  },
+  {
+    id: 'everyday', pair: 'en-es', label: 'Side by side, 1: an everyday sentence',
+    source: 'Where is the train station ?', target: '¿ Dónde está la estación de tren ?',
+    note: 'The model learned from software help and interface text. Aligned to a good translation, this short ' +
+      'question reads as familiar, but translated on its own (the translation view below) it becomes ' +
+      '"¿ Dónde es la salida ?": compare with the next example, a software sentence.',
+  },
+  {
+    id: 'software', pair: 'en-es', label: 'Side by side, 2: a software sentence',
+    source: 'Click Save to keep the changes to the document .', target: 'Haga clic en Guardar para conservar los cambios del documento .',
+    note: 'The kind of sentence the model was trained on (help pages and interface text): it translates it well ' +
+      '("Pulse Guardar para mantener los cambios en el documento ."); compare with the everyday question before it.',
   },
 ];
 

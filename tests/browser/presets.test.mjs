@@ -65,6 +65,32 @@ describe('presets', () => {
     await page.close();
   });
 
+  test('the presets beside the classics: a long sentence, an idiom, a non-translation, everyday and software side by side', async () => {
+    const { page, problems } = await openPage();
+    const ids = await page.$$eval('#presets option', (options) => options.map((option) => option.value));
+    for (const id of ['long', 'idiom', 'not-a-translation', 'everyday', 'software']) assert.ok(ids.includes(id), id);
+    assert.equal(ids.indexOf('software'), ids.indexOf('everyday') + 1, 'side by side');
+    const familiarity = async (id) => {
+      const preset = PRESETS.find((p) => p.id === id);
+      await page.selectOption('#presets', id);
+      assert.equal(await page.inputValue('#pair'), 'en-es');
+      assert.ok((await page.textContent('#preset-note')).length > 20, id);
+      await aligned(page, preset);
+      await page.waitForSelector('#align-familiarity:not([hidden])');
+      return page.getAttribute('#align-familiarity', 'data-level');
+    };
+    // the model's forced decoding says what the presets are for: unrelated sentences and an idiom
+    // are far from what it learned, a software sentence is not
+    assert.equal(await familiarity('not-a-translation'), 'far');
+    assert.equal(await familiarity('idiom'), 'far');
+    assert.equal(await familiarity('software'), 'familiar');
+    await page.selectOption('#presets', 'long');
+    const long = await aligned(page, PRESETS.find((p) => p.id === 'long'));
+    assert.equal(long.cols, 40);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('every classic sentence aligns in its pair with no console error', async () => {
     const { page, problems } = await openPage();
     for (const preset of PRESETS) {
