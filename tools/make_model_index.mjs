@@ -3,7 +3,7 @@
 //     pairs: { 'en-it': { language, languageName, method, posteriorThreshold, statisticalWeight,
 //                         files: { hmm, ibm2?, forward?, reverse?, general? }, bytes }, … },
 //     multilingual: { file: [languages it writes, English first] },
-//     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data? } },
+//     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data?, section (the model card's heading) } },
 //     familiarity: { 'en-fr': { file, forced: [99 percentiles], translated: [99] }, … } }
 // and each pair gains devAer: { method: dev-set AER } from models/dev-aer.tsv (what
 // tools/eval_pairs.sh --record measured with these files), so the page can say how well each
@@ -96,6 +96,12 @@ function trainingMinutes(training) {
   }
   return minutes;
 }
+// The model card's section on each kind of file: a heading ("## ...") it must have.
+const card = await readFile(new URL('../models/MODEL_CARD.md', import.meta.url), 'utf8');
+const section = (title) => {
+  if (!card.split('\n').includes(`## ${title}`)) throw new Error(`models/MODEL_CARD.md has no section "## ${title}"`);
+  return title;
+};
 const facts = {};
 for (const file of models) {
   const { __metadata__: meta = {}, ...tensors } = await header(file);
@@ -112,18 +118,23 @@ for (const file of models) {
       kind: meta.direction === 'multilingual' ? `multilingual Transformer (English ↔ ${languages - 1} languages)` : 'Transformer',
       summary: `${architecture.encoder_layers}+${architecture.decoder_layers} layers, d ${architecture.model_dim}, ${architecture.heads} heads`,
       parameters, minutes, gpuMinutes, data: 'Debian’s human-translated help, UI and catalogs',
+      section: section('The multilingual Transformer (English ↔ twelve languages)'),
     };
   } else if (meta.format === 'attnscope-rnn-v1') {
     facts[file] = {
       kind: `RNN with ${meta.attention} attention (${meta.direction})`,
       summary: `encoder ${architecture.encoder_hidden}, decoder ${architecture.decoder_hidden}`,
       parameters, minutes, gpuMinutes, data: 'Spanish software strings and apertium-translated English prose',
+      section: section('Architecture'),
     };
   } else if (meta.format === 'attnscope-hmm-v1') {
     const prefix = meta['forward.source_prefix'];
-    facts[file] = { kind: 'HMM aligner', summary: prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words' };
+    facts[file] = {
+      kind: 'HMM aligner', summary: prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words',
+      section: section('Twelve language pairs'),
+    };
   } else if (meta.format === 'attnscope-ibm2-v1') {
-    facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior' };
+    facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior', section: section('Twelve language pairs') };
   }
 }
 await writeFile(resolve(folder, 'index.json'), `${JSON.stringify({ models, pairs, multilingual, facts, familiarity }, null, 2)}\n`);

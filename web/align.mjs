@@ -40,6 +40,24 @@ function describe(facts, file) {
   return `the ${fact.kind} (${details.join(', ')})`;
 }
 
+// GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen.
+const anchor = (title) => title.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').replace(/\s/g, '-');
+
+/** A link to the model card's section on `file` (its facts' section), else to the card. */
+export function cardLink(facts, file) {
+  const section = facts[file]?.section;
+  return Object.assign(document.createElement('a'), {
+    href: `dist/models/MODEL_CARD.md${section ? `#${anchor(section)}` : ''}`,
+    textContent: section ? `model card: ${section}` : 'model card',
+  });
+}
+
+/** The line under a figure that `file` drew, in `element`: the model in a few words, then `what`
+ * (what the figure shows of it), and a link to the model card's section on it. */
+export function showDrawnBy(element, facts, file, what) {
+  element.replaceChildren(`Drawn by ${describe(facts, file)}${what ? ` · ${what}` : ''}. `, cardLink(facts, file));
+}
+
 /** The worker's familiarity of a result (web/familiarity.mjs: {level, text}) in `element`, which
  * is hidden where there is none (a method without the pair's forward model, or not measured). */
 export function showFamiliarity(element, familiarity) {
@@ -284,16 +302,21 @@ export class AlignView {
       figure.caption = `Shown while the ${chosen} method's model downloads (its figure follows): ${figure.caption}`;
     }
     figure.about = { pair: pair.name, method, models: Object.values(filesOf(this.rules, pair, method)), caption: figure.caption };
-    const card = Object.assign(document.createElement('a'), { href: 'dist/models/MODEL_CARD.md', textContent: 'model card' });
-    $('align-model').replaceChildren(`${figure.caption} `, card);
+    const { forward, statistical } = filesOf(this.rules, pair, method);
+    $('align-model').replaceChildren(`${figure.caption} `, cardLink(this.facts, forward ?? statistical));
     showFamiliarity($('align-familiarity'), r.familiarity);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);
     this.lines.draw({ ...figure, topK: figure.cols > 40 ? 2 : 3 });
     $('compare-figure').hidden = !this.generalResult;
     const drawn = [this.heatmap.draw(figure)];
-    if (this.generalResult) drawn.push(this.general.draw(figureOf(this.generalResult, colormap, 'Attention of the general-attention model, argmax links')));
-    else this.general.clear();
+    if (this.generalResult) {
+      drawn.push(this.general.draw(figureOf(this.generalResult, colormap, 'Attention of the general-attention model, argmax links')));
+      showDrawnBy($('compare-model'), this.facts, pair.files.general, 'its attention, argmax links (not the alignment view\'s method)');
+    } else {
+      this.general.clear();
+      $('compare-model').replaceChildren();
+    }
     await Promise.all(drawn);
   }
 }

@@ -12,6 +12,11 @@ export const forwardModelName = (pair) =>
 export const reverseModelName = (pair) =>
   pair.multilingual ? `${pair.language}-en-transformer` : pair.files.reverse?.replace(/\.safetensors$/, '');
 
+// The file behind a model name the worker gives: a direction of the multilingual file (the pair's
+// en-XX-transformer or XX-en-transformer) is that file; any other name is a file's stem.
+export const fileOfModel = (pair, name) =>
+  (pair.multilingual && [forwardModelName(pair), reverseModelName(pair)].includes(name) ? pair.files.forward : `${name}.safetensors`);
+
 // The rule of the method called `name`: {name, description, needsModel, needsReverse, needsStatistical}.
 export function methodRule(rules, name) {
   const rule = rules.methods.find((method) => method.name === name);

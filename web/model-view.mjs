@@ -5,9 +5,10 @@
 // (or Enter) on a map shows it large, with its lines. Requests go to the model worker; the
 // newest settings win while one runs; while the section is off screen nothing is asked. The models
 // listed are the chosen language pair's (files named en-XX-… and XX-en-…); a pair with none says so.
+import { showDrawnBy } from './align.mjs';
 import { Requests, showProblem } from './controls.mjs';
 import { colourInto, colourTable } from './colormap.mjs';
-import { forwardModelName, reverseModelName } from './methods.mjs';
+import { fileOfModel, forwardModelName, reverseModelName } from './methods.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
 import { Heatmap, LineView } from './views.mjs';
 
@@ -34,8 +35,9 @@ function fitControls(rnn) {
 }
 
 export class ModelView {
-  constructor(client, { models, directions = [] }) {
+  constructor(client, { models, directions = [], facts = {} }) {
     this.client = client;
+    this.facts = facts;    // the model index's facts about each shipped file (the line under the large map)
     this.models = models;  // the shipped translation models' file stems
     this.directions = new Set(directions);  // those that are directions of the multilingual file
     this.pair = null;
@@ -246,6 +248,8 @@ export class ModelView {
     const map = this.maps[index];
     $('head-figure').hidden = false;
     $('head-caption').textContent = `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`;
+    showDrawnBy($('head-model'), this.facts, fileOfModel(this.pair, $('model').value),
+      `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`);
     const figure = {
       weights: map.data, rows: map.rows, cols: map.cols, rowLabels: map.rowLabels, colLabels: map.colLabels, links: [],
       colormap: $('colormap').value, title: `${$('model').value}: ${map.label}`,

@@ -6,18 +6,19 @@
 // mean over the layer's heads; by default the head the model aligns with. The models offered are
 // the chosen language pair's; a pair with no translation model says so instead of translating
 // (never with another pair's model).
-import { showFamiliarity } from './align.mjs';
+import { showDrawnBy, showFamiliarity } from './align.mjs';
 import { Requests, readNumber, showProblem } from './controls.mjs';
 import { meanOverHeads, slice } from './maps.mjs';
-import { forwardModelName } from './methods.mjs';
+import { fileOfModel, forwardModelName } from './methods.mjs';
 import { Heatmap } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 
 export class TranslateView {
-  constructor(client, { models = [] } = {}) {
+  constructor(client, { models = [], facts = {} } = {}) {
     this.client = client;  // the model worker's WorkerClient (worker-client.mjs)
     this.models = models;  // every shipped translation model's stem: setPair offers the pair's English→language ones
+    this.facts = facts;    // the model index's facts about each shipped file (the line under the figure)
     this.result = null;
     this.pair = null;
     this.wantedStep = '';
@@ -107,6 +108,7 @@ export class TranslateView {
     }
     showProblem($('translate-source'), '');
     this.result = reply.result;
+    this.beamShown = beam;
     $('translate-view').dataset.state = 'ok';
     $('translation').textContent = this.result.text;
     showFamiliarity($('translate-familiarity'), this.result.familiarity);
@@ -152,6 +154,7 @@ export class TranslateView {
     $('step-label').textContent = '';
     $('step').max = '0';
     $('translate-heads').hidden = true;
+    $('translate-model-line').replaceChildren();
     $('translate-view').dataset.state = 'error';
   }
 
@@ -162,6 +165,9 @@ export class TranslateView {
     const rows = r.targetWords.length, cols = r.sourceWords.length;
     const { map: weights, what } = this.chosenMap();
     weights.fill(0, shown * cols);  // words not produced yet have no attention to show
+    const aligning = $('translate-head-note').textContent ? ', the head it aligns with' : '';
+    showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.modelShown),
+      `its encoder–decoder attention${what ? ` (${what}${aligning})` : ''} while translating with beam ${this.beamShown}`);
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);
     $('step-label').textContent = shown ? `${shown} of ${rows}: “${r.targetWords[shown - 1]}”` : `0 of ${rows}`;

@@ -147,6 +147,39 @@ describe('details', () => {
   });
 });
 
+describe('what drew each figure', () => {
+  test('the alignment, comparison, translation and large model-view figures each name their model and link its model-card section', async () => {
+    const { page, problems } = await openPage();
+    const TRANSFORMER = /^Drawn by the multilingual Transformer \(English ↔ 12 languages\) \(3\+3 layers/;
+    const cardSection = async (id) => page.$eval(`#${id} a`, (a) => [a.textContent, new URL(a.href).hash]);
+    assert.deepEqual(await cardSection('align-model'),
+      ['model card: The multilingual Transformer (English ↔ twelve languages)', '#the-multilingual-transformer-english--twelve-languages']);
+    // the translation view's heatmap
+    await page.waitForSelector('#translate-view[data-state="ok"]', { timeout: 60000 });
+    const translated = await page.textContent('#translate-model-line');
+    assert.match(translated, TRANSFORMER);
+    assert.match(translated, /encoder–decoder attention \(layer \d, head \d, the head it aligns with\) while translating with beam 4\./);
+    assert.equal((await cardSection('translate-model-line'))[1], '#the-multilingual-transformer-english--twelve-languages');
+    // the comparison with the general-attention RNN
+    await page.check('#compare');
+    await page.waitForSelector('#compare-figure:not([hidden])', { timeout: 60000 });
+    await page.waitForFunction(() => /general attention/.test(document.getElementById('compare-model').textContent), null, { timeout: 60000 });
+    assert.match(await page.textContent('#compare-model'), /^Drawn by the RNN with general attention \(en-es\) \(encoder 192, decoder 256, 3\.7 M parameters, 33 CPU minutes/);
+    assert.deepEqual(await cardSection('compare-model'), ['model card: Architecture', '#architecture']);
+    await page.uncheck('#compare');
+    // the model view's large map
+    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 60000 });
+    await page.click('#model-view [data-layer="1"][data-head="2"]');
+    await page.waitForSelector('#head-figure:not([hidden])');
+    const large = await page.textContent('#head-model');
+    assert.match(large, TRANSFORMER);
+    assert.match(large, /· encoder–decoder attention, layer 2, head 3\./);  // the grid counts from 1
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
 describe('before a model is there', () => {
   test('the method list and the exports are disabled until the module and an aligner are in', async () => {
     let release;
