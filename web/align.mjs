@@ -43,12 +43,13 @@ function describe(facts, file) {
 // GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen.
 const anchor = (title) => title.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').replace(/\s/g, '-');
 
-/** A link to the model card's section on `file` (its facts' section), else to the card. */
+/** A link to the model card's section on `file` (its facts' section, named in the link's title),
+ * else to the card. */
 export function cardLink(facts, file) {
   const section = facts[file]?.section;
   return Object.assign(document.createElement('a'), {
     href: `dist/models/MODEL_CARD.md${section ? `#${anchor(section)}` : ''}`,
-    textContent: section ? `model card: ${section}` : 'model card',
+    textContent: 'model card', title: section ? `model card: ${section}` : 'model card',
   });
 }
 

@@ -151,7 +151,7 @@ describe('what drew each figure', () => {
   test('the alignment, comparison, translation and large model-view figures each name their model and link its model-card section', async () => {
     const { page, problems } = await openPage();
     const TRANSFORMER = /^Drawn by the multilingual Transformer \(English ↔ 12 languages\) \(3\+3 layers/;
-    const cardSection = async (id) => page.$eval(`#${id} a`, (a) => [a.textContent, new URL(a.href).hash]);
+    const cardSection = async (id) => page.$eval(`#${id} a`, (a) => [a.title, new URL(a.href).hash]);
     assert.deepEqual(await cardSection('align-model'),
       ['model card: The multilingual Transformer (English ↔ twelve languages)', '#the-multilingual-transformer-english--twelve-languages']);
     // the translation view's heatmap
