@@ -6,6 +6,7 @@
 // print as people read them.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { cellPixel, cssColour, figureOf, near, openPage, redrawn, rgbOf, useBrowser } from './browser.mjs';
 
 useBrowser();
@@ -175,6 +176,37 @@ describe('what drew each figure', () => {
     const large = await page.textContent('#head-model');
     assert.match(large, TRANSFORMER);
     assert.match(large, /· encoder–decoder attention, layer 2, head 3\./);  // the grid counts from 1
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
+describe('bidirectional text', () => {
+  test('a word\'s own bidi controls are shown, not obeyed, on the heatmap, the line view and the SVG export; Hebrew stays an isolate', async () => {
+    const { page, problems } = await openPage();
+    // a right-to-left override inside a word would draw "abcfed" and reverse what follows it
+    const hostile = 'abc\u202edef';  // ‮: RIGHT-TO-LEFT OVERRIDE
+    await page.fill('#source', `The ${hostile} walks .`);
+    await page.fill('#target', 'El שלום camina .');
+    let figure = null;
+    for (let tries = 0; tries < 100 && !(figure?.rowLabels[1] === 'שלום' && figure.colLabels.some((w) => w.includes('\u202e'))); tries++) {
+      await page.waitForTimeout(100);
+      figure = await figureOf(page, 'heatmap');
+    }
+    // the library splits the control off the word as a token of its own: drawn as its code point
+    const at = figure.colLabels.findIndex((word) => word.includes('\u202e'));
+    assert.ok(at >= 0, JSON.stringify(figure.colLabels));
+    assert.match(figure.colText[at], /U\+202E/);
+    const CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+    const obeyed = [...figure.colText, ...figure.rowText].filter((text) => CONTROLS.test(text.replace(/^\u2068(.*)\u2069$/su, '$1')));
+    assert.deepEqual(obeyed, [], 'no label carries a bidi control that the canvas would obey');
+    assert.ok(figure.rowText.includes('\u2068שלום\u2069'), `a right-to-left word is isolated from its neighbours: ${JSON.stringify(figure.rowText)}`);
+    const lines = await page.$eval('#lines', (host) => host.textContent + (host.getAttribute('aria-label') ?? ''));
+    assert.ok(!lines.includes('\u202e'));
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+    const svg = await readFile(await download.path(), 'utf8');
+    assert.ok(!svg.includes('\u202e'), 'no raw override in the SVG');
+    assert.match(svg, /U\+202E/, 'the SVG shows it as the page does');
     assert.deepEqual(problems, []);
     await page.close();
   });
