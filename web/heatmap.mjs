@@ -111,6 +111,7 @@ export class Heatmap extends CanvasFigure {
         if (spot && spot.cell) this.moveFocus(spot.row, spot.col);
       }
     });
+    this.pinchable(host);
     host.addEventListener('wheel', (event) => {
       if (!event.ctrlKey || !this.figure) return;
       event.preventDefault();
@@ -197,6 +198,41 @@ export class Heatmap extends CanvasFigure {
     }
     this.resize(this.layout.width, this.layout.height);
     this.host.dataset.cell = String(this.layout.cell);
+  }
+
+  // Two fingers pinch the cells larger or smaller, about the point between them (the figure's
+  // touch-action leaves one finger's scrolling to the browser and keeps its page zoom off the figure).
+  pinchable(host) {
+    const touches = new Map();  // pointerId -> its last event
+    let pinch = null;           // the fingers' spread when the cells were last resized
+    const spread = () => {
+      const [a, b] = [...touches.values()];
+      return { distance: Math.max(1, Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY)),
+        middle: { clientX: (a.clientX + b.clientX) / 2, clientY: (a.clientY + b.clientY) / 2 } };
+    };
+    host.addEventListener('pointerdown', (event) => {
+      if (event.pointerType !== 'touch') return;
+      touches.set(event.pointerId, event);
+      if (touches.size === 2) {
+        this.tap = null;  // two fingers are not a tap
+        pinch = spread();
+      }
+    });
+    host.addEventListener('pointermove', (event) => {
+      if (!touches.has(event.pointerId)) return;
+      touches.set(event.pointerId, event);
+      if (!pinch || touches.size !== 2) return;
+      const now = spread();
+      if (Math.abs(now.distance / pinch.distance - 1) < 0.04) return;
+      this.zoomBy(now.distance / pinch.distance, now.middle);
+      pinch = now;
+    });
+    const lift = (event) => {
+      touches.delete(event.pointerId);
+      if (touches.size < 2) pinch = null;
+    };
+    host.addEventListener('pointerup', lift);
+    host.addEventListener('pointercancel', lift);
   }
 
   // Zooms by a factor about the pointer (or the middle of the view), keeping that point in place.

@@ -41,6 +41,48 @@ describe('details', () => {
     await page.close();
   });
 
+  test('on a phone, two fingers pinch the heatmap\'s cells larger and smaller, and the zoom buttons work there too', async () => {
+    const { page, problems } = await openPage('', { width: 390, height: 844, touch: true });
+    await aligned(page);
+    const cell = async () => Number(await page.getAttribute('#heatmap', 'data-cell'));
+    const before = await cell();
+    const middle = await page.evaluate(() => {
+      const host = document.getElementById('heatmap');
+      host.scrollIntoView();
+      const box = host.getBoundingClientRect();
+      return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+    });
+    const cdp = await page.context().newCDPSession(page);
+    const fingers = (spread) => [
+      { x: middle.x - spread, y: middle.y, id: 1 }, { x: middle.x + spread, y: middle.y, id: 2 }];
+    const pinch = async (from, to) => {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: fingers(from) });
+      for (let step = 1; step <= 8; step++) {
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: fingers(from + ((to - from) * step) / 8) });
+      }
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    };
+    await pinch(30, 90);  // fingers apart: larger cells
+    const larger = await cell();
+    assert.ok(larger > before * 2, `pinched out: ${before} -> ${larger} px cells`);
+    assert.equal(await page.evaluate(() => window.visualViewport.scale), 1, 'the page itself did not zoom');
+    await pinch(90, 30);  // together: smaller again
+    const smaller = await cell();
+    assert.ok(smaller < larger / 2, `pinched in: ${larger} -> ${smaller} px cells`);
+    // the buttons, tapped
+    const tapButton = async (name) => {
+      const frame = page.locator('.figure-frame', { has: page.locator('#heatmap') });
+      const box = await frame.locator(`.zoom button[aria-label="${name}"]`).boundingBox();
+      await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
+    };
+    const was = await cell();
+    await tapButton('zoom in');
+    await page.waitForFunction((c) => Number(document.getElementById('heatmap').dataset.cell) > c, was);
+    assert.ok(Math.abs(await cell() - was * 1.5) < 1, 'zoom in: one and a half times');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('link marks can be hidden, in the URL too, while the links stay listed', async () => {
     const { page, problems } = await openPage();
     let figure = await aligned(page);
