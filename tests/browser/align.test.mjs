@@ -305,6 +305,11 @@ describe('how far a pair is from what the model learned', () => {
     assert.equal(translated.hidden, false);
     assert.equal(translated.level, 'familiar', translated.text);
     assert.match(translated.text, /^This input is like what the model learned/);
+    // an everyday idiom, which the model mistranslates ("Está enlazando cadas y perros ."), is far
+    await page.fill('#translate-source', 'It is raining cats and dogs .');
+    await page.click('#translate');
+    await waitForLevel(page, 'translate-familiarity', 'far');
+    assert.match((await familiarityOf(page, 'translate-familiarity')).text, /^This input is far from what the model learned/);
     assert.deepEqual(problems, []);
     await page.close();
   });
