@@ -80,7 +80,10 @@ def functions(text):
         elif c == "{":
             head = code[head_start:i]
             flat = " ".join(head.split())
-            if SCOPE.search(flat) or "=" in flat.split("(")[0] or ")" not in flat:
+            # an initializer has "=" before its first parenthesis; a template's default arguments
+            # (<class = void>) and an operator's name (operator==) are not initializers
+            name_part = re.sub(r"operator\s*\S+?\s*\(", "(", re.sub(r"<[^<>()]*>", "", flat)).split("(")[0]
+            if SCOPE.search(flat) or "=" in name_part or ")" not in flat:
                 head_start = i + 1  # a scope to scan into, or an initializer
             else:
                 depth, j = 1, i + 1
@@ -103,7 +106,10 @@ def main():
     parser.add_argument("--list", type=int, default=0, help="print the N longest files and functions")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
-    listed = subprocess.run(["git", "ls-files", "src", "web"], cwd=root, capture_output=True, text=True, check=True)
+    listed = subprocess.run(["git", "ls-files", "src", "web"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        print(f"0 passed, 1 failed\ngit ls-files failed in {root} (a git checkout is needed): {listed.stderr.strip()}")
+        return 1
     paths = [p for p in listed.stdout.split() if p.endswith(SOURCE_SUFFIXES) and not p.startswith(GENERATED)]
     if not paths:
         print("0 passed, 1 failed\nno source files listed under src/ or web/")

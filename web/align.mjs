@@ -8,6 +8,7 @@ import { Requests, copyText, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
 import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
+import { headingAnchor } from './text.mjs';
 
 const $ = (id) => document.getElementById(id);
 const EXPORTS = ['export-svg', 'export-png', 'export-json', 'export-links', 'copy'];
@@ -40,15 +41,12 @@ function describe(facts, file) {
   return `the ${fact.kind} (${details.join(', ')})`;
 }
 
-// GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen.
-const anchor = (title) => title.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').replace(/\s/g, '-');
-
 /** A link to the model card's section on `file` (its facts' section, named in the link's title),
  * else to the card. */
 export function cardLink(facts, file) {
   const section = facts[file]?.section;
   return Object.assign(document.createElement('a'), {
-    href: `dist/models/MODEL_CARD.md${section ? `#${anchor(section)}` : ''}`,
+    href: `dist/models/MODEL_CARD.html${section ? `#${headingAnchor(section)}` : ''}`,
     textContent: 'model card', title: section ? `model card: ${section}` : 'model card',
   });
 }

@@ -38,8 +38,8 @@ function setStatus(status) {
 // "follows" once it is in, whichever pair brought it (every pair shares the multilingual file).
 const loadedFiles = new Set();
 function pairStatus(pair) {
-  const { forward, hmm } = pair.files;
-  const attention = Boolean(forward) && loadedFiles.has(forward), aligner = Boolean(hmm) && loadedFiles.has(hmm);
+  const { forward, hmm, ibm2 } = pair.files;
+  const attention = Boolean(forward) && loadedFiles.has(forward), aligner = [hmm, ibm2].some((file) => file && loadedFiles.has(file));
   if (!forward) {
     return aligner ? `the ${pair.name} aligner loaded (${pair.name} has no attention model yet)`
       : `${pair.name}: its aligners load the first time a method needs them (${pair.name} has no attention model yet)`;
@@ -150,7 +150,11 @@ async function startAlignment(client, state) {
     setStatus(models.forward ? `${models.forward.direction} model loaded; the others load when a method needs them`
       : pairStatus(module.pairs[pair]));
   }, (error) => { $('build').textContent = `the first model failed to load: ${error.message}`; });
-  client.addEventListener('restart', () => loadedFiles.clear());  // a fresh worker has loaded nothing
+  client.addEventListener('restart', () => {  // a fresh worker has loaded nothing
+    loadedFiles.clear();
+    const pair = module.pairs[document.body.dataset.pair];
+    if (pair) setStatus(pairStatus(pair));
+  });
   client.addEventListener('loaded', ({ detail }) => {
     loadedFiles.add(detail.file);
     const pair = module.pairs[document.body.dataset.pair];

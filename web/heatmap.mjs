@@ -210,13 +210,12 @@ export class Heatmap extends CanvasFigure {
       return { distance: Math.max(1, Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY)),
         middle: { clientX: (a.clientX + b.clientX) / 2, clientY: (a.clientY + b.clientY) / 2 } };
     };
+    let zoomed = false;         // the cells changed during this pinch: the URL hash hears once, at the end
     host.addEventListener('pointerdown', (event) => {
       if (event.pointerType !== 'touch') return;
       touches.set(event.pointerId, event);
-      if (touches.size === 2) {
-        this.tap = null;  // two fingers are not a tap
-        pinch = spread();
-      }
+      if (touches.size >= 2) this.tap = null;  // several fingers are not a tap
+      if (touches.size === 2) pinch = spread();
     });
     host.addEventListener('pointermove', (event) => {
       if (!touches.has(event.pointerId)) return;
@@ -224,19 +223,27 @@ export class Heatmap extends CanvasFigure {
       if (!pinch || touches.size !== 2) return;
       const now = spread();
       if (Math.abs(now.distance / pinch.distance - 1) < 0.04) return;
-      this.zoomBy(now.distance / pinch.distance, now.middle);
+      this.zoomBy(now.distance / pinch.distance, now.middle, false);
+      zoomed = true;
       pinch = now;
     });
     const lift = (event) => {
-      touches.delete(event.pointerId);
-      if (touches.size < 2) pinch = null;
+      if (!touches.delete(event.pointerId)) return;
+      pinch = touches.size === 2 ? spread() : null;  // a third finger lifted: the two left go on from here
+      if (touches.size === 0 && zoomed) {
+        zoomed = false;
+        this.afterZoom();
+      }
     };
     host.addEventListener('pointerup', lift);
     host.addEventListener('pointercancel', lift);
+    // two fingers on the figure are this pinch, not a pan or a zoom of the page
+    host.addEventListener('touchmove', (event) => { if (event.touches.length >= 2) event.preventDefault(); }, { passive: false });
   }
 
-  // Zooms by a factor about the pointer (or the middle of the view), keeping that point in place.
-  zoomBy(factor, at) {
+  // Zooms by a factor about the pointer (or the middle of the view), keeping that point in place;
+  // tell: the URL hash hears of it (a pinch tells once, when the fingers lift).
+  zoomBy(factor, at, tell = true) {
     if (!this.figure) return;
     const host = this.host, old = this.layout;
     const box = host.getBoundingClientRect();
@@ -246,7 +253,7 @@ export class Heatmap extends CanvasFigure {
     this.relayout();
     host.scrollLeft = fs * this.layout.cell + this.layout.left - px;
     host.scrollTop = ft * this.layout.cell + this.layout.top - py;
-    this.afterZoom();
+    this.afterZoom(tell);
   }
 
   fit() {

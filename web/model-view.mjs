@@ -134,7 +134,7 @@ export class ModelView {
       showProblem($('model'), reply.type === 'cancelled' ? 'Cancelled. Edit the sentences or choose a model to try again.' : reply.message);
       return;
     }
-    this.result = { ...reply.result, pieces: settings.pieces };
+    this.result = { ...reply.result, pieces: settings.pieces, model: settings.model };  // the model that drew it
     fitControls(reply.result.info?.architecture === 'rnn');
     $('model-view').dataset.answeredAt = String(performance.now());
     await this.draw();
@@ -223,7 +223,7 @@ export class ModelView {
   // aligning head, or the RNN's one attention), its other direction (averaged with it by the
   // methods that read both), or another model, which the alignment view does not use.
   linksFrom(architecture, aligning) {
-    const stem = $('model').value, forward = forwardModelName(this.pair), reverse = reverseModelName(this.pair);
+    const stem = this.result.model, forward = forwardModelName(this.pair), reverse = reverseModelName(this.pair);
     if (stem === forward) {
       return architecture === 'transformer'
         ? `The links of the alignment view come from layer ${aligning.layer + 1}, head ${aligning.head + 1} of the encoder–decoder attention (the head trained to align), outlined.`
@@ -248,7 +248,7 @@ export class ModelView {
     const map = this.maps[index];
     $('head-figure').hidden = false;
     $('head-caption').textContent = `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`;
-    showDrawnBy($('head-model'), this.facts, fileOfModel(this.pair, $('model').value),
+    showDrawnBy($('head-model'), this.facts, fileOfModel(this.pair, this.result.model),
       `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`);
     const figure = {
       weights: map.data, rows: map.rows, cols: map.cols, rowLabels: map.rowLabels, colLabels: map.colLabels, links: [],

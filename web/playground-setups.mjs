@@ -72,6 +72,15 @@ export function parameters(d, keyDim = d, hidden = HIDDEN) {
   };
 }
 
+// The tensor in box `field` (named `what` in messages): an error it raises names the box.
+function boxed(field, what, read) {
+  try {
+    return read(what);
+  } catch (problem) {
+    throw Object.assign(problem, { field: problem.field ?? field });
+  }
+}
+
 // A batch of matrices: a 2-D tensor is one element; 3-D is (batch, rows, size).
 function batched(tensor, what) {
   if (tensor.shape.length === 2) return { batch: 1, rows: tensor.shape[0], size: tensor.shape[1], data: tensor.data };
@@ -105,23 +114,26 @@ function validLengths(text, batch, rows, cols) {
 /**
  * The module call a set-up's boxes and controls describe: {type, options, batch, rows, cols,
  * outputSize}. texts: {queries, keys, values, x, validLengths}; controls: {score, probability,
- * temperature, causal, local, halfWidth}. Throws an Error naming the box and the problem.
+ * temperature, causal, local, halfWidth}. Throws an Error naming the box and the problem, with the
+ * box's field (a key of texts) as error.field where the problem is one box's.
  */
 export function tensorRequest(kind, texts, controls) {
   const common = { probability: controls.probability, temperature: controls.temperature, causal: controls.causal };
+  const matrix = (field, what) => boxed(field, what, () => batched(parseTensor(texts[field], what), what));
+  const lengths = (batch, rows, cols) => boxed('validLengths', 'valid lengths', () => validLengths(texts.validLengths, batch, rows, cols));
   if (kind === 'softmax') {
-    const x = batched(parseTensor(texts.x, 'scores X'), 'scores X');
-    const valid = validLengths(texts.validLengths, x.batch, x.rows, x.size);
+    const x = matrix('x', 'scores X');
+    const valid = lengths(x.batch, x.rows, x.size);
     const options = { scores: x.data, batch: x.batch, rows: x.rows, cols: x.size, ...common, ...(valid ? { validLength: valid } : {}) };
     return { type: 'maskedSoftmax', options, batch: x.batch, rows: x.rows, cols: x.size, outputSize: x.size, input: x.data };
   }
-  const q = batched(parseTensor(texts.queries, 'queries'), 'queries');
-  const k = batched(parseTensor(texts.keys, 'keys'), 'keys');
-  const v = batched(parseTensor(texts.values, 'values'), 'values');
-  if (k.rows !== v.rows) throw new Error(`keys have ${k.rows} rows and values ${v.rows}: one value per key is needed`);
+  const q = matrix('queries', 'queries'), k = matrix('keys', 'keys'), v = matrix('values', 'values');
+  if (k.rows !== v.rows) {
+    throw Object.assign(new Error(`keys have ${k.rows} rows and values ${v.rows}: one value per key is needed`), { field: 'values' });
+  }
   const batch = Math.max(q.batch, k.batch, v.batch);
-  const [query, key, value] = [[q, 'queries'], [k, 'keys'], [v, 'values']].map(([m, what]) => toBatch(m, batch, what));
-  const valid = validLengths(texts.validLengths, batch, q.rows, k.rows);
+  const [query, key, value] = [[q, 'queries'], [k, 'keys'], [v, 'values']].map(([m, what]) => boxed(what, what, () => toBatch(m, batch, what)));
+  const valid = lengths(batch, q.rows, k.rows);
   const p = parameters(q.size, k.size);
   const score = controls.score;
   const options = {
@@ -159,6 +171,7 @@ export function compareWithPublished(setup, output, { batch, rows, cols, outputS
         const keep = valid ? valid[valid.length === batch ? b : b * rows + r] : cols;
         const row = output.subarray((b * rows + r) * cols, (b * rows + r + 1) * cols);
         const sum = row.reduce((a, x) => a + x, 0);
+        // a row with no valid key is all zeros (the library's rule; d2l's -1e6 would make it uniform)
         if (row.some((x, c) => c >= keep && x !== 0) || (keep > 0 && Math.abs(sum - 1) > 1e-5)) agrees = false;
       }
     }

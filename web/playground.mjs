@@ -111,10 +111,15 @@ function fillSetup(name) {
   $('pg-show').value = '0';
 }
 
-// The module call for a tensor set-up: its boxes (filled from the set-up when all are empty, as a
-// link naming only the set-up leaves them) and the controls that apply.
+// A tensor set-up whose boxes are all empty (a link that names only the set-up) gets its own.
+function fillIfEmpty() {
+  const name = setupName();
+  if (SETUPS[name].kind !== 'tokens' && Object.values(BOXES).every((id) => !$(id).value.trim())) fillSetup(name);
+}
+
+// The module call for a tensor set-up: its boxes and the controls that apply. A problem names its
+// box (the error's field) where it is one box's.
 function tensorsRequest(name, setup) {
-  if (Object.values(BOXES).every((id) => !$(id).value.trim())) fillSetup(name);
   const texts = Object.fromEntries(Object.entries(BOXES).map(([field, id]) => [field, $(id).value]));
   const controls = {
     score: $('score').value, probability: $('probability').value, temperature: number('temperature'),
@@ -124,8 +129,7 @@ function tensorsRequest(name, setup) {
   try {
     asked = tensorRequest(setup.kind, texts, controls);
   } catch (problem) {
-    const box = Object.values(BOXES).find((id) => [':', ' is empty'].some((end) => problem.message.startsWith($(id).dataset.name + end)));
-    throw Object.assign(problem, { box });
+    throw Object.assign(problem, { box: BOXES[problem.field] });
   }
   $('pg-show').max = String(asked.batch - 1);
   $('half-width').max = String(Math.max(1, asked.cols - 1));  // the local window's half-width, up to the keys
@@ -207,6 +211,7 @@ function refuse(problem, heatmap) {
   heatmap.clear();
   for (const id of ['scores', 'output']) $(id).replaceChildren();
   for (const id of ['pg-ours', 'pg-theirs', 'pg-verdict']) $(id).textContent = '';
+  $('pg-theirs-figure').hidden = true;
   $('error').textContent = problem.message;  // text, never markup
   $('error').hidden = Boolean(problem.beside);
   for (const id of Object.values(BOXES)) $(id).setAttribute('aria-invalid', String(id === problem.box));
@@ -259,7 +264,8 @@ export function startPlayground(client, beforeFirst = () => {}, restoring = () =
   const heatmap = new Heatmap($('playground-heatmap'), { label: 'attention weights of the playground: queries as rows, keys as columns' });
   const run = latestOnly((message) => client.request(message));
   // Choosing a set-up puts its tensors in the boxes; a set-up restored from the URL hash keeps the hash's.
-  select.addEventListener('input', () => { if (!restoring()) fillSetup(setupName()); });
+  select.addEventListener('input', () => (restoring() ? fillIfEmpty() : fillSetup(setupName())));
+  fillIfEmpty();  // the URL hash's set-up, read by beforeFirst()
   for (const id of [...PLAYGROUND_CONTROLS, 'colormap']) $(id).addEventListener('input', () => update(run, heatmap));
   $('tokens').addEventListener('input', () => update(run, heatmap));
   return update(run, heatmap);

@@ -2,9 +2,12 @@
 // the few PyTorch expressions their worked examples use (torch.ones((2, 1, 2)),
 // torch.arange(40, dtype=torch.float32).reshape(1, 10, 4).repeat(2, 1, 1), torch.tensor([2, 6]),
 // torch.normal(0, 1, (2, 1, 20)), torch.rand(2, 2, 4)). Random ones come from a seeded
-// generator, so a link reproduces them; their values are not PyTorch's. Pure (tests/js/tensors.test.mjs).
+// generator, so a link reproduces them; their values are not PyTorch's. Pure (tests/js/playground.test.mjs).
+
+import { shortLabel } from './text.mjs';
 
 export const MAX_ELEMENTS = 4096;
+const MAX_DEPTH = 8;  // nested lists: the playground's tensors have at most 3 dimensions
 
 const size = (shape) => shape.reduce((a, b) => a * b, 1);
 
@@ -28,7 +31,7 @@ function uniform(seed) {
   };
 }
 
-const TOKEN = /\s*(?:(-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)|([A-Za-z_][\w.]*)|(.))/iy;
+const TOKEN = /\s*(?:(-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)|([A-Za-z_][\w.]*)|(.))/iuy;
 
 function tokenize(text) {
   const tokens = [];
@@ -54,7 +57,9 @@ class Parser {
 
   fail(message) {
     const token = this.tokens[this.i];
-    throw new Error(`${this.what}: ${message}${token ? ` at “${String(token.value)}” (character ${token.at + 1})` : ' at the end'}`);
+    // the text as the page shows labels: invisible and bidi characters as their code points
+    const shown = token ? shortLabel(String(token.value), 20).replace(/[\u2068\u2069]/g, '') : '';
+    throw new Error(`${this.what}: ${message}${token ? ` at “${shown}” (character ${token.at + 1})` : ' at the end'}`);
   }
 
   peek(value) { return this.tokens[this.i]?.value === value; }
@@ -72,12 +77,13 @@ class Parser {
   }
 
   // A nested list of numbers -> {shape, data}; every row the same length.
-  list() {
+  list(depth = 1) {
     const start = this.i;
+    if (depth > MAX_DEPTH) this.fail(`lists nested more than ${MAX_DEPTH} deep`);
     this.take('[');
     const items = [];
     while (!this.peek(']')) {
-      items.push(this.peek('[') ? this.list() : { shape: [], data: [this.number()] });
+      items.push(this.peek('[') ? this.list(depth + 1) : { shape: [], data: [this.number()] });
       if (this.i >= this.tokens.length) this.fail('“]” expected');
       if (!this.peek(']')) this.take(',');
     }
@@ -167,9 +173,15 @@ class Parser {
     let result = tensor;
     if (name === 'reshape' || name === 'view') {
       const shape = this.sizes();
-      if (shape.filter((n) => n === -1).length === 1) shape[shape.indexOf(-1)] = size(tensor.shape) / size(shape.filter((n) => n !== -1));
+      const asked = shape.join(', ');
+      const cannot = () => this.fail(`cannot reshape ${tensor.shape.join(' × ')} (${size(tensor.shape)} numbers) to (${asked})`);
+      if (shape.filter((n) => n === -1).length === 1) {
+        const known = size(shape.filter((n) => n !== -1));
+        if (known < 1 || size(tensor.shape) % known) cannot();
+        shape[shape.indexOf(-1)] = size(tensor.shape) / known;
+      }
       checkShape(shape, this.what);
-      if (size(shape) !== size(tensor.shape)) this.fail(`cannot reshape ${tensor.shape.join(' × ')} (${size(tensor.shape)} numbers) to ${shape.join(' × ')}`);
+      if (size(shape) !== size(tensor.shape)) cannot();
       result = { shape, data: tensor.data };
     } else if (name === 'repeat') {
       result = repeat(tensor, checkShape(this.sizes(), this.what), (message) => this.fail(message));

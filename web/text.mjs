@@ -33,3 +33,9 @@ export function shortLabel(word, limit = 14) {
   const label = characters.length > limit ? `${characters.slice(0, limit - 1).join('')}…` : shown;
   return RIGHT_TO_LEFT.test(label) ? `\u2068${label}\u2069` : label;
 }
+
+// GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen
+// ("The multilingual Transformer (English ↔ twelve languages)" ->
+// "the-multilingual-transformer-english--twelve-languages"); tools/card_html.mjs gives the model
+// card's headings these ids, and the lines under the figures link to them.
+export const headingAnchor = (title) => title.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');

@@ -109,6 +109,7 @@ export class TranslateView {
     showProblem($('translate-source'), '');
     this.result = reply.result;
     this.beamShown = beam;
+    this.resultModel = model ?? forwardModelName(this.pair);  // what drew it, whatever the select says later
     $('translate-view').dataset.state = 'ok';
     $('translation').textContent = this.result.text;
     showFamiliarity($('translate-familiarity'), this.result.familiarity);
@@ -166,7 +167,7 @@ export class TranslateView {
     const { map: weights, what } = this.chosenMap();
     weights.fill(0, shown * cols);  // words not produced yet have no attention to show
     const aligning = $('translate-head-note').textContent ? ', the head it aligns with' : '';
-    showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.modelShown),
+    showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.resultModel),
       `its encoder–decoder attention${what ? ` (${what}${aligning})` : ''} while translating with beam ${this.beamShown}`);
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);

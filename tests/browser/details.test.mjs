@@ -65,6 +65,7 @@ describe('details', () => {
     await pinch(30, 90);  // fingers apart: larger cells
     const larger = await cell();
     assert.ok(larger > before * 2, `pinched out: ${before} -> ${larger} px cells`);
+    await page.waitForFunction(() => /(^#|&)z=/.test(location.hash));  // the link keeps the zoom, told once the fingers lift
     assert.equal(await page.evaluate(() => window.visualViewport.scale), 1, 'the page itself did not zoom');
     await pinch(90, 30);  // together: smaller again
     const smaller = await cell();
@@ -197,6 +198,7 @@ describe('what drew each figure', () => {
     const cardSection = async (id) => page.$eval(`#${id} a`, (a) => [a.title, new URL(a.href).hash]);
     assert.deepEqual(await cardSection('align-model'),
       ['model card: The multilingual Transformer (English ↔ twelve languages)', '#the-multilingual-transformer-english--twelve-languages']);
+    const href = await page.$eval('#align-model a', (a) => a.href);
     // the translation view's heatmap
     await page.waitForSelector('#translate-view[data-state="ok"]', { timeout: 60000 });
     const translated = await page.textContent('#translate-model-line');
@@ -218,6 +220,11 @@ describe('what drew each figure', () => {
     const large = await page.textContent('#head-model');
     assert.match(large, TRANSFORMER);
     assert.match(large, /· encoder–decoder attention, layer 2, head 3\./);  // the grid counts from 1
+    // the link opens the model card as a page, at that section (a raw .md would be downloaded)
+    const response = await page.goto(href);
+    assert.match(response.headers()['content-type'], /text\/html/);
+    assert.equal(await page.evaluate(() => document.getElementById(location.hash.slice(1))?.tagName), 'H2');
+    assert.match(await page.evaluate(() => document.getElementById(location.hash.slice(1)).textContent), /^The multilingual Transformer/);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -256,18 +263,23 @@ describe('bidirectional text', () => {
 
 describe('before a model is there', () => {
   test('the method list and the exports are disabled until the module and an aligner are in', async () => {
-    let release;
-    const held = new Promise((resolve) => { release = resolve; });
+    const hold = () => {
+      let release;
+      const held = new Promise((resolve) => { release = resolve; });
+      return { release, route: async (route) => { await held; await route.continue(); } };
+    };
+    const module = hold(), aligner = hold();
     const { page, problems } = await openPage('', {
-      ready: false, routes: [['**/hmm-en-es.safetensors', async (route) => { await held; await route.continue(); }]],
+      ready: false, routes: [['**/*.wasm', module.route], ['**/hmm-en-es.safetensors', aligner.route]],
     });
     const controls = ['#method', '#copy', '#export-svg', '#export-png', '#export-json', '#export-links'];
     const disabled = () => Promise.all(controls.map((selector) => page.isDisabled(selector)));
-    assert.deepEqual(await disabled(), controls.map(() => true), 'from the first paint');
+    assert.deepEqual(await disabled(), controls.map(() => true), 'before the module is in');
     // the module is in and the methods are listed: a method can be chosen, nothing to export yet
+    module.release();
     await page.waitForFunction(() => document.getElementById('method').options.length > 0, null, { timeout: 30000 });
     assert.deepEqual(await disabled(), [false, true, true, true, true, true]);
-    release();
+    aligner.release();
     await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
     assert.deepEqual(await disabled(), controls.map(() => false), 'a figure is there: every export');
     assert.deepEqual(problems, []);

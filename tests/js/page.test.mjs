@@ -179,3 +179,22 @@ describe('forwardModelName', () => {
     assert.equal(forwardModelName({ name: 'en-xx', multilingual: false, files: {} }), undefined);
   });
 });
+
+describe('the model card as a page (tools/card_html.mjs)', () => {
+  it('gives every heading GitHub\'s anchor as its id, and escapes the text', async () => {
+    const { cardHtml } = await import('../../tools/card_html.mjs');
+    const { headingAnchor } = await import('../../web/text.mjs');
+    assert.equal(headingAnchor('The multilingual Transformer (English ↔ twelve languages)'), 'the-multilingual-transformer-english--twelve-languages');
+    const html = cardHtml('# Card <script>\n\n## Twelve language pairs\n\nA **bold\nline** with `code` and [a link](docs/X.md) and [no](javascript:alert(1)).\n- one\n- two\n\n| a | <b> |\n\n```\n<pre>\n```\n');
+    assert.match(html, /<h1 id="card-script">Card &lt;script&gt;<\/h1>/);
+    assert.match(html, /<h2 id="twelve-language-pairs">/);
+    assert.match(html, /<strong>bold\nline<\/strong>/);
+    assert.match(html, /<code>code<\/code>/);
+    assert.match(html, /<a href="docs\/X.md">a link<\/a>/);
+    assert.doesNotMatch(html, /href="javascript/);
+    assert.match(html, /<br>\n- two/);
+    assert.match(html, /<pre class="table">\| a \| &lt;b&gt; \|<\/pre>/);
+    assert.match(html, /<pre>&lt;pre&gt;<\/pre>/);
+    assert.doesNotMatch(html.split('</head>')[1], /<script|<b>/);
+  });
+});

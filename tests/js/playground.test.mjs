@@ -46,12 +46,18 @@ describe('tensors as the tutorials write them', () => {
     refused('[]', /keys: an empty list has no shape/);
     refused('torch.eye(3)', /keys: torch\.eye\(\) is not one of/);
     refused('ones(2, 3).transpose(0, 1)', /keys: \.transpose\(\) is not one of/);
-    refused('arange(3).reshape(2, 2)', /keys: cannot reshape 3 \(3 numbers\) to 2 × 2/);
+    refused('arange(3).reshape(2, 2)', /keys: cannot reshape 3 \(3 numbers\) to \(2, 2\)/);
     refused('ones(0, 2)', /keys: every size must be a whole number of at least 1, got 0/);
     refused('ones(100, 100)', new RegExp(`keys: 100 × 100 is 10000 numbers, more than the playground's ${MAX_ELEMENTS}`));
     refused('ones(2, device=cuda)', /keys: the argument device= is not understood/);
     refused('[1, 2] junk', /keys: unexpected text at “junk”/);
     refused('[1e39]', /keys: element 0 is not a finite number/);
+    refused('arange(4).reshape(-1, 3)', /keys: cannot reshape 4 \(4 numbers\) to \(-1, 3\)/);
+    refused('['.repeat(10000), /keys: lists nested more than 8 deep/);
+    // hostile text comes back as the page shows labels: a lone emoji whole, bidi and invisible characters as code points
+    assert.throws(() => parseTensor('😀[1]', 'keys'), (error) => error.message.includes('“😀”') && !/[\ud800-\udfff](?![\udc00-\udfff])/.test(error.message.replace('😀', '')));
+    assert.throws(() => parseTensor('[1,\u202e2]', 'keys'), (error) => !error.message.includes('\u202e') && error.message.includes('U+202E'));
+    assert.throws(() => parseTensor('[1,\u200b2]', 'keys'), (error) => error.message.includes('U+200B'));
   });
 
   it('prints tensors as PyTorch does', () => {
@@ -77,15 +83,20 @@ describe('set-ups: the request their boxes describe', () => {
     assert.deepEqual(Array.from(request.options.value.slice(40, 44)), [0, 1, 2, 3]);
   });
 
-  it('refuses shapes that do not fit, naming what is wrong', () => {
-    const refused = (changes, pattern) => assert.throws(() => tensorRequest('attention', { ...texts('d2l-dot'), ...changes }, CONTROLS), pattern);
-    refused({ values: 'ones(2, 9, 4)' }, /keys have 10 rows and values 9: one value per key is needed/);
-    refused({ keys: 'ones(3, 10, 2)' }, /queries has a batch of 2 where the others have 3/);
-    refused({ queries: 'ones(2)' }, /queries must have 2 or 3 dimensions/);
-    refused({ validLengths: '2, 6, 1' }, /valid lengths: 3 given; one per batch element \(2\) or one per row \(2 × 1\) is needed/);
-    refused({ validLengths: '2, 11' }, /valid lengths must be whole numbers from 0 to 10 \(the number of keys\), got 11/);
-    refused({ validLengths: '2, 1.5' }, /got 1\.5/);
+  it('refuses shapes that do not fit, naming what is wrong and which box', () => {
+    const refused = (changes, pattern, field) => assert.throws(() => tensorRequest('attention', { ...texts('d2l-dot'), ...changes }, CONTROLS),
+      (error) => pattern.test(error.message) && error.field === field, `${pattern} in ${field}`);
+    refused({ values: 'ones(2, 9, 4)' }, /keys have 10 rows and values 9: one value per key is needed/, 'values');
+    refused({ keys: 'ones(3, 10, 2)' }, /queries has a batch of 2 where the others have 3/, 'queries');
+    refused({ queries: 'ones(2)' }, /queries must have 2 or 3 dimensions/, 'queries');
+    refused({ keys: 'ones(2, 10' }, /keys: “\)” expected/, 'keys');
+    refused({ keys: '' }, /keys is empty/, 'keys');
+    refused({ validLengths: '2, 6, 1' }, /valid lengths: 3 given; one per batch element \(2\) or one per row \(2 × 1\) is needed/, 'validLengths');
+    refused({ validLengths: '2, 11' }, /valid lengths must be whole numbers from 0 to 10 \(the number of keys\), got 11/, 'validLengths');
+    refused({ validLengths: '2, 1.5' }, /got 1\.5/, 'validLengths');
+    assert.throws(() => tensorRequest('softmax', { ...texts('d2l-masked-softmax'), x: '[[1, 2], [3]]' }, CONTROLS), (error) => error.field === 'x');
   });
+
 });
 
 forEachBuild('the playground\'s d2l set-ups print what d2l printed', (attn) => {
@@ -126,7 +137,15 @@ forEachBuild('the playground\'s d2l set-ups print what d2l printed', (attn) => {
     });
   }
 
-  it('a rule-checked set-up notices weight past a valid length (hardmax over a causal mask still keeps the rule; a changed length does not)', () => {
+  it('a valid length of 0 gives rows of zeros (the library\'s rule for a row with no valid key), which the rule accepts', () => {
+    const setup = SETUPS['d2l-masked-softmax'];
+    const request = tensorRequest('softmax', { ...setup.texts, validLengths: '0, 3' }, CONTROLS);
+    const weights = attn.maskedSoftmax(request.options);
+    assert.ok(weights.subarray(0, 8).every((x) => x === 0));
+    assert.equal(compareWithPublished(setup, weights, request).agrees, true);
+  });
+
+  it('a rule-checked set-up notices weight past a valid length it no longer has', () => {
     const setup = SETUPS['d2l-masked-softmax'];
     const request = tensorRequest('softmax', { ...setup.texts, validLengths: '4, 4' }, CONTROLS);
     const compared = compareWithPublished(setup, attn.maskedSoftmax(request.options), { ...request, options: { validLength: Int32Array.from([2, 3]) } });
