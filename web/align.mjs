@@ -300,9 +300,9 @@ export class AlignView {
       const chosen = $('method').value;
       figure.caption = `Shown while the ${chosen} method's model downloads (its figure follows): ${figure.caption}`;
     }
-    figure.about = { pair: pair.name, method, models: Object.values(filesOf(this.rules, pair, method)), caption: figure.caption };
-    const { forward, statistical } = filesOf(this.rules, pair, method);
-    $('align-model').replaceChildren(`${figure.caption} `, cardLink(this.facts, forward ?? statistical));
+    const files = filesOf(this.rules, pair, method);
+    figure.about = { pair: pair.name, method, models: Object.values(files), caption: figure.caption };
+    $('align-model').replaceChildren(`${figure.caption} `, cardLink(this.facts, files.forward ?? files.statistical));
     showFamiliarity($('align-familiarity'), r.familiarity);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);

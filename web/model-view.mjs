@@ -252,7 +252,7 @@ export class ModelView {
       `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`);
     const figure = {
       weights: map.data, rows: map.rows, cols: map.cols, rowLabels: map.rowLabels, colLabels: map.colLabels, links: [],
-      colormap: $('colormap').value, title: `${$('model').value}: ${map.label}`,
+      colormap: $('colormap').value, title: `${this.result.model}: ${map.label}`,
     };
     this.lines.draw({ ...figure, topK: 3 });
     await this.heatmap.draw(figure);

@@ -77,7 +77,6 @@ function drawTable(id, label, values, offset, rows, cols, digits) {
   }
 }
 
-
 // A number control's value, or an error that stops the update (its message is already beside it).
 function number(id) {
   const value = readNumber($(id));

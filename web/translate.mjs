@@ -144,7 +144,7 @@ export class TranslateView {
     $('translate-head-note').textContent = aligning && layers * heads > 1 ? 'the head the model aligns with' : '';
     $('translate-heatmap').dataset.layer = String(layer);
     $('translate-heatmap').dataset.head = head;
-    return { map, what };
+    return { map, what, aligning: aligning && layers * heads > 1 };
   }
 
   clear() {
@@ -164,11 +164,10 @@ export class TranslateView {
     if (!r) return null;
     const shown = Number($('step').value);
     const rows = r.targetWords.length, cols = r.sourceWords.length;
-    const { map: weights, what } = this.chosenMap();
+    const { map: weights, what, aligning } = this.chosenMap();
     weights.fill(0, shown * cols);  // words not produced yet have no attention to show
-    const aligning = $('translate-head-note').textContent ? ', the head it aligns with' : '';
     showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.resultModel),
-      `its encoder–decoder attention${what ? ` (${what}${aligning})` : ''} while translating with beam ${this.beamShown}`);
+      `its encoder–decoder attention${what ? ` (${what}${aligning ? ', the head it aligns with' : ''})` : ''} while translating with beam ${this.beamShown}`);
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);
     $('step-label').textContent = shown ? `${shown} of ${rows}: “${r.targetWords[shown - 1]}”` : `0 of ${rows}`;
