@@ -11,6 +11,10 @@
 # gettext catalogs of catalog-packages.txt, the GNOME help of gnome-user-docs and
 # help-packages.txt), plus the XL-WA silver train pairs (origin xl-wa-train; --no-xl-wa-train
 # leaves them out). Every sentence of the XL-WA gold set ../shared/data/xl-wa/XX/dev.tsv is kept out.
+# Beside the splits, data/en-XX/extra.{en,XX,origin} (extra.py; --no-extra leaves it out): the
+# statistical aligners' extra training data, the catalogs of every bookworm package with XX
+# catalogs and the bilingual word lists of FreeDict and CLDR (lexicons.py), about 1-2 GB of .debs
+# per language the first time (shared between languages).
 #
 # Legacy: the data the models in models/ were trained on and tools/train/train.py reads,
 # data/{train,valid,test}.{en,es,origin} (Brown corpus -> apertium, Spanish gettext catalogs).
@@ -33,7 +37,7 @@ all_langs="bg da de es et fr hu it nl pt ru sl"
 # there is none for Bulgarian.
 help_langs="da de es et fr hu it nl pt ru sl"
 
-langs=() legacy=auto xl_wa_train=1
+langs=() legacy=auto xl_wa_train=1 extra=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --pair)
@@ -45,7 +49,8 @@ while [ $# -gt 0 ]; do
     --legacy) legacy=only; shift ;;
     --no-legacy) legacy=no; shift ;;
     --no-xl-wa-train) xl_wa_train=; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --no-extra) extra=; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,6 +73,46 @@ fetch() {
     (cd "$cache" && apt-get -q -o APT::Sandbox::User=root download "$1" >&2)
   fi
   ls "$cache/${1}"_*.deb | head -n 1
+}
+
+# catalog_packages XX: every bookworm package with gettext catalogs for XX (…/XX/LC_MESSAGES/*.mo
+# anywhere, as catalogs.py reads them: usr/share/locale, and games' own folders such as Wesnoth's
+# campaigns, whose story texts are the only narrative prose here; from apt-file's contents index),
+# but those over MAX_EXTRA_DEB bytes (a few games and suites: half the download for a few percent
+# of the messages) and those the splits read already (catalog-packages.txt, libreoffice-l10n-XX).
+# The list is kept in data/cache/catalogs-XX.txt, so that a rebuild reads the same packages.
+MAX_EXTRA_DEB=20000000
+catalog_packages() {
+  local xx=$1 list="$cache/../catalogs-$1.txt"
+  if [ ! -s "$list" ]; then
+    apt_lists >&2
+    if ! command -v apt-file >/dev/null; then
+      apt-get install -y -q -o DPkg::Lock::Timeout=600 apt-file >&2
+    fi
+    [ -f "$cache/../apt-file-updated" ] || { apt-file update >&2 && touch "$cache/../apt-file-updated"; }
+    local names
+    names=$(apt-file search --regexp "/$xx/LC_MESSAGES/[^/]+\.mo\$" | cut -d: -f1 | sort -u \
+      | grep -v -x -F -f <(grep -v '^#' "$here/catalog-packages.txt"; echo "libreoffice-l10n-$xx"))
+    # shellcheck disable=SC2086
+    apt-cache show --no-all-versions $names | awk -v max="$MAX_EXTRA_DEB" \
+      '/^Package:/ {p = $2} /^Size:/ && $2 <= max {print p}' | sort -u > "$list.tmp"
+    mv "$list.tmp" "$list"
+  fi
+  cat "$list"
+}
+
+# lexicon_packages XX: FreeDict's English-XX and XX-English dictionaries where Debian has them,
+# and CLDR's names (every language).
+lexicon_packages() {
+  local code
+  declare -A freedict=([bg]=bul [da]=dan [de]=deu [es]=spa [et]=est [fr]=fra [hu]=hun [it]=ita
+    [nl]=nld [pt]=por [ru]=rus [sl]=slv)
+  code=${freedict[$1]}
+  apt_lists >&2
+  for p in "dict-freedict-eng-$code" "dict-freedict-$code-eng"; do
+    apt-cache show "$p" >/dev/null 2>&1 && echo "$p"
+  done
+  echo unicode-cldr-core
 }
 
 # The gettext packages of catalog-packages.txt; libreoffice-l10n-* is the separate lo-ui source.
@@ -153,6 +198,28 @@ build_pair() {
     echo "warning: $gold_dir/$xx/dev.tsv not found: evaluation-set overlap is not removed" >&2
   fi
   python3 "$here/pairs.py" "$xx" "$work" "$out" "${opts[@]}"
+  # 6. The aligners' extra data (extra.py, beside the splits: the Transformer does not read it).
+  if [ -n "$extra" ]; then
+    : > "$work/debs-extra.tsv"
+    debs=()
+    for p in $(catalog_packages "$xx"); do
+      deb=$(fetch "$p")
+      debs+=("$deb")
+      printf 'catalogs-all\t%s\n' "$deb" >> "$work/debs-extra.tsv"
+    done
+    python3 "$here/catalogs.py" --lang "$xx" --prefix catalogs-all/ "$work/catalogs-all.tsv" \
+      "$work/extra-catalog-sources.tsv" "$work/extra-catalogs.json" "${debs[@]}" >/dev/null
+    debs=()
+    for p in $(lexicon_packages "$xx"); do
+      deb=$(fetch "$p")
+      debs+=("$deb")
+      printf 'lexicon\t%s\n' "$deb" >> "$work/debs-extra.tsv"
+    done
+    python3 "$here/lexicons.py" "$xx" "$work/lexicon.tsv" "$work/lexicon-stats.json" "${debs[@]}"
+    local gold=()
+    [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
+    python3 "$here/extra.py" "$xx" "$work" "$out" "${gold[@]}"
+  fi
   echo "en-$xx: $((SECONDS - start)) s, $(wc -l < "$out/train.en") train pairs in $out"
 }
 
