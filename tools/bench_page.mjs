@@ -16,6 +16,7 @@
 // Each case runs --runs times on a fresh page (default 3): the median time, and the median and
 // the largest of the longest tasks (a shared machine stretches a task now and then).
 //   node tools/bench_page.mjs [--web DIR] [--only load,byo-512] [--runs N] [--timeout SECONDS] [--transformer FILE]
+//                             [--pair en-XX]   (the page opened on that pair: its example and models)
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ const only = option('--only', 'load,10mbit,byo-512,byo-2048,align-400').split(',
 const timeout = Number(option('--timeout', '240')) * 1000;
 const runs = Number(option('--runs', '3'));
 const transformer = option('--transformer', null);
+const pair = option('--pair', null);
 
 // Recorded from the page's first script on: the long tasks, and when a file input last changed.
 function instrument() {
@@ -260,7 +262,7 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 try {
-  const url = `http://127.0.0.1:${server.address().port}/`;
+  const url = `http://127.0.0.1:${server.address().port}/${pair ? `#pair=${encodeURIComponent(pair)}` : ''}`;
   if (only.includes('load')) {
     const loads = [];
     for (let r = 0; r < runs; r++) loads.push(await load(browser, url, false));

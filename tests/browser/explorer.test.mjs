@@ -168,6 +168,27 @@ describe('explorer page', () => {
     await page.close();
   });
 
+  test('the attention model is asked for once the pair\'s HMM is in, so that the HMM\'s figure comes first on a slow network', async () => {
+    const events = [];
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    const { page, problems } = await openPage('#pair=en-hu', {
+      ready: false, routes: [
+        ['**/hmm-en-hu.safetensors', async (route) => { events.push('hmm asked'); await held; events.push('hmm sent'); await route.continue(); }],
+        ['**/multilingual-transformer.safetensors', (route) => { events.push('transformer asked'); return route.continue(); }],
+      ],
+    });
+    // the page asks for the hybrid at once; the Transformer's download waits for the HMM's
+    await page.waitForFunction(() => document.getElementById('heatmap') !== null);
+    await page.waitForTimeout(1500);
+    assert.deepEqual(events, ['hmm asked']);
+    release();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.deepEqual(events, ['hmm asked', 'hmm sent', 'transformer asked']);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('the playground and bring-your-own work while the model is still downloading, which shows progress; the HMM aligns meanwhile', async () => {
     let release;
     const held = new Promise((resolve) => { release = resolve; });
