@@ -115,6 +115,18 @@ lexicon_packages() {
   echo unicode-cldr-core
 }
 
+# extra_debs GROUP LIST PACKAGE...: the path of each package's .deb, a line each, each also
+# listed as GROUP in LIST (extra.py reads the licences from there).
+extra_debs() {
+  local group=$1 list=$2 p deb
+  shift 2
+  for p in "$@"; do
+    deb=$(fetch "$p")
+    printf '%s\t%s\n' "$group" "$deb" >> "$list"
+    echo "$deb"
+  done
+}
+
 # The gettext packages of catalog-packages.txt; libreoffice-l10n-* is the separate lo-ui source.
 gettext_packages=$(grep -v '^#' "$here/catalog-packages.txt" | grep -v '^libreoffice-l10n-')
 help_packages=$(grep -v '^#' "$here/help-packages.txt")
@@ -201,20 +213,14 @@ build_pair() {
   # 6. The aligners' extra data (extra.py, beside the splits: the Transformer does not read it).
   if [ -n "$extra" ]; then
     : > "$work/debs-extra.tsv"
-    debs=()
-    for p in $(catalog_packages "$xx"); do
-      deb=$(fetch "$p")
-      debs+=("$deb")
-      printf 'catalogs-all\t%s\n' "$deb" >> "$work/debs-extra.tsv"
-    done
+    # shellcheck disable=SC2046
+    extra_debs catalogs-all "$work/debs-extra.tsv" $(catalog_packages "$xx") > "$work/debs.list"
+    mapfile -t debs < "$work/debs.list"
     python3 "$here/catalogs.py" --lang "$xx" --prefix catalogs-all/ "$work/catalogs-all.tsv" \
       "$work/extra-catalog-sources.tsv" "$work/extra-catalogs.json" "${debs[@]}" >/dev/null
-    debs=()
-    for p in $(lexicon_packages "$xx"); do
-      deb=$(fetch "$p")
-      debs+=("$deb")
-      printf 'lexicon\t%s\n' "$deb" >> "$work/debs-extra.tsv"
-    done
+    # shellcheck disable=SC2046
+    extra_debs lexicon "$work/debs-extra.tsv" $(lexicon_packages "$xx") > "$work/debs.list"
+    mapfile -t debs < "$work/debs.list"
     python3 "$here/lexicons.py" "$xx" "$work/lexicon.tsv" "$work/lexicon-stats.json" "${debs[@]}"
     local gold=()
     [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")

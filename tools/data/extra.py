@@ -78,13 +78,7 @@ def main():
             kept.append((origin, en, xx))
     stats["dropped: the tokenizer would change a character"] = dict(tokenizer_drops)
     stats["dropped: a side is a line of train, valid or test"] = dict(dropped)
-    with open(out / "extra.en", "w", encoding="utf-8") as en_file, \
-         open(out / f"extra.{lang}", "w", encoding="utf-8") as xx_file, \
-         open(out / "extra.origin", "w", encoding="utf-8") as origin_file:
-        for origin, en, xx in kept:
-            en_file.write(en + "\n")
-            xx_file.write(xx + "\n")
-            origin_file.write(origin + "\n")
+    pairs.write_pairs(out, "extra", lang, kept)
     by_group = collections.defaultdict(collections.Counter)
     for origin, en, xx in kept:
         c = by_group[pairs.group_of(origin)]

@@ -265,6 +265,17 @@ def write_sources(work, out, lang, kept_by_package):
     (out / "sources.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+def write_pairs(out, name, lang, pairs):
+    """OUT/NAME.{en,LANG,origin}: the (origin, english, other) pairs, a line each."""
+    with open(out / f"{name}.en", "w", encoding="utf-8") as en_file, \
+         open(out / f"{name}.{lang}", "w", encoding="utf-8") as xx_file, \
+         open(out / f"{name}.origin", "w", encoding="utf-8") as origin_file:
+        for origin, en, xx in pairs:
+            en_file.write(en + "\n")
+            xx_file.write(xx + "\n")
+            origin_file.write(origin + "\n")
+
+
 def package_of(origin):
     """(source, Debian package) of an origin (gettext/<package>/<catalog>,
     gnome-help/<package>/<page>); (source, source) for lo-help (a package pair) and xl-wa-train."""
@@ -302,13 +313,7 @@ def main():
     stats["splits"] = {}
     written = collections.Counter()
     for name, pairs in parts.items():
-        with open(out / f"{name}.en", "w", encoding="utf-8") as en_file, \
-             open(out / f"{name}.{lang}", "w", encoding="utf-8") as xx_file, \
-             open(out / f"{name}.origin", "w", encoding="utf-8") as origin_file:
-            for origin, en, xx in pairs:
-                en_file.write(en + "\n")
-                xx_file.write(xx + "\n")
-                origin_file.write(origin + "\n")
+        write_pairs(out, name, lang, pairs)
         by_source = collections.defaultdict(collections.Counter)
         for origin, en, xx in pairs:
             c = by_source[group_of(origin)]

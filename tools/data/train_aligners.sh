@@ -7,10 +7,10 @@
 #      data (data/en-XX/extra.*, build.sh: every catalog of the language and the word lists) is
 #      added to train (a pair without it skips its "x" candidates);
 #   2. picks the candidate with which the pair's default (`attn align --pair en-XX --hmm FILE`,
-#      the hybrid with the attention models) has the lowest AER on XL-WA's *silver* links (the
-#      smallest file among those within the set's noise of the lowest: 0.003 on silver, 0.01 on
-#      a 100-sentence dev set)
-#      (../shared/data/xl-wa/XX/train.tsv, made by statistical aligners; never the gold dev set);
+#      the hybrid with the attention models) has the lowest AER on XL-WA's *silver* links
+#      (../shared/data/xl-wa/XX/train.tsv, made by statistical aligners; never the gold dev set),
+#      or the smallest file among those within the set's noise of the lowest (0.003 on silver,
+#      0.01 on a 100-sentence dev set);
 #      the HMM alone is scored too (the rule until session 13: it and the default disagree);
 #      a pair without silver links (en-de, en-fr) chooses on its Europarl dev set, the set that
 #      the French and German issue measures and chooses on (so their dev figures are optimistic);
@@ -86,7 +86,7 @@ for pair in "${pairs[@]}"; do
       trained_on=$work/with-extra suffix=${suffix}x
     fi
     [ -n "$suffix" ] && name=$name-$suffix
-    # each candidate is kept (data/en-XX/hmm-S-T[-a].safetensors) and reused while newer than the data
+    # each candidate is kept (data/en-XX/hmm-S-T[-FLAGS].safetensors) and reused while newer than the data
     model="$data/hmm-$name.safetensors"
     start=$SECONDS
     stale=""
