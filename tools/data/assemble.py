@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from words import tokenize  # noqa: E402  (tools/words.py, the rule the C++ side reimplements)
+from pairs import write_pairs  # noqa: E402  (the twelve pairs' splits are written the same way)
 
 SEED = 42
 TEST_PAIRS = 1000
@@ -127,21 +128,13 @@ def main():
         print("warning: no XL-WA file given, evaluation-set overlap not checked", file=sys.stderr)
     raw = list(brown_pairs(work, stats)) + list(catalog_pairs(work))
     parts = split(list(filtered(raw, held_out, stats)))
-    origins = collections.Counter()
     for name, pairs in parts.items():
-        with open(out / f"{name}.en", "w", encoding="utf-8") as en_file, \
-             open(out / f"{name}.es", "w", encoding="utf-8") as es_file, \
-             open(out / f"{name}.origin", "w", encoding="utf-8") as origin_file:
-            for origin, en, es in pairs:
-                en_file.write(en + "\n")
-                es_file.write(es + "\n")
-                origin_file.write(origin + "\n")
-                origins[(name, origin.split("/")[0])] += 1
+        write_pairs(out, name, "es", pairs)
         stats.setdefault("splits", {})[name] = {
             "pairs": len(pairs),
             "en_tokens": sum(len(en.split()) for _, en, _ in pairs),
             "es_tokens": sum(len(es.split()) for _, _, es in pairs),
-            "from_brown": origins[(name, "brown")],
+            "from_brown": sum(origin.split("/")[0] == "brown" for origin, _, _ in pairs),
         }
     (out / "stats.json").write_text(json.dumps(stats, indent=1, ensure_ascii=False) + "\n")
     print(json.dumps(stats, indent=1, ensure_ascii=False))

@@ -55,11 +55,12 @@ def licence(copyright_text, part=None):
     return "free-form copyright file"
 
 
-def package_licence(path, part=None):
-    """(package, version, licence) of one .deb, the licence read from its copyright file (of the
-    files matching `part`, if the file names them: see licence())."""
+def package_copyright(path, part=None):
+    """(package, version, licence, copyright file) of one .deb, the licence read from its copyright
+    file (of the files matching `part`, if the file names them: see licence()); the file's bytes,
+    b"" when it has none, for a caller that keeps it, so that the archive is read once."""
     info = fields(path)
     name = info["Package"]
     found = files(path, lambda member: member.endswith(f"/doc/{name}/copyright"))
-    text = next(iter(found.values()), b"").decode("utf-8", "replace")
-    return name, info["Version"], licence(text, part)
+    data = next(iter(found.values()), b"")
+    return name, info["Version"], licence(data.decode("utf-8", "replace"), part), data

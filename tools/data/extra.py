@@ -96,10 +96,10 @@ def main():
         name = debs.fields(deb)["Package"]
         if not kept_by_package.get(name):
             continue
-        name, version, licence = debs.package_licence(deb)
+        name, version, licence, copyright_file = debs.package_copyright(deb)
         rows.append(f"{group}\t{name}\t{version}\t{kept_by_package[name]}\t{licence}")
-        for data in debs.files(deb, lambda member: member.endswith(f"/doc/{name}/copyright")).values():
-            (out / "licences" / f"{name}.copyright").write_bytes(data)
+        if copyright_file:
+            (out / "licences" / f"{name}.copyright").write_bytes(copyright_file)
     (out / "extra-sources.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     (out / "extra-stats.json").write_text(json.dumps(stats, indent=1, ensure_ascii=False) + "\n")
     print(f"en-{lang} extra: {json.dumps(stats['written'])}")

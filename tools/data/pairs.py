@@ -252,16 +252,15 @@ def write_sources(work, out, lang, kept_by_package):
     for line in (work / "debs.tsv").read_text().splitlines():
         group, deb = line.split("\t")
         # GNOME applications: the help's own licence where the copyright file names it.
-        name, version, licence = debs.package_licence(deb, r"help/" if group == "gnome-help" else None)
+        name, version, licence, copyright_file = debs.package_copyright(deb, r"help/" if group == "gnome-help" else None)
         if group == "gettext" and not messages.get(name):
             continue  # no catalog for this language
         kept = kept_by_package.get((group, group if group == "lo-help" else name), 0)
         if group == "gnome-help" and not kept:
             continue  # no help pages in this language
         rows.append(f"{group}\t{name}\t{version}\t{messages.get(name, '')}\t{kept}\t{licence}")
-        found = debs.files(deb, lambda member: member.endswith(f"/doc/{name}/copyright"))
-        for data in found.values():
-            (out / "licences" / f"{name}.copyright").write_bytes(data)
+        if copyright_file:
+            (out / "licences" / f"{name}.copyright").write_bytes(copyright_file)
     (out / "sources.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 

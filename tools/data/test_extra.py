@@ -122,7 +122,7 @@ class Extra(unittest.TestCase):
                 "catalogs-all/somepackage/a\tOpen the file. Close it.\tAvaa tiedosto. Sulje se.\n"
                 "catalogs-all/somepackage/a\tSave\tTallenna\n"                    # in train already
                 "catalogs-all/somepackage/a\tThe gold sentence .\tKulta lause .\n"  # the gold set
-                "catalogs-all/somepackage/a\tHello %s\tHei %s\n", encoding="utf-8")  # a placeholder
+                "catalogs-all/somepackage/a\tHello %s\tHei %s\n", encoding="utf-8")  # dropped by the %s filter
             (work / "lexicon.tsv").write_text("lexicon/unicode-cldr-core\tFinland\tSuomi\n", encoding="utf-8")
             (gold / "xx" / "dev.tsv").write_text("The gold sentence .\tKulta lause .\t0-0\n", encoding="utf-8")
             for split, (en, xx) in {"train": ("Save", "Tallenna"), "valid": ("Quit", "Lopeta"),
