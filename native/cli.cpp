@@ -10,6 +10,8 @@
 //   attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]
 //                  [--source-prefix N] [--target-prefix N] [--agreement]
 //       trains the HMM aligner (from IBM Model 2, both directions; words cut to N characters)
+//   attn upgrade-aligner -i FILE -o FILE
+//       rewrites an aligner's file (either kind, version 1) as version 2: the same model, about half the bytes
 #include <unistd.h>
 
 #include <algorithm>
@@ -529,6 +531,22 @@ int hmm_train(const Arguments& a) {
   return 0;
 }
 
+// An aligner's file rewritten in the format serialize() writes now (version 2 of either kind: the
+// vocabularies once, the entries row by row): the same model, the entries it holds all kept.
+int upgrade_aligner(const Arguments& a) {
+  if (a.input.empty() || a.output.empty()) fail("usage: attn upgrade-aligner -i FILE -o FILE");
+  const SafeTensors file = SafeTensors::parse(read_file(a.input));
+  const auto format = file.metadata().find("format");
+  const bool hmm =
+      format != file.metadata().end() && (format->second == HmmModel::format || format->second == HmmModel::format_v1);
+  const std::string bytes =
+      hmm ? HmmAligner::from_file(file).serialize(0.0f) : Ibm2Aligner::from_file(file).serialize(0.0f);
+  write_file(a.output, bytes);
+  std::cerr << "wrote " << a.output << " (" << bytes.size() << " bytes, " << file.metadata().at("format") << " -> "
+            << SafeTensors::parse(bytes).meta("format") << ")\n";
+  return 0;
+}
+
 std::string joined(const std::vector<std::string>& names, const char* separator) {
   std::string text;
   for (const std::string& name : names) text += (text.empty() ? "" : separator) + name;
@@ -560,6 +578,9 @@ void usage() {
          "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
          "                 [--source-prefix N] [--target-prefix N]   (words cut to their first N characters)\n"
          "                 [--agreement]   (both directions trained jointly, so that they agree)\n"
+         "  attn upgrade-aligner -i FILE -o FILE   (an aligner's file in today's format: the same model, about half "
+         "the "
+         "bytes)\n"
          "alignment methods (--method):\n";
   for (const AlignMethodInfo& method : align_methods()) {
     std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description,
@@ -607,6 +628,7 @@ int main(int argc, char** argv) {
     if (command == "aer") return aer(arguments);
     if (command == "ibm2-train") return ibm2_train(arguments);
     if (command == "hmm-train") return hmm_train(arguments);
+    if (command == "upgrade-aligner") return upgrade_aligner(arguments);
     std::cerr << "attn: unknown command '" << command << "'\n";
     usage();
     return 2;

@@ -363,3 +363,100 @@ TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason
   CHECK_THROWS_WITH(aligner.align({"the"}, {}), Contains("target sentence is empty"));
   CHECK_THROWS_WITH(HmmModel::from_parameters({}, {1.0f, 0.0f, 1.0f}, 0.0f), Contains("NULL probability"));
 }
+
+TEST_CASE("version 2 stores the vocabularies once and the table row by row; version 1 files still load", "[hmm]") {
+  const Corpus corpus = filler_corpus(100, 7);
+  HmmAligner aligner;
+  aligner.train(corpus.source, corpus.target, quick_options());
+  const std::string v2 = aligner.serialize(1e-6f);
+  const SafeTensors file = SafeTensors::parse(v2);
+  CHECK(file.meta("format") == "attnscope-hmm-v2");
+  CHECK(file.metadata().count("source_vocabulary") == 1);
+  CHECK(file.metadata().count("forward.source_vocabulary") == 0);
+  CHECK(file.metadata().count("backward.target_vocabulary") == 0);
+  CHECK_FALSE(file.has("forward.source"));
+  CHECK(file.info("forward.row_lengths").shape ==
+        std::vector<std::int64_t>{static_cast<std::int64_t>(aligner.forward().lexicon().source_vocabulary.size()) + 1});
+  CHECK(file.info("backward.target").dtype == "U16");
+  // the same model written as version 1 (what every file before version 2 holds)
+  SafeTensorsWriter writer;
+  writer.metadata("format", "attnscope-hmm-v1");
+  aligner.forward().write(writer, "forward.", 1e-6f);
+  aligner.backward().write(writer, "backward.", 1e-6f);
+  const std::string v1 = writer.bytes();
+  INFO("version 1 " << v1.size() << " bytes, version 2 " << v2.size());
+  CHECK(v2.size() < v1.size() * 4 / 5);  // on this toy corpus; the shipped files shrink to 47-55 %
+  const HmmAligner old = HmmAligner::deserialize(v1), current = HmmAligner::deserialize(v2);
+  for (std::size_t k = 0; k < 20; ++k) {
+    CHECK(old.align(corpus.source[k], corpus.target[k]) == current.align(corpus.source[k], corpus.target[k]));
+    CHECK(old.posteriors(corpus.source[k], corpus.target[k]) == current.posteriors(corpus.source[k], corpus.target[k]));
+  }
+  CHECK(old.serialize(0.0f) == current.serialize(0.0f));  // an old file upgrades to the same bytes
+  CHECK(current.serialize(0.0f) == v2);
+  // two directions whose vocabularies do not mirror each other (not trained on one corpus) keep version 1
+  HmmAligner other;
+  other.train(filler_corpus(50, 8).target, filler_corpus(50, 8).source, quick_options());
+  SafeTensorsWriter mixed;
+  mixed.metadata("format", "attnscope-hmm-v1");
+  aligner.forward().write(mixed, "forward.", 1e-6f);
+  other.forward().write(mixed, "backward.", 1e-6f);
+  REQUIRE_FALSE(aligner.forward().lexicon().mirrors(other.forward().lexicon()));
+  CHECK(SafeTensors::parse(HmmAligner::deserialize(mixed.bytes()).serialize()).meta("format") == "attnscope-hmm-v1");
+  // damaged version 2 files name the problem
+  const auto damaged = [&](const std::function<void(SafeTensorsWriter&)>& damage) {
+    SafeTensorsWriter w;
+    w.metadata("format", "attnscope-hmm-v2");
+    aligner.forward().lexicon().write_vocabularies(w);
+    aligner.forward().write(w, "forward.", 1e-6f, true);
+    aligner.backward().write(w, "backward.", 1e-6f, true);
+    damage(w);
+    return w.bytes();
+  };
+  CHECK(damaged([](SafeTensorsWriter&) {}) == v2);
+  const std::int32_t sources = static_cast<std::int32_t>(aligner.forward().lexicon().source_vocabulary.size()) + 1;
+  const auto lengths = [&](std::int32_t first, std::int32_t rest) {
+    std::vector<std::int32_t> l(static_cast<std::size_t>(sources), rest);
+    l[0] = first;
+    return l;
+  };
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged(
+                        [&](SafeTensorsWriter& w) { w.add("forward.row_lengths", lengths(-1, 0), {sources}); })),
+                    Contains("forward.row_lengths[0] = -1 is negative"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([&](SafeTensorsWriter& w) {
+                      w.add("forward.row_lengths", lengths(2000000000, 0), {sources});
+                    })),
+                    Contains("forward.row_lengths add up to 2000000000 entries, more than forward.probability holds"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([&](SafeTensorsWriter& w) {
+                      w.add("forward.row_lengths", std::vector<std::int32_t>{1, 2}, {2});
+                    })),
+                    Contains("forward.row_lengths' has shape [2]"));
+  CHECK_THROWS_WITH(HmmAligner::deserialize(damaged([&](SafeTensorsWriter& w) {
+                      const std::int64_t count = SafeTensors::parse(v2).info("backward.target").element_count();
+                      w.add("backward.target", std::vector<std::uint16_t>(static_cast<std::size_t>(count), 60000),
+                            {count});
+                    })),
+                    Contains("backward.entry 0 names a word outside the vocabularies"));
+  CHECK_THROWS_WITH(
+      HmmAligner::deserialize(damaged([](SafeTensorsWriter& w) { w.metadata("target_vocabulary", R"(["a", "a"])"); })),
+      Contains("target_vocabulary repeats 'a'"));
+  SafeTensorsWriter bare;
+  bare.metadata("format", "attnscope-hmm-v2");
+  CHECK_THROWS_WITH(HmmAligner::deserialize(bare.bytes()), Contains("no 'source_vocabulary'"));
+}
+
+TEST_CASE("version 2 stores target ids in two bytes only while every id fits", "[hmm]") {
+  for (const int words : {0xFFFF, 0x10000}) {
+    TranslationTable table;
+    for (int f = 1; f <= words; ++f) table.target_vocabulary.emplace("w" + std::to_string(f), f);
+    table.source_vocabulary.emplace("e", 1);
+    table.table.resize(2);
+    table.table[1] = {{1, 0.5f}, {words, 0.25f}};
+    table.table[0] = {{2, 0.125f}};
+    SafeTensorsWriter writer;
+    table.write(writer, "t.", 1e-4f, true);
+    const SafeTensors file = SafeTensors::parse(writer.bytes());
+    CHECK(file.info("t.target").dtype == (words == 0xFFFF ? "U16" : "I32"));
+    const TranslationTable back = TranslationTable::read(file, "t.", &table);
+    CHECK(back.table == table.table);
+  }
+}

@@ -161,3 +161,22 @@ TEST_CASE("the writer round-trips through the reader, and float_to_half rounds t
   CHECK(float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3C02);
   CHECK(float_to_half(1e6f) == 0x7C00);
 }
+
+TEST_CASE("U16 tensors hold word ids: indices() widens them, ints() and floats() refuse them", "[safetensors]") {
+  const std::string header = R"({"ids":{"dtype":"U16","shape":[3],"data_offsets":[0,6]},)"
+                             R"("wide":{"dtype":"I32","shape":[1],"data_offsets":[8,12]}})";
+  std::string data("\x01\x00\xff\xff\x34\x12\x00\x00", 8);  // 1, 65535, 0x1234, then 2 bytes unused by "ids"
+  data += std::string("\x07\x00\x00\x00", 4);
+  CHECK_THROWS_WITH(SafeTensors::parse(with_length(header, data)), Contains("leaves a gap at byte 6"));
+  const std::string fitted = R"({"ids":{"dtype":"U16","shape":[3],"data_offsets":[0,6]},)"
+                             R"("wide":{"dtype":"I32","shape":[1],"data_offsets":[6,10]}})";
+  const SafeTensors file = SafeTensors::parse(with_length(fitted, data.substr(0, 6) + data.substr(8)));
+  CHECK(file.indices("ids", {3}) == std::vector<std::int32_t>{1, 65535, 0x1234});
+  CHECK(file.indices("wide") == std::vector<std::int32_t>{7});
+  CHECK_THROWS_WITH(file.ints("ids"), Contains("tensor 'ids' is U16, not I32"));
+  CHECK_THROWS_WITH(file.floats("ids"), Contains("not a floating-point tensor"));
+  CHECK_THROWS_WITH(file.indices("ids", {4}), Contains("has shape [3], expected [4]"));
+  SafeTensorsWriter writer;
+  writer.add("u", std::vector<std::uint16_t>{0, 1, 65535}, {3});
+  CHECK(SafeTensors::parse(writer.bytes()).indices("u") == std::vector<std::int32_t>{0, 1, 65535});
+}

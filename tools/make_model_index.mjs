@@ -127,13 +127,13 @@ for (const file of models) {
       parameters, minutes, gpuMinutes, data: 'Spanish software strings and apertium-translated English prose',
       section: section('Architecture'),
     };
-  } else if (meta.format === 'attnscope-hmm-v1') {
+  } else if (meta.format === 'attnscope-hmm-v1' || meta.format === 'attnscope-hmm-v2') {
     const prefix = meta['forward.source_prefix'];
     facts[file] = {
       kind: 'HMM aligner', summary: prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words',
       section: section('Twelve language pairs'),
     };
-  } else if (meta.format === 'attnscope-ibm2-v1') {
+  } else if (meta.format === 'attnscope-ibm2-v1' || meta.format === 'attnscope-ibm2-v2') {
     facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior', section: section('Twelve language pairs') };
   }
 }

@@ -452,9 +452,9 @@ Alignment HmmModel::viterbi(const Sentence& source, const Sentence& target) cons
   return links;
 }
 
-void HmmModel::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
+void HmmModel::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows) const {
   if (!trained_) fail("the HMM aligner is not trained");
-  lexicon_.write(writer, prefix, min_probability);
+  lexicon_.write(writer, prefix, min_probability, rows);
   writer.add(prefix + "jump", jump_, {static_cast<std::int64_t>(jump_.size())});
   writer.metadata(prefix + "null_probability", std::to_string(null_probability_));
   writer.metadata(prefix + "lowercase", lowercase_ ? "true" : "false");
@@ -463,11 +463,11 @@ void HmmModel::write(SafeTensorsWriter& writer, const std::string& prefix, float
   if (target_prefix_ > 0) writer.metadata(prefix + "target_prefix", std::to_string(target_prefix_));
 }
 
-HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix) {
+HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix, const TranslationTable* vocabularies) {
   if (!file.has(prefix + "jump")) fail("tensor ", prefix, "jump is missing");
   std::vector<float> jump = file.floats(prefix + "jump");
   check_jump(jump, (prefix + "jump").c_str());
-  HmmModel model = from_parameters(TranslationTable::read(file, prefix), std::move(jump),
+  HmmModel model = from_parameters(TranslationTable::read(file, prefix, vocabularies), std::move(jump),
                                    read_number(file, prefix + "null_probability", 1e-6f, 0.999f));
   const std::string lowercase = file.meta(prefix + "lowercase");
   if (lowercase != "true" && lowercase != "false")

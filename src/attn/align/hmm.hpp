@@ -46,7 +46,8 @@ class HmmModel {
  public:
   using Options = HmmOptions;
   static constexpr StatisticalKind kind = StatisticalKind::hmm;
-  static constexpr const char* format = "attnscope-hmm-v1";
+  static constexpr const char* format = "attnscope-hmm-v2";     // written (docs/MODEL_FORMAT.md §6)
+  static constexpr const char* format_v1 = "attnscope-hmm-v1";  // still read, and written where v2 cannot be
   static constexpr float default_min_probability = 1e-4f;
 
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
@@ -68,8 +69,10 @@ class HmmModel {
   // Storage under `prefix`: the translation table (as IBM Model 2 stores it), jump [2 max_jump + 1]
   // F32 (c(-max_jump) .. c(max_jump)), null_probability and lowercase in the metadata, and
   // source_prefix / target_prefix when not 0 (a file without them reads whole words).
-  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
-  static HmmModel read(const SafeTensors& file, const std::string& prefix);
+  // (rows and vocabularies: the table's layout, TranslationTable::write and read)
+  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows = false) const;
+  static HmmModel read(const SafeTensors& file, const std::string& prefix,
+                       const TranslationTable* vocabularies = nullptr);
 
   // Sets every parameter directly (for tests): theta from `lexicon`, c(d) from jump [2 max_jump + 1].
   static HmmModel from_parameters(TranslationTable lexicon, std::vector<float> jump, float null_probability);

@@ -142,16 +142,16 @@ std::vector<float> Ibm2Model::posteriors(const Sentence& source, const Sentence&
   return result;
 }
 
-void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
+void Ibm2Model::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows) const {
   if (!trained_) fail("the IBM Model 2 aligner is not trained");
-  lexicon_.write(writer, prefix, min_probability);
+  lexicon_.write(writer, prefix, min_probability, rows);
   writer.metadata(prefix + "tension", std::to_string(tension_));
   writer.metadata(prefix + "null_probability", std::to_string(null_probability_));
 }
 
-Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix) {
+Ibm2Model Ibm2Model::read(const SafeTensors& file, const std::string& prefix, const TranslationTable* vocabularies) {
   Ibm2Model model;
-  model.lexicon_ = TranslationTable::read(file, prefix);
+  model.lexicon_ = TranslationTable::read(file, prefix, vocabularies);
   model.tension_ = read_number(file, prefix + "tension", 0.0f, 100.0f);
   model.null_probability_ = read_number(file, prefix + "null_probability", 1e-6f, 0.999f);
   model.trained_ = true;

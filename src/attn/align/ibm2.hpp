@@ -32,7 +32,8 @@ class Ibm2Model {
  public:
   using Options = Ibm2Options;
   static constexpr StatisticalKind kind = StatisticalKind::ibm2;
-  static constexpr const char* format = "attnscope-ibm2-v1";
+  static constexpr const char* format = "attnscope-ibm2-v2";     // written (docs/MODEL_FORMAT.md §6)
+  static constexpr const char* format_v1 = "attnscope-ibm2-v1";  // still read, and written where v2 cannot be
   static constexpr float default_min_probability = 1e-5f;
 
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
@@ -45,8 +46,10 @@ class Ibm2Model {
 
   // Storage in a safetensors file under `prefix`: I32 source and target ids, F16 probabilities
   // of the entries >= min_probability, vocabularies and parameters in the metadata.
-  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
-  static Ibm2Model read(const SafeTensors& file, const std::string& prefix);
+  // (rows and vocabularies: the table's layout, TranslationTable::write and read)
+  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows = false) const;
+  static Ibm2Model read(const SafeTensors& file, const std::string& prefix,
+                        const TranslationTable* vocabularies = nullptr);
 
   float tension() const { return tension_; }
   float null_probability() const { return null_probability_; }

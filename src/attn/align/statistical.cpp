@@ -123,13 +123,36 @@ void IndexedCorpus::store(const std::vector<double>& theta, TranslationTable& ta
     table.table[pair_source[p]].emplace(pair_target[p], static_cast<float>(theta[p]));
 }
 
-void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const {
-  const auto vocabulary_json = [](const std::unordered_map<std::string, int>& vocabulary) {
-    std::vector<std::string> words(vocabulary.size());
-    for (const auto& [word, id] : vocabulary) words[id - 1] = word;
-    return nlohmann::json(words).dump();
-  };
-  std::vector<std::int32_t> sources, targets;
+namespace {
+
+std::string vocabulary_json(const std::unordered_map<std::string, int>& vocabulary) {
+  std::vector<std::string> words(vocabulary.size());
+  for (const auto& [word, id] : vocabulary) words[id - 1] = word;
+  return nlohmann::json(words).dump();
+}
+
+std::unordered_map<std::string, int> read_vocabulary(const SafeTensors& file, const std::string& key) {
+  nlohmann::json words;
+  try {
+    words = nlohmann::json::parse(file.meta(key));
+  } catch (const nlohmann::json::exception& e) {
+    fail(key, " is not valid JSON (", e.what(), ")");
+  }
+  if (!words.is_array()) fail(key, " must be an array of words");
+  std::unordered_map<std::string, int> out;
+  for (const auto& word : words) {
+    if (!word.is_string()) fail(key, " must hold strings");
+    if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second)
+      fail(key, " repeats '", word.get<std::string>(), "'");
+  }
+  return out;
+}
+
+}  // namespace
+
+void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability,
+                             bool rows) const {
+  std::vector<std::int32_t> sources, targets, row_lengths(source_vocabulary.size() + 1, 0);
   std::vector<float> probabilities;
   for (std::size_t e = 0; e < table.size(); ++e) {
     std::vector<std::pair<int, float>> row(table[e].begin(), table[e].end());
@@ -139,14 +162,40 @@ void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefi
       sources.push_back(static_cast<std::int32_t>(e));
       targets.push_back(f);
       probabilities.push_back(p);
+      if (rows) ++row_lengths.at(e);
     }
   }
-  const std::int64_t count = static_cast<std::int64_t>(sources.size());
-  writer.add(prefix + "source", sources, {count});
-  writer.add(prefix + "target", targets, {count});
+  const std::int64_t count = static_cast<std::int64_t>(targets.size());
   writer.add(prefix + "probability", probabilities, {count}, true);
-  writer.metadata(prefix + "source_vocabulary", vocabulary_json(source_vocabulary));
-  writer.metadata(prefix + "target_vocabulary", vocabulary_json(target_vocabulary));
+  if (!rows) {
+    writer.add(prefix + "source", sources, {count});
+    writer.add(prefix + "target", targets, {count});
+    writer.metadata(prefix + "source_vocabulary", vocabulary_json(source_vocabulary));
+    writer.metadata(prefix + "target_vocabulary", vocabulary_json(target_vocabulary));
+    return;
+  }
+  writer.add(prefix + "row_lengths", row_lengths, {static_cast<std::int64_t>(row_lengths.size())});
+  if (target_vocabulary.size() <= 0xFFFF) {
+    writer.add(prefix + "target", std::vector<std::uint16_t>(targets.begin(), targets.end()), {count});
+  } else {
+    writer.add(prefix + "target", targets, {count});
+  }
+}
+
+void TranslationTable::write_vocabularies(SafeTensorsWriter& writer) const {
+  writer.metadata("source_vocabulary", vocabulary_json(source_vocabulary));
+  writer.metadata("target_vocabulary", vocabulary_json(target_vocabulary));
+}
+
+TranslationTable TranslationTable::read_vocabularies(const SafeTensors& file) {
+  TranslationTable words;
+  words.source_vocabulary = read_vocabulary(file, "source_vocabulary");
+  words.target_vocabulary = read_vocabulary(file, "target_vocabulary");
+  return words;
+}
+
+bool TranslationTable::mirrors(const TranslationTable& backward) const {
+  return source_vocabulary == backward.target_vocabulary && target_vocabulary == backward.source_vocabulary;
 }
 
 float read_number(const SafeTensors& file, const std::string& key, float low, float high) {
@@ -160,27 +209,32 @@ float read_number(const SafeTensors& file, const std::string& key, float low, fl
   return value;
 }
 
-TranslationTable TranslationTable::read(const SafeTensors& file, const std::string& prefix) {
+TranslationTable TranslationTable::read(const SafeTensors& file, const std::string& prefix,
+                                        const TranslationTable* vocabularies) {
   TranslationTable result;
-  const auto vocabulary = [&](const std::string& key, std::unordered_map<std::string, int>& out) {
-    nlohmann::json words;
-    try {
-      words = nlohmann::json::parse(file.meta(prefix + key));
-    } catch (const nlohmann::json::exception& e) {
-      fail(prefix, key, " is not valid JSON (", e.what(), ")");
+  std::vector<std::int32_t> sources;
+  std::int64_t count = 0;
+  if (vocabularies == nullptr) {  // version 1
+    result.source_vocabulary = read_vocabulary(file, prefix + "source_vocabulary");
+    result.target_vocabulary = read_vocabulary(file, prefix + "target_vocabulary");
+    sources = file.ints(prefix + "source");
+    count = static_cast<std::int64_t>(sources.size());
+  } else {  // version 2: each source id's row length, NULL's first
+    result.source_vocabulary = vocabularies->source_vocabulary;
+    result.target_vocabulary = vocabularies->target_vocabulary;
+    const std::vector<std::int32_t> row_lengths =
+        file.ints(prefix + "row_lengths", {static_cast<std::int64_t>(result.source_vocabulary.size()) + 1});
+    for (std::size_t e = 0; e < row_lengths.size(); ++e) {
+      if (row_lengths[e] < 0) fail(prefix, "row_lengths[", e, "] = ", row_lengths[e], " is negative");
+      count += row_lengths[e];
     }
-    if (!words.is_array()) fail(prefix, key, " must be an array of words");
-    for (const auto& word : words) {
-      if (!word.is_string()) fail(prefix, key, " must hold strings");
-      if (!out.emplace(word.get<std::string>(), static_cast<int>(out.size()) + 1).second)
-        fail(prefix, key, " repeats '", word.get<std::string>(), "'");
-    }
-  };
-  vocabulary("source_vocabulary", result.source_vocabulary);
-  vocabulary("target_vocabulary", result.target_vocabulary);
-  const std::vector<std::int32_t> sources = file.ints(prefix + "source");
-  const std::int64_t count = static_cast<std::int64_t>(sources.size());
-  const std::vector<std::int32_t> targets = file.ints(prefix + "target", {count});
+    if (count > file.info(prefix + "probability").element_count())
+      fail(prefix, "row_lengths add up to ", count, " entries, more than ", prefix, "probability holds");
+    sources.reserve(static_cast<std::size_t>(count));
+    for (std::size_t e = 0; e < row_lengths.size(); ++e)
+      sources.insert(sources.end(), row_lengths[e], static_cast<int>(e));
+  }
+  const std::vector<std::int32_t> targets = file.indices(prefix + "target", {count});
   const std::vector<float> probabilities = file.floats(prefix + "probability", {count});
   result.table.assign(result.source_vocabulary.size() + 1, {});
   const int target_size = static_cast<int>(result.target_vocabulary.size());
@@ -257,9 +311,12 @@ StatisticalModel::Aligned StatisticalModel::align_with_posteriors(const Sentence
 std::unique_ptr<StatisticalModel> load_statistical_aligner(const SafeTensors& file) {
   const auto format = file.metadata().find("format");
   const std::string name = format == file.metadata().end() ? "" : format->second;
-  if (name == HmmModel::format) return std::make_unique<HmmAligner>(HmmAligner::from_file(file));
-  if (name == Ibm2Model::format) return std::make_unique<Ibm2Aligner>(Ibm2Aligner::from_file(file));
-  fail("not a statistical aligner: the format is '", name, "', expected ", Ibm2Model::format, " or ", HmmModel::format);
+  if (name == HmmModel::format || name == HmmModel::format_v1)
+    return std::make_unique<HmmAligner>(HmmAligner::from_file(file));
+  if (name == Ibm2Model::format || name == Ibm2Model::format_v1)
+    return std::make_unique<Ibm2Aligner>(Ibm2Aligner::from_file(file));
+  fail("not a statistical aligner: the format is '", name, "', expected ", Ibm2Model::format_v1, " or ",
+       HmmModel::format_v1, " (or their version 2)");
 }
 
 std::unique_ptr<StatisticalModel> load_statistical_aligner(std::string bytes) {

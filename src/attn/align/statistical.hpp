@@ -28,10 +28,22 @@ struct TranslationTable {
   int source_id(const std::string& word) const;
   int target_id(const std::string& word) const;
   std::size_t size() const;  // entries
-  // Tensors source, target (I32) and probability (F16) of the entries >= min_probability, and
-  // the vocabularies as JSON arrays in the metadata, all under `prefix`.
-  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability) const;
-  static TranslationTable read(const SafeTensors& file, const std::string& prefix);
+  // The entries >= min_probability under `prefix`. Version 1 (rows false): tensors source, target
+  // (I32) and probability (F16) and the vocabularies as JSON arrays in the metadata. Version 2
+  // (rows true): the entries source id by source id, row_lengths I32 [|source vocabulary| + 1]
+  // (NULL's first), target (U16 when every id fits, else I32) and probability (F16); no
+  // vocabularies: the aligner stores them once for both directions (write_vocabularies).
+  void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows = false) const;
+  // Version 1 when `vocabularies` is null; else version 2, with its source and target vocabularies.
+  static TranslationTable read(const SafeTensors& file, const std::string& prefix,
+                               const TranslationTable* vocabularies = nullptr);
+  // Version 2's vocabularies, once per file: source_vocabulary and target_vocabulary in the
+  // metadata, those of this table (the forward direction's).
+  void write_vocabularies(SafeTensorsWriter& writer) const;
+  static TranslationTable read_vocabularies(const SafeTensors& file);
+  // Whether `backward` (the other direction of the same corpus) has this table's vocabularies,
+  // sides swapped, with the same ids: then version 2 can store them once.
+  bool mirrors(const TranslationTable& backward) const;
 };
 
 // A training corpus as word ids, every co-occurring (e, f) pair numbered once, so that EM works
@@ -122,12 +134,16 @@ class BidirectionalAligner : public StatisticalModel {
   const Direction& forward() const { return forward_; }    // target words choose source words
   const Direction& backward() const { return backward_; }  // source words choose target words
 
-  // One file for both directions; table entries below min_probability are left out.
+  // One file for both directions; table entries below min_probability are left out. Version 2
+  // (the vocabularies once, the entries row by row: about half the bytes) where the two
+  // directions' vocabularies mirror each other, as they do when trained on one corpus.
   std::string serialize(float min_probability = Direction::default_min_probability) const {
     SafeTensorsWriter writer;
-    writer.metadata("format", Direction::format);
-    forward_.write(writer, "forward.", min_probability);
-    backward_.write(writer, "backward.", min_probability);
+    const bool rows = forward_.lexicon().mirrors(backward_.lexicon());
+    writer.metadata("format", rows ? Direction::format : Direction::format_v1);
+    if (rows) forward_.lexicon().write_vocabularies(writer);
+    forward_.write(writer, "forward.", min_probability, rows);
+    backward_.write(writer, "backward.", min_probability, rows);
     return writer.bytes();
   }
   // Loading validates everything and names what is wrong.
@@ -135,11 +151,21 @@ class BidirectionalAligner : public StatisticalModel {
   // The same from a file already parsed (whose format says which aligner it holds).
   static BidirectionalAligner from_file(const SafeTensors& file) {
     const auto format = file.metadata().find("format");
-    if (format == file.metadata().end() || format->second != Direction::format)
-      fail("not an ", Direction::format, " file");
+    const std::string name = format == file.metadata().end() ? "" : format->second;
+    if (name != Direction::format && name != Direction::format_v1)
+      fail("not an ", Direction::format_v1, " file (nor ", Direction::format, ")");
     BidirectionalAligner aligner;
-    aligner.forward_ = Direction::read(file, "forward.");
-    aligner.backward_ = Direction::read(file, "backward.");
+    if (name == Direction::format_v1) {
+      aligner.forward_ = Direction::read(file, "forward.");
+      aligner.backward_ = Direction::read(file, "backward.");
+      return aligner;
+    }
+    const TranslationTable forward_words = TranslationTable::read_vocabularies(file);
+    TranslationTable backward_words;
+    backward_words.source_vocabulary = forward_words.target_vocabulary;
+    backward_words.target_vocabulary = forward_words.source_vocabulary;
+    aligner.forward_ = Direction::read(file, "forward.", &forward_words);
+    aligner.backward_ = Direction::read(file, "backward.", &backward_words);
     return aligner;
   }
 
@@ -147,8 +173,8 @@ class BidirectionalAligner : public StatisticalModel {
   Direction forward_, backward_;
 };
 
-// Either aligner from its file's bytes, chosen by the file's format (attnscope-ibm2-v1 or
-// attnscope-hmm-v1); throws attn::Error naming the problem.
+// Either aligner from its file's bytes, chosen by the file's format (attnscope-ibm2-v1 or -v2,
+// attnscope-hmm-v1 or -v2); throws attn::Error naming the problem.
 std::unique_ptr<StatisticalModel> load_statistical_aligner(std::string bytes);
 std::unique_ptr<StatisticalModel> load_statistical_aligner(const SafeTensors& file);
 

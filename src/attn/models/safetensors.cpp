@@ -14,9 +14,9 @@ namespace {
 
 std::size_t dtype_size(const std::string& dtype) {
   if (dtype == "F32" || dtype == "I32") return 4;
-  if (dtype == "F16" || dtype == "BF16") return 2;
+  if (dtype == "F16" || dtype == "BF16" || dtype == "U16") return 2;
   if (dtype == "I8" || dtype == "U8") return 1;
-  fail("unsupported dtype '", dtype, "' (expected F32, F16, BF16, I32, I8 or U8)");
+  fail("unsupported dtype '", dtype, "' (expected F32, F16, BF16, I32, U16, I8 or U8)");
 }
 
 constexpr std::uint64_t max_header = 100u << 20;  // 100 MiB, the reference implementation's limit
@@ -108,6 +108,16 @@ void SafeTensorsWriter::add(const std::string& name, const std::vector<std::int3
                             std::vector<std::int64_t> shape) {
   tensors_[name] =
       Entry{"I32", std::move(shape), std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)};
+}
+
+void SafeTensorsWriter::add(const std::string& name, const std::vector<std::uint16_t>& values,
+                            std::vector<std::int64_t> shape) {
+  Entry entry{"U16", std::move(shape), std::string(values.size() * 2, '\0')};
+  for (std::size_t i = 0; i < values.size(); ++i) {  // little-endian, whatever the host
+    entry.data[2 * i] = static_cast<char>(values[i] & 0xFF);
+    entry.data[2 * i + 1] = static_cast<char>(values[i] >> 8);
+  }
+  tensors_[name] = std::move(entry);
 }
 
 void SafeTensorsWriter::add(const std::string& name, const std::vector<std::int8_t>& values,
@@ -262,6 +272,13 @@ std::vector<T> SafeTensors::integers(const std::string& name, const std::vector<
 std::vector<std::int32_t> SafeTensors::ints(const std::string& name,
                                             const std::vector<std::int64_t>& expected_shape) const {
   return integers<std::int32_t>(name, expected_shape, "I32");
+}
+
+std::vector<std::int32_t> SafeTensors::indices(const std::string& name,
+                                               const std::vector<std::int64_t>& expected_shape) const {
+  if (info(name).dtype != "U16") return ints(name, expected_shape);
+  const std::vector<std::uint16_t> narrow = integers<std::uint16_t>(name, expected_shape, "U16");
+  return std::vector<std::int32_t>(narrow.begin(), narrow.end());
 }
 
 std::vector<std::int8_t> SafeTensors::int8s(const std::string& name,

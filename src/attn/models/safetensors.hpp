@@ -10,7 +10,7 @@
 namespace attn {
 
 struct TensorInfo {
-  std::string dtype;  // "F32", "F16", "BF16", "I8", "U8", "I32"
+  std::string dtype;  // "F32", "F16", "BF16", "I8", "U8", "U16", "I32"
   std::vector<std::int64_t> shape;
   std::uint64_t begin = 0, end = 0;  // byte offsets into the data section
   std::int64_t element_count() const;
@@ -32,6 +32,10 @@ class SafeTensors {
   std::vector<float> floats(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
   // An I32 tensor, after checking its shape when given.
   std::vector<std::int32_t> ints(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
+  // An I32 or U16 tensor as int32 (U16 widened), after checking its shape when given: word ids,
+  // which a writer stores in two bytes where every id fits.
+  std::vector<std::int32_t> indices(const std::string& name,
+                                    const std::vector<std::int64_t>& expected_shape = {}) const;
   // An I8 tensor, after checking its shape when given.
   std::vector<std::int8_t> int8s(const std::string& name, const std::vector<std::int64_t>& expected_shape = {}) const;
   // A metadata value, or an error naming the missing key.
@@ -48,13 +52,14 @@ class SafeTensors {
   std::map<std::string, TensorInfo> tensors_;
 };
 
-// Writes a safetensors file: tensors in name order, header padded to 8 bytes, F32, F16, I32 or I8.
+// Writes a safetensors file: tensors in name order, header padded to 8 bytes, F32, F16, I32, U16 or I8.
 class SafeTensorsWriter {
  public:
   void add(const std::string& name, const std::vector<float>& values, std::vector<std::int64_t> shape,
            bool half = false);
   void add(const std::string& name, const std::vector<std::int32_t>& values, std::vector<std::int64_t> shape);
   void add(const std::string& name, const std::vector<std::int8_t>& values, std::vector<std::int64_t> shape);
+  void add(const std::string& name, const std::vector<std::uint16_t>& values, std::vector<std::int64_t> shape);
   void metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
   std::string bytes() const;
 
