@@ -108,9 +108,11 @@ def plural_index(expression, n=1):
     return ternary()
 
 
-def messages(data):
+def messages(data, dropped=None):
     """Decoded (msgid, msgstr) pairs: context dropped, plurals reduced to the singular (the
-    msgstr[] form that the catalog's Plural-Forms expression picks for n = 1)."""
+    msgstr[] form that the catalog's Plural-Forms expression picks for n = 1). A message that is
+    not text in the catalog's charset (a bg catalog of bookworm has invalid UTF-8) is skipped and
+    counted in `dropped`, as is every message of a catalog whose charset Python does not know."""
     entries = list(read_mo(data))
     charset = "utf-8"
     singular = 0
@@ -128,9 +130,14 @@ def messages(data):
     for msgid, msgstr in entries:
         if msgid == b"":
             continue
-        msgid = msgid.decode(charset).split("\x04")[-1]  # "context\x04text"
-        # plural: "singular\0plural" -> the msgstr form for n == 1 (msgstr[0] in Spanish)
-        forms = msgstr.decode(charset).split("\x00")
+        try:
+            msgid = msgid.decode(charset).split("\x04")[-1]  # "context\x04text"
+            # plural: "singular\0plural" -> the msgstr form for n == 1 (msgstr[0] in Spanish)
+            forms = msgstr.decode(charset).split("\x00")
+        except (UnicodeDecodeError, LookupError):
+            if dropped is not None:
+                dropped[f"not {charset} text"] += 1
+            continue
         yield msgid.split("\x00")[0], forms[singular] if singular < len(forms) else forms[0]
 
 
@@ -230,7 +237,7 @@ def main():
                 sys.exit(f"{deb}: no es/LC_MESSAGES catalog; remove it from the list")
             count = 0
             for name, data in sorted(catalogs.items()):
-                for msgid, msgstr in messages(data):
+                for msgid, msgstr in messages(data, dropped):
                     count += 1
                     for en, es in pairs(msgid, msgstr, dropped):
                         out.write(f"{prefix}{package}/{name}\t{en}\t{es}\n")

@@ -12,6 +12,7 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import catalogs  # noqa: E402
 import extra  # noqa: E402
 import lexicons  # noqa: E402
 
@@ -27,6 +28,20 @@ def dictd(entries):
         index.append(f"{text.splitlines()[0].split(' /')[0]}\t{encode(len(data))}\t{encode(len(body))}")
         data += body
     return ("\n".join(index) + "\n").encode("utf-8"), data
+
+
+def mo_file(entries):
+    """A little-endian GNU .mo file holding these (msgid, msgstr) byte strings, in this order."""
+    import struct
+    count, header = len(entries), 28
+    ids_at, strs_at = header, header + 8 * len(entries)
+    data_at = strs_at + 8 * len(entries)
+    tables, blob = [b"", b""], b""
+    for column in (0, 1):
+        for entry in entries:
+            tables[column] += struct.pack("<2I", len(entry[column]), data_at + len(blob))
+            blob += entry[column] + b"\0"
+    return struct.pack("<7I", 0x950412DE, 0, count, ids_at, strs_at, 0, 0) + tables[0] + tables[1] + blob
 
 
 def make_deb(folder, package, files):
@@ -49,6 +64,18 @@ def make_deb(folder, package, files):
 
 
 class Lexicons(unittest.TestCase):
+    def test_a_message_that_is_not_its_catalogs_charset_is_skipped_and_counted(self):
+        import collections
+        header = (b"", b"Content-Type: text/plain; charset=UTF-8\nPlural-Forms: nplurals=2; plural=(n != 1);\n")
+        data = mo_file([header, (b"Open", "Отвори".encode()), (b"Save", b"\xd0\xa1\xe2x"),
+                        (b"file\0files", "файл\0файла".encode())])
+        dropped = collections.Counter()
+        self.assertEqual(list(catalogs.messages(data, dropped)), [("Open", "Отвори"), ("file", "файл")])
+        self.assertEqual(dropped, {"not UTF-8 text": 1})
+        unknown = mo_file([(b"", b"charset=NO-SUCH-CHARSET\n"), (b"Open", b"x")])
+        self.assertEqual(list(catalogs.messages(unknown, dropped)), [])
+        self.assertEqual(dropped["not NO-SUCH-CHARSET text"], 1)
+
     def test_dictd_numbers_are_base64(self):
         self.assertEqual(lexicons.dictd_number("A"), 0)
         self.assertEqual(lexicons.dictd_number("BA"), 64)
