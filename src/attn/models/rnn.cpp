@@ -47,7 +47,7 @@ RnnModel RnnModel::load(const SafeTensors& file) {
   model.encoder_backward_ = loader.gru("encoder.backward.", E, H);
   model.decoder_ = loader.gru("decoder.", E + 2 * H, D);
   model.init_ = loader.linear("init", H, D);
-  model.key_weight_ = loader.take("attention.key", {additive ? A : D, 2 * H});
+  model.key_ = Linear(loader.take("attention.key", {additive ? A : D, 2 * H}), {}, 2 * H, additive ? A : D);
   if (additive) {
     model.query_weight_t_ = transposed(loader.take("attention.query", {A, D}).data(), A, D);
     model.score_ = loader.take("attention.score", {A});
@@ -85,10 +85,10 @@ RnnModel::Encoding RnnModel::encode(const std::vector<int>& source_ids) const {
   encoding.start.resize(D);
   init_.forward(encoding.keys.data() + H, 1, encoding.start.data());
   tanh_in_place(encoding.start.data(), D);
-  const int projected = static_cast<int>(key_weight_.size() / (2 * H));  // A or D
-  const std::vector<float> keys_t = transposed(encoding.keys.data(), S, 2 * H);
-  encoding.projected_t.resize(static_cast<std::size_t>(projected) * S);
-  matmul(projected, S, 2 * H, key_weight_.data(), keys_t.data(), encoding.projected_t.data());
+  // every key through W_k once, stored [A or D][S] as the attention's projected_keys are
+  std::vector<float> projected(static_cast<std::size_t>(S) * key_.out());
+  key_.forward(encoding.keys.data(), S, projected.data());
+  encoding.projected_t = transposed(projected.data(), S, key_.out());
   return encoding;
 }
 

@@ -79,7 +79,7 @@ class RnnModel {
   std::vector<float> embedding_;  // [V][E]
   GruCell encoder_forward_, encoder_backward_, decoder_;
   Linear init_;                                // H -> D, from the backward encoder's first state
-  std::vector<float> key_weight_;              // [A or D][2H]
+  Linear key_;                                 // 2H -> A or D, no bias: W_k of every key, once a sentence
   std::vector<float> query_weight_t_, score_;  // [D][A], [A]
   Linear output_;                              // [s_t ; c_t ; e(y_{t-1})] D+2H+E -> E
   Linear vocabulary_;                          // E -> V, the embedding tied (its weight is embedding_)
