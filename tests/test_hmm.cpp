@@ -130,6 +130,14 @@ HmmOptions quick_options() {
   return options;
 }
 
+// The file tests' aligner: trained on filler_corpus(100, 7), which it returns in `corpus`.
+HmmAligner filler_aligner(Corpus& corpus) {
+  corpus = filler_corpus(100, 7);
+  HmmAligner aligner;
+  aligner.train(corpus.source, corpus.target, quick_options());
+  return aligner;
+}
+
 }  // namespace
 
 TEST_CASE("forward-backward gives the posteriors and likelihood of brute-force enumeration", "[hmm]") {
@@ -310,9 +318,8 @@ TEST_CASE("alignment by agreement trains both directions together and takes the 
 }
 
 TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason", "[hmm]") {
-  const Corpus corpus = filler_corpus(100, 7);
-  HmmAligner aligner;
-  aligner.train(corpus.source, corpus.target, quick_options());
+  Corpus corpus;
+  const HmmAligner aligner = filler_aligner(corpus);
   const std::string bytes = aligner.serialize(1e-6f);
   const HmmAligner loaded = HmmAligner::deserialize(bytes);
   for (std::size_t k = 0; k < 10; ++k) {
@@ -365,9 +372,8 @@ TEST_CASE("an HMM file round-trips and damaged ones are rejected with the reason
 }
 
 TEST_CASE("version 2 stores the vocabularies once and the table row by row; version 1 files still load", "[hmm]") {
-  const Corpus corpus = filler_corpus(100, 7);
-  HmmAligner aligner;
-  aligner.train(corpus.source, corpus.target, quick_options());
+  Corpus corpus;
+  const HmmAligner aligner = filler_aligner(corpus);
   const std::string v2 = aligner.serialize(1e-6f);
   const SafeTensors file = SafeTensors::parse(v2);
   CHECK(file.meta("format") == "attnscope-hmm-v2");
