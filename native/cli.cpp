@@ -536,11 +536,7 @@ int hmm_train(const Arguments& a) {
 int upgrade_aligner(const Arguments& a) {
   if (a.input.empty() || a.output.empty()) fail("usage: attn upgrade-aligner -i FILE -o FILE");
   const SafeTensors file = SafeTensors::parse(read_file(a.input));
-  const auto format = file.metadata().find("format");
-  const bool hmm =
-      format != file.metadata().end() && (format->second == HmmModel::format || format->second == HmmModel::format_v1);
-  const std::string bytes =
-      hmm ? HmmAligner::from_file(file).serialize(0.0f) : Ibm2Aligner::from_file(file).serialize(0.0f);
+  const std::string bytes = load_statistical_aligner(file)->serialize(0.0f);
   write_file(a.output, bytes);
   std::cerr << "wrote " << a.output << " (" << bytes.size() << " bytes, " << file.metadata().at("format") << " -> "
             << SafeTensors::parse(bytes).meta("format") << ")\n";
@@ -578,9 +574,7 @@ void usage() {
          "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
          "                 [--source-prefix N] [--target-prefix N]   (words cut to their first N characters)\n"
          "                 [--agreement]   (both directions trained jointly, so that they agree)\n"
-         "  attn upgrade-aligner -i FILE -o FILE   (an aligner's file in today's format: the same model, about half "
-         "the "
-         "bytes)\n"
+         "  attn upgrade-aligner -i FILE -o FILE   (an aligner's file as version 2: the same model, half the bytes)\n"
          "alignment methods (--method):\n";
   for (const AlignMethodInfo& method : align_methods()) {
     std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description,

@@ -74,7 +74,7 @@ const aligning = new Set();
 
 // A shipped model file, fetched and loaded once. It waits for any statistical aligner still
 // downloading: the pair's first figure is the aligner's, and on a slow network it then comes when
-// the aligner's bytes are in rather than when both files' are (10 Mbit/s, en-fr's 4.6 MB HMM beside
+// the aligner's bytes are in rather than when both files' are (10 Mbit/s, en-hu's 3.3 MB HMM beside
 // the 8.3 MB Transformer; tools/bench_page.mjs --pair).
 function modelFile(file, what) {
   if (!shipped.has(file)) return Promise.reject(new Error(`${what} is not shipped with this build`));
@@ -164,7 +164,7 @@ function statisticalAligner(pair, kind, method) {
 
 // What the first view of a pair needs: its own forward attention model, else its statistical
 // aligner (a pair whose attention model is the multilingual file, every shipped pair, starts from
-// its HMM, 0.9-7.1 MB; the 8.3 MB file follows once the HMM is in, when the hybrid asks for it).
+// its HMM, 0.7-5.0 MB; the 8.3 MB file follows once the HMM is in, when the hybrid asks for it).
 async function firstModels(pair) {
   if (pair.files.forward && !pair.multilingual) return { forward: (await model(pair, 'forward')).info };
   const rules = attn.alignment;

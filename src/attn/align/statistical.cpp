@@ -152,17 +152,21 @@ std::unordered_map<std::string, int> read_vocabulary(const SafeTensors& file, co
 
 void TranslationTable::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability,
                              bool rows) const {
-  std::vector<std::int32_t> sources, targets, row_lengths(source_vocabulary.size() + 1, 0);
+  // version 1 stores each entry's source id, version 2 each source id's count of entries
+  std::vector<std::int32_t> sources, targets, row_lengths(rows ? source_vocabulary.size() + 1 : 0, 0);
   std::vector<float> probabilities;
   for (std::size_t e = 0; e < table.size(); ++e) {
     std::vector<std::pair<int, float>> row(table[e].begin(), table[e].end());
     std::sort(row.begin(), row.end());
     for (const auto& [f, p] : row) {
       if (p < min_probability) continue;
-      sources.push_back(static_cast<std::int32_t>(e));
+      if (rows) {
+        ++row_lengths.at(e);
+      } else {
+        sources.push_back(static_cast<std::int32_t>(e));
+      }
       targets.push_back(f);
       probabilities.push_back(p);
-      if (rows) ++row_lengths.at(e);
     }
   }
   const std::int64_t count = static_cast<std::int64_t>(targets.size());

@@ -85,6 +85,9 @@ class StatisticalModel {
   virtual std::vector<float> forward_posteriors(const Sentence& source, const Sentence& target) const = 0;
   // p(a_s = t) of the other direction, source words choosing target words: [s][t].
   virtual std::vector<float> backward_posteriors(const Sentence& source, const Sentence& target) const = 0;
+  // Both directions as one file of the aligner's format; table entries below min_probability are
+  // left out (0 keeps every entry the model holds).
+  virtual std::string serialize(float min_probability) const = 0;
   // The mean of the two directions' posteriors, P[t][s], for heatmaps and symmetrization.
   std::vector<float> posteriors(const Sentence& source, const Sentence& target) const;
   // Both directions' decisions made one: grow-diag-final-and of each direction's posterior
@@ -137,7 +140,8 @@ class BidirectionalAligner : public StatisticalModel {
   // One file for both directions; table entries below min_probability are left out. Version 2
   // (the vocabularies once, the entries row by row: about half the bytes) where the two
   // directions' vocabularies mirror each other, as they do when trained on one corpus.
-  std::string serialize(float min_probability = Direction::default_min_probability) const {
+  std::string serialize() const { return serialize(Direction::default_min_probability); }
+  std::string serialize(float min_probability) const override {
     SafeTensorsWriter writer;
     const bool rows = forward_.lexicon().mirrors(backward_.lexicon());
     writer.metadata("format", rows ? Direction::format : Direction::format_v1);
