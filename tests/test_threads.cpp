@@ -16,9 +16,9 @@
 
 #include "attn/align/attention_aligner.hpp"
 #include "attn/align/hmm.hpp"
-#include "attn/core/internal/fed_attention.hpp"
 #include "attn/core/internal/linalg.hpp"
 #include "attn/models/translation_model.hpp"
+#include "fed_attention.hpp"  // web/bindings/: the loader's protocol, plain C++
 #include "fixtures.hpp"
 #include "support.hpp"
 
@@ -48,10 +48,10 @@ AttentionResult run_on(int count, const Shape& shape, const std::vector<float>& 
 void fed_attention_with(const Shape& shape, const float* query, const float* key, const float* value,
                         const AttentionOptions& options, const AttentionOutputs& outputs, std::function<void()> feed,
                         std::atomic<int>& ready) {
-  detail::Feeding feeding;
+  web::Feeding feeding;
   feeding.feed = std::move(feed);
   feeding.heads_ready = &ready;
-  detail::fed_attention(shape, query, key, value, options, outputs, feeding);
+  web::fed_attention(shape, query, key, value, options, outputs, feeding);
 }
 
 }  // namespace
@@ -294,7 +294,7 @@ TEST_CASE("attention fed and drained head by head gives attention()'s bits, each
     std::atomic<int> ready{0}, drains{0};
     std::vector<std::atomic<int>> left(heads);
     std::vector<int> copied(heads, 0);
-    detail::Feeding feeding;
+    web::Feeding feeding;
     feeding.heads_ready = &ready;
     feeding.parts_left = left.data();
     feeding.feed = [&] {
@@ -327,7 +327,7 @@ TEST_CASE("attention fed and drained head by head gives attention()'s bits, each
       AttentionOutputs outputs;
       outputs.output = out.data();
       if (weights) outputs.weights = kept.data();
-      detail::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding);
+      web::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding);
       const std::vector<float>& expected = weights ? blocked.output : fused.output;
       CHECK(drains.load() == 1);
       CHECK(same_bits(drained, expected));
@@ -352,9 +352,8 @@ TEST_CASE("attention fed and drained head by head gives attention()'s bits, each
     };
     AttentionOutputs outputs;
     outputs.output = out.data();
-    CHECK_THROWS_WITH(
-        detail::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding),
-        Contains("query") && Contains("NaN") && Contains(std::to_string(3 * q_head + 7)));
+    CHECK_THROWS_WITH(web::fed_attention(shape, fq.data(), fk.data(), fv.data(), AttentionOptions{}, outputs, feeding),
+                      Contains("query") && Contains("NaN") && Contains(std::to_string(3 * q_head + 7)));
     CHECK(ended);
   }
 }

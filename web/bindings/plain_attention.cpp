@@ -14,8 +14,8 @@
 
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
-#include "attn/core/internal/fed_attention.hpp"
 #include "attn/core/threads.hpp"
+#include "fed_attention.hpp"
 
 namespace {
 
@@ -34,7 +34,7 @@ EM_JS(void, attn_feed_plain_inputs, (), {
   if (feed) feed();
 });
 
-// Each head's parts not yet ended, for the call under way (attn::detail::Feeding::parts_left).
+// Each head's parts not yet ended, for the call under way (attn::web::Feeding::parts_left).
 std::vector<std::atomic<int>> parts_left;
 
 // The loader's drain: once the calling thread has no part left, copies each head's output out as
@@ -64,12 +64,12 @@ int plain_attention(const float* query, const float* key, const float* value, fl
     outputs.weights = weights;
     if (fed) {
       if (parts_left.size() < static_cast<std::size_t>(heads)) parts_left = std::vector<std::atomic<int>>(heads);
-      attn::detail::Feeding feeding;
+      attn::web::Feeding feeding;
       feeding.feed = [] { attn_feed_plain_inputs(); };
       feeding.heads_ready = &heads_fed;
       feeding.drain = [] { attn_drain_plain_output(parts_left.data()); };
       feeding.parts_left = parts_left.data();
-      attn::detail::fed_attention(shape, query, key, value, options, outputs, feeding);
+      attn::web::fed_attention(shape, query, key, value, options, outputs, feeding);
     } else {
       attn::attention(shape, query, key, value, options, outputs);
     }
@@ -92,7 +92,7 @@ EMSCRIPTEN_KEEPALIVE int attn_plain_attention(const float* query, const float* k
 }
 
 // attn_plain_attention whose inputs the loader copies in while the pool's threads start: it calls
-// Module.attnFeed once they have their parts (attn::detail::fed_attention), and each part waits
+// Module.attnFeed once they have their parts (attn::web::fed_attention), and each part waits
 // for its head; then Module.attnDrain, which copies the output out head by head as the other
 // threads finish. Returns 1, without calling either, when the shape or options are refused.
 EMSCRIPTEN_KEEPALIVE int attn_plain_attention_fed(const float* query, const float* key, const float* value,

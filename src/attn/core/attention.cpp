@@ -7,9 +7,8 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/internal/attention_checks.hpp"
+#include "attn/core/internal/attention_hooks.hpp"
 #include "attn/core/internal/attention_paths.hpp"
-#include "attn/core/internal/fed_attention.hpp"
-#include "attn/core/internal/spin.hpp"
 #include "attn/core/rng.hpp"
 #include "attn/core/threads.hpp"
 
@@ -115,71 +114,18 @@ Plan plan_of(const Shape& shape, const AttentionOptions& options) {
   return plan;
 }
 
-// fed_attention's side of a call (detail::Feeding): the calling thread runs the feed once the
-// threads have their parts (lead), a part of head h waits until the feed has put that head in
-// place, and each part, however it ends, counts itself off its head for the drain. A feed that
-// fails, or stops short, releases every head, and its error is the call's.
-class Gate {
- public:
-  Gate(const detail::Feeding* feeding, int heads, int blocks)
-      : feeding_(feeding), heads_(heads), parts_left_(feeding && feeding->drain ? feeding->parts_left : nullptr) {
-    if (feeding_) feeding_->heads_ready->store(0, std::memory_order_relaxed);  // published with the job
-    for (int h = 0; parts_left_ && h < heads; ++h) parts_left_[h].store(blocks, std::memory_order_relaxed);
-  }
-
-  bool failed() const { return failed_; }
-  std::function<void()> lead() {
-    if (!feeding_) return {};
-    return [this] {
-      try {
-        feeding_->feed();
-      } catch (...) {
-        release_every_head();
-        throw;
-      }
-      const int fed = feeding_->heads_ready->load(std::memory_order_relaxed);
-      if (fed < heads_) {
-        release_every_head();
-        fail("attention: the feed put ", fed, " of ", heads_, " heads in place");
-      }
-    };
-  }
-  std::function<void()> drain() const { return feeding_ ? feeding_->drain : std::function<void()>(); }
-  // Until head h's inputs are in place (the feed runs on the calling thread).
-  void wait_for(int h) const {
-    while (feeding_ && feeding_->heads_ready->load(std::memory_order_acquire) <= h) spin_pause();
-  }
-  // Counts a part off its head when it goes out of scope, however the part ends.
-  struct PartDone {
-    std::atomic<int>* left;
-    ~PartDone() {
-      if (left) left->fetch_sub(1, std::memory_order_release);
-    }
-  };
-  PartDone part_of(int h) const { return {parts_left_ ? parts_left_ + h : nullptr}; }
-
- private:
-  void release_every_head() {
-    failed_ = true;
-    feeding_->heads_ready->store(heads_, std::memory_order_release);
-  }
-
-  const detail::Feeding* feeding_;
-  const int heads_;
-  std::atomic<int>* parts_left_;
-  bool failed_ = false;
-};
-
-// attention(), or fed_attention() where feeding is given. The scan for NaN and infinity runs in
+// attention(), with hooks where a caller gave them. The scan for NaN and infinity runs in
 // the parts, so the threads share it like the rest: a thread scans a head's queries, keys and
 // values when it takes up that head, before it reads them (a head split between threads is scanned
 // by each). A part that finds a bad value computes nothing, nor does any part after it; the full
 // scan then runs on the calling thread to name the first bad value.
 void attend(const Shape& shape, const float* query, const float* key, const float* value,
-            const AttentionOptions& options, const AttentionOutputs& outputs, const detail::Feeding* feeding) {
+            const AttentionOptions& options, const AttentionOutputs& outputs, const detail::AttentionHooks* hooks) {
   detail::validate(shape, query, key, value, options, outputs);
   const Plan plan = plan_of(shape, options);
-  Gate gate(feeding, shape.heads, plan.blocks);
+  const auto hook = [hooks](auto member) { return hooks && static_cast<bool>(hooks->*member); };
+  if (hook(&detail::AttentionHooks::start)) hooks->start(plan.blocks);
+  const bool enter = hook(&detail::AttentionHooks::enter), leave = hook(&detail::AttentionHooks::leave);
   const bool fused = detail::fusable(options, outputs);
   const bool scan = options.check_finite, scan_keys = detail::reads_keys(options);
   const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
@@ -188,9 +134,15 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
   std::vector<std::unique_ptr<detail::AttentionPath>> paths(static_cast<std::size_t>(plan.workers));
   const auto part = [&](int item, int worker) {
     const int h = item / plan.blocks, first_row = (item % plan.blocks) * detail::attention_block_rows;
-    const Gate::PartDone done = gate.part_of(h);
+    struct Leave {  // however the part ends
+      const detail::AttentionHooks* hooks;
+      int head;
+      ~Leave() {
+        if (hooks) hooks->leave(head);
+      }
+    } const left{leave ? hooks : nullptr, h};
     if (bad_input.load(std::memory_order_relaxed)) return;
-    gate.wait_for(h);
+    if (enter) hooks->enter(h);
     const int rows = std::min(detail::attention_block_rows, shape.query_length - first_row);
     const float* q = query + static_cast<std::size_t>(h) * shape.query_length * shape.dim;
     const float* k = scan_keys ? key + static_cast<std::size_t>(h) * shape.key_length * key_dim : nullptr;
@@ -212,9 +164,11 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
   // A part may have thrown (an overflowing score) before the part that scans a bad value ran, or
   // with it: a bad value is what to name, as when the scan came first.
   try {
-    parallel_for(plan.parts, plan.workers, part, plan.grain, gate.lead(), gate.drain());
+    parallel_for(plan.parts, plan.workers, part, plan.grain, hooks ? hooks->lead : std::function<void()>(),
+                 hooks ? hooks->trail : std::function<void()>());
   } catch (const Error&) {
-    if (!gate.failed()) detail::validate_inputs(shape, query, key, value, options, outputs);  // unfed: not named
+    if (!hook(&detail::AttentionHooks::inputs_readable) || hooks->inputs_readable())
+      detail::validate_inputs(shape, query, key, value, options, outputs);
     throw;
   }
   if (bad_input.load()) {
@@ -232,9 +186,9 @@ void attention(const Shape& shape, const float* query, const float* key, const f
 
 namespace detail {
 
-void fed_attention(const Shape& shape, const float* query, const float* key, const float* value,
-                   const AttentionOptions& options, const AttentionOutputs& outputs, const Feeding& feeding) {
-  attend(shape, query, key, value, options, outputs, &feeding);
+void hooked_attention(const Shape& shape, const float* query, const float* key, const float* value,
+                      const AttentionOptions& options, const AttentionOutputs& outputs, const AttentionHooks& hooks) {
+  attend(shape, query, key, value, options, outputs, &hooks);
 }
 
 }  // namespace detail

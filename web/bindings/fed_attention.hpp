@@ -1,6 +1,8 @@
-// attention() whose inputs are still arriving: for a caller that copies them in while the pool's
-// threads start (the WebAssembly loader, into the threads build's shared heap), so that the copy
-// and the first heads' work overlap instead of following one another.
+// attention() whose inputs are still arriving: the loader's protocol for the threads build's plain
+// calls (plain_attention.cpp), which copies them into the shared heap while the pool's threads
+// start, so that the copy and the first heads' work overlap instead of following one another, and
+// copies the output out as heads end. Built on the core's hooks (attn::detail::AttentionHooks);
+// plain C++, tested natively (tests/test_threads.cpp).
 #pragma once
 
 #include <atomic>
@@ -8,7 +10,7 @@
 
 #include "attn/core/attention.hpp"
 
-namespace attn::detail {
+namespace attn::web {
 
 // How a caller feeds attention's inputs in and, optionally, drains its output.
 struct Feeding {
@@ -35,4 +37,4 @@ struct Feeding {
 void fed_attention(const Shape& shape, const float* query, const float* key, const float* value,
                    const AttentionOptions& options, const AttentionOutputs& outputs, const Feeding& feeding);
 
-}  // namespace attn::detail
+}  // namespace attn::web
