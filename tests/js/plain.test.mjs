@@ -84,3 +84,39 @@ forEachBuild('plain attention() calls', (attn) => {
     assert.equal(attn.liveHandles(), handles);
   });
 });
+
+// The rule itself, through the raw module (web/dist/attn-simd.mjs, the loader's factory): the C
+// side (web/bindings/plain_attention.cpp) takes the plain calls, defaults applied as Embind's path
+// applies them, and leaves everything else to Embind (undefined), which the tests above cannot
+// tell apart by the results alone.
+it('the plain path takes exactly the calls its C side accepts', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const dist = new URL('../../web/dist/', import.meta.url);
+  const { default: createModule } = await import(new URL('attn-simd.mjs', dist).href);
+  const module = await createModule({ wasmBinary: await readFile(new URL('attn-simd.wasm', dist)), print() {}, printErr() {} });
+  const rng = makeRng(5);
+  const H = 2, L = 3, S = 5, D = 4;
+  const base = () => ({ query: randomArray(rng, H * L * D), key: randomArray(rng, H * S * D),
+    value: randomArray(rng, H * S * D), heads: H, queryLength: L, keyLength: S, dim: D });
+  const takes = (call) => module.attnPlainAttention(call, false) !== undefined;
+  const plain = [{}, { score: 'dot' }, { score: 'scaled_dot', causal: true }, { temperature: 0.5 },
+    { returnWeights: false }, { returnScores: false }, { probability: 'softmax' }, { valueDim: 0 }, { keyDim: D },
+    { valueDim: D, keyDim: 0 }, { causal: undefined }];
+  for (const extra of plain) assert.ok(takes({ ...base(), ...extra }), `plain: ${JSON.stringify(extra)}`);
+  const { heads, ...oneHead } = base();  // heads defaults to 1: the arrays are then too long
+  assert.ok(!takes(oneHead), 'heads missing with two heads\' arrays');
+  const notPlain = [{ score: 'general' }, { score: 'additive' }, { score: 'Dot' }, { causal: 1 }, { temperature: 0 },
+    { temperature: NaN }, { temperature: Infinity }, { temperature: '1' }, { returnScores: true },
+    { probability: 'sparsemax' }, { keyDim: D + 1 }, { heads: 2.5 }, { heads: 0 }, { dim: -4 }, { mask: [] },
+    { validLength: [1] }, { dropout: 0 }, { query: Array.from(base().query) }, { key: new Float64Array(H * S * D) },
+    { value: randomArray(rng, H * S * D + 1) }, { queryLength: undefined }];
+  for (const extra of notPlain) assert.ok(!takes({ ...base(), ...extra }), `not plain: ${String(Object.keys(extra))}`);
+  assert.ok(!takes(Object.assign(Object.create({ inherited: 1 }), base())), 'not a plain object');
+  assert.ok(!takes(null) && !takes([]), 'not an object');
+  // the defaults as Embind's path applies them: scaled_dot, temperature 1, weights returned
+  const call = base();
+  const fast = module.attnPlainAttention(call, false);
+  const explicit = module.attnPlainAttention({ ...call, score: 'scaled_dot', temperature: 1, returnWeights: true }, false);
+  assert.deepEqual(fast.output, explicit.output);
+  assert.deepEqual(fast.weights, explicit.weights);
+});

@@ -2,6 +2,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 
+#include "attention_defaults.hpp"
 #include "attn/core/attention.hpp"
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/threads.hpp"
@@ -133,8 +134,8 @@ val attention_js(val options) {
     if (settings.options.score == Score::additive) read_additive(options, shape, settings);
     if (has(options, "local")) read_local(options, shape, settings);
     settings.options.mask = parse_masking(options, shape.heads, shape.query_length, shape.key_length, settings.mask);
-    const bool return_weights = boolean(options, "returnWeights", true);
-    const bool return_scores = boolean(options, "returnScores", false);
+    const bool return_weights = boolean(options, "returnWeights", default_return_weights);
+    const bool return_scores = boolean(options, "returnScores", default_return_scores);
     return run_attention(shape, query, key, value, settings.options, return_weights, return_scores);
   });
 }

@@ -8,10 +8,9 @@
 // The plain case of attention() (dot or scaled-dot softmax attention, optionally causal, with a
 // temperature) goes straight to a C entry point with the arrays copied into the heap: a few
 // microseconds, where the Embind path's option parsing costs tens (web/bindings/plain_attention.cpp).
-// Anything else, and any call the C side refuses, takes the Embind path, whose errors name the problem.
-const PLAIN_OPTIONS = new Set(['query', 'key', 'value', 'heads', 'queryLength', 'keyLength', 'dim', 'valueDim',
-  'keyDim', 'score', 'causal', 'probability', 'temperature', 'returnWeights', 'returnScores']);
-const PLAIN_SCORES = { dot: 0, scaled_dot: 1 };
+// Which calls are plain is the C side's rule: its option table (names and kinds), read once, and
+// attn_plain_prepare, which applies the defaults and says yes or no. Anything else, and any call
+// the C side refuses, takes the Embind path, whose errors name the problem.
 const SCRATCH_KEPT_BYTES = 4 << 20;  // scratch up to this size stays allocated between calls
 // A threads build takes turns between this many scratch areas. Writing a call's inputs over the
 // lines another core still holds from the last call (the pool's threads read their heads there)
@@ -20,7 +19,47 @@ const SCRATCH_KEPT_BYTES = 4 << 20;  // scratch up to this size stays allocated 
 // each, alternating; two areas and four measured between).
 const THREADED_SCRATCH_AREAS = 3;
 
-const positiveInteger = (x) => Number.isInteger(x) && x >= 1 && x <= 0x7fffffff;
+
+// The C side's option table ("name:kind ...", web/bindings/plain_attention.cpp): name -> [slot, kind].
+function readOptionTable(module) {
+  const heap = new Uint8Array(floatHeap(module).buffer);
+  let text = '';
+  for (let at = module._attn_plain_options(); heap[at]; at++) text += String.fromCharCode(heap[at]);
+  return new Map(text.split(' ').map((entry, slot) => {
+    const [name, kind] = entry.split(':');
+    return [name, [slot, kind]];
+  }));
+}
+
+// A value as its slot's number by its option's kind, or undefined where it is not of that kind.
+function slotValue(kind, x) {
+  switch (kind) {
+    case 'floats': return x instanceof Float32Array ? x.length : undefined;
+    case 'integer': return Number.isInteger(x) ? x : undefined;
+    case 'number': return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
+    case 'boolean': return typeof x === 'boolean' ? Number(x) : undefined;
+    default: {  // the strings it may be
+      const index = typeof x === 'string' ? kind.split('|').indexOf(x) : -1;
+      return index >= 0 ? index : undefined;
+    }
+  }
+}
+
+// The call's slots in the heap (Float64, NaN where an option is not given), prepared by the C
+// side: true when the plain path takes the call.
+function prepare(module, table, slotsAt, o) {
+  if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return false;
+  const slots = new Float64Array(floatHeap(module).buffer, slotsAt, module._attn_plain_slots()).fill(NaN);
+  for (const name in o) {
+    const option = table.get(name);
+    if (option === undefined) return false;
+    if (o[name] === undefined) continue;
+    const value = slotValue(option[1], o[name]);
+    if (value === undefined) return false;
+    slots[option[0]] = value;
+  }
+  return module._attn_plain_prepare(slotsAt) === 1;
+}
 
 // The heap as floats. In a threads build another thread may have grown the memory, which leaves
 // the module's own view (updated only when the main thread grows it or the glue checks) short.
@@ -29,28 +68,17 @@ function floatHeap(module) {
   return memory && module.HEAPF32.buffer !== memory.buffer ? new Float32Array(memory.buffer) : module.HEAPF32;
 }
 
-function plainAttention(module, scratch, o, threaded) {
-  if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
-  for (const name in o) if (!PLAIN_OPTIONS.has(name)) return undefined;
-  const { query, key, value, queryLength: L, keyLength: S, dim: D } = o;
-  const H = o.heads === undefined ? 1 : o.heads;
-  const Dv = o.valueDim === undefined || o.valueDim === 0 ? D : o.valueDim;
-  const score = PLAIN_SCORES[o.score === undefined ? 'scaled_dot' : o.score];
-  const temperature = o.temperature === undefined ? 1 : o.temperature;
-  const returnWeights = o.returnWeights === undefined ? true : o.returnWeights;
-  if (!(query instanceof Float32Array && key instanceof Float32Array && value instanceof Float32Array)) return undefined;
-  if (![H, L, S, D, Dv].every(positiveInteger) || score === undefined) return undefined;
-  if (o.keyDim !== undefined && o.keyDim !== 0 && o.keyDim !== D) return undefined;
-  if (o.causal !== undefined && typeof o.causal !== 'boolean') return undefined;
-  if (o.probability !== undefined && o.probability !== 'softmax') return undefined;
-  if (typeof temperature !== 'number' || !(temperature > 0) || !Number.isFinite(temperature)) return undefined;
-  if (typeof returnWeights !== 'boolean' || (o.returnScores !== undefined && o.returnScores !== false)) return undefined;
-  const counts = [H * L * D, H * S * D, H * S * Dv, H * L * Dv, returnWeights ? H * L * S : 0];
-  if (query.length !== counts[0] || key.length !== counts[1] || value.length !== counts[2]) return undefined;
+function plainAttention(module, plain, scratch, o, threaded) {
+  if (!prepare(module, plain.table, plain.slots, o)) return undefined;
+  const prepared = new Float64Array(floatHeap(module).buffer, plain.slots, module._attn_plain_slots());
+  const sizeOf = (name) => prepared[plain.table.get(name)[0]];
+  const H = sizeOf('heads'), L = sizeOf('queryLength'), Dv = sizeOf('valueDim');
+  const counts = Array.from(prepared.subarray(prepared.length - 5));  // query, key, value, output, weights
+  const returnWeights = counts[4] > 0;
   const total = counts.reduce((a, b) => a + b, 0);
-  if (total > module._attn_plain_max_elements()) return undefined;  // larger calls take the checked path
+  const { query, key, value } = o;
   // the pool's threads wake while the inputs are copied (waking takes tens of microseconds)
-  if (threaded) module._attn_plain_attention_expect(H, L, S, D, Dv);
+  if (threaded) module._attn_plain_attention_expect(plain.slots);
   // Each array starts on its own cache line, an input at its source's address modulo 16: V8 copies
   // to and from shared memory (a threads build's heap) word by word only where both sides are
   // aligned alike, else byte by byte (8x128x128x64's copy-in: 38 us aligned, 214 us at 4 bytes off).
@@ -70,13 +98,12 @@ function plainAttention(module, scratch, o, threaded) {
     end = (at[i] + counts[i]) * 4;
   }
   let heap = floatHeap(module);
-  const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0,
-    H, L, S, D, Dv, score, o.causal ? 1 : 0, temperature];
+  const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0, plain.slots];
   let status, drained;
   if (threaded) {
     // The pool's threads start on the first heads while this thread copies the rest in: the
     // module calls the feed once they have their parts, and each part waits for its head.
-    const feed = feedInputs(module, heap, sources, at, [L * D, S * D, S * Dv], H);
+    const feed = feedInputs(module, heap, sources, at, counts.slice(0, 3).map((n) => n / H), H);
     const drain = drainOutput(module, heap, at[3], L * Dv, H);
     status = module._attn_plain_attention_fed(...args);
     module.attnFeed = module.attnDrain = undefined;
@@ -164,10 +191,16 @@ function drainOutput(module, heap, from, size, heads) {
 
 const scratches = [];
 let turn = 0;
+let plain;  // the C side's option table, and the call's slots in the heap
 module['attnPlainAttention'] = (options, threaded) => {
+  if (plain === undefined) {
+    const slots = module._malloc(8 * module._attn_plain_slots());
+    if (!slots) return undefined;
+    plain = { table: readOptionTable(module), slots };
+  }
   const areas = threaded ? THREADED_SCRATCH_AREAS : 1;
   while (scratches.length < areas) scratches.push({ pointer: 0, bytes: 0 });
   turn = (turn + 1) % areas;
-  return plainAttention(module, scratches[turn], options, threaded);
+  return plainAttention(module, plain, scratches[turn], options, threaded);
 };
 })(Module);
