@@ -4,7 +4,7 @@
 // plane as large as the figure, so the figure scrolls natively (scrollbars, touch, wheel) and only
 // what is in view is painted.
 import { colourInto, colourTable } from './colormap.mjs';
-import { FONT_SIZE, GAP_FROM, OUTLINE_FROM, fontOf, themeOf } from './painters.mjs';
+import { FONT_SIZE, GAP_FROM, LINK_WIDTH, fontOf, markOf, strokedBox, themeOf } from './painters.mjs';
 
 // The canvas side of the painter's surface. Cells come from the figure's bitmap, one pixel a cell.
 export class CanvasSurface {
@@ -26,13 +26,15 @@ export class CanvasSurface {
   outline(x, y, width, height, colour, lineWidth) {
     this.context.strokeStyle = colour;
     this.context.lineWidth = lineWidth;
-    this.context.strokeRect(x + lineWidth / 2, y + lineWidth / 2, width - lineWidth, height - lineWidth);
+    const box = strokedBox(x, y, width, height, lineWidth);
+    this.context.strokeRect(box.x, box.y, box.width, box.height);
   }
 
   // A link on a cell: an outline inset from its edge; a filled square where cells are too small.
   mark(x, y, cell, colour, _kind, inset) {
-    if (cell < OUTLINE_FROM) this.fill(x, y, Math.max(cell, 2), Math.max(cell, 2), colour);
-    else this.outline(x + inset, y + inset, cell - 1 - 2 * inset, cell - 1 - 2 * inset, colour, 2);
+    const mark = markOf(x, y, cell, inset);
+    if (mark.filled) this.fill(mark.x, mark.y, mark.width, mark.height, colour);
+    else this.outline(mark.x, mark.y, mark.width, mark.height, colour, LINK_WIDTH);
   }
 
   triangle(points, colour) {

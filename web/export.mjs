@@ -6,7 +6,7 @@
 // reads) and the links as text.
 import { colourMap, rgb } from './colormap.mjs';
 import { CanvasSurface } from './canvas.mjs';
-import { DEFAULT_CELL, FONT_SIZE, GAP_FROM, OUTLINE_FROM, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './painters.mjs';
+import { DEFAULT_CELL, FONT_SIZE, GAP_FROM, LINK_WIDTH, layoutFigure, markOf, measurer, paintHeatmap, paintLegend, strokedBox, themeOf } from './painters.mjs';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SVG_CELLS = 10000;
@@ -48,13 +48,14 @@ export class SvgSurface {
 
   outline(x, y, width, height, colour, lineWidth, kind) {
     this.add('rect', {
-      x: x + lineWidth / 2, y: y + lineWidth / 2, width: width - lineWidth, height: height - lineWidth, fill: 'none', stroke: colour, 'stroke-width': lineWidth, ...(kind ? { class: kind } : {}),
+      ...strokedBox(x, y, width, height, lineWidth), fill: 'none', stroke: colour, 'stroke-width': lineWidth, ...(kind ? { class: kind } : {}),
     });
   }
 
   mark(x, y, cell, colour, kind, inset) {
-    if (cell < OUTLINE_FROM) this.add('rect', { x, y, width: Math.max(cell, 2), height: Math.max(cell, 2), fill: colour, class: kind });
-    else this.outline(x + inset, y + inset, cell - 1 - 2 * inset, cell - 1 - 2 * inset, colour, 2, kind);
+    const mark = markOf(x, y, cell, inset);
+    if (mark.filled) this.add('rect', { x: mark.x, y: mark.y, width: mark.width, height: mark.height, fill: colour, class: kind });
+    else this.outline(mark.x, mark.y, mark.width, mark.height, colour, LINK_WIDTH, kind);
   }
 
   triangle(points, colour, kind) {

@@ -14,6 +14,18 @@ export const OUTLINE_FROM = 6;   // ... and a link as an outline; smaller ones f
 export const DEFAULT_CELL = (cols) => Math.max(14, Math.min(44, Math.floor(640 / Math.max(cols, 1))));
 export const MIN_CELL = 0.05, MAX_CELL = 64;
 
+// A link's mark on the cell at (x, y), for every surface: a filled square where cells are too small
+// for an outline (OUTLINE_FROM), else a rectangle inset from the cell's edge, stroked LINK_WIDTH wide.
+export const LINK_WIDTH = 2;
+export function markOf(x, y, cell, inset) {
+  if (cell < OUTLINE_FROM) return { filled: true, x, y, width: Math.max(cell, 2), height: Math.max(cell, 2) };
+  return { filled: false, x: x + inset, y: y + inset, width: cell - 1 - 2 * inset, height: cell - 1 - 2 * inset };
+}
+
+// The rectangle an outline of the box (x, y, width, height) strokes, so that its line stays inside.
+export const strokedBox = (x, y, width, height, lineWidth) =>
+  ({ x: x + lineWidth / 2, y: y + lineWidth / 2, width: width - lineWidth, height: height - lineWidth });
+
 // The page's colours, from its CSS custom properties (style.css: light and dark in one place).
 export function themeOf(element) {
   const style = getComputedStyle(element);
