@@ -368,6 +368,14 @@ def main():
     export(model, args, bpe, state, args.out)
 
 
+def optimizer_step(model, optimizer, loss, clip):
+    """One update (train.py's and train_multi.py's): the loss's gradients, clipped to norm clip, applied."""
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimizer.step()
+
+
 def run(args, model, optimizer, state, checkpoint, data):
     """Trains until --minutes of training time are spent, with a checkpoint every --checkpoint-minutes."""
     train, valid, alignments, usable = data
@@ -398,10 +406,7 @@ def run(args, model, optimizer, state, checkpoint, data):
                 group["lr"] = learning_rate(args.lr, state["elapsed"] / budget)
             loss, loss_sum, tokens = loss_of(model, batch, train, alignments, args.align_weight,
                                              args.label_smoothing)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
-            optimizer.step()
+            optimizer_step(model, optimizer, loss, args.clip)
             running += loss_sum
             running_tokens += tokens
             state["step"] += 1

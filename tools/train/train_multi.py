@@ -22,7 +22,7 @@ import bpe as B
 import multi
 import safetensors
 import spec
-from train import ROOT, TRANSFORMER_KEYS, check_resumable, save, training_record
+from train import ROOT, TRANSFORMER_KEYS, check_resumable, optimizer_step, save, training_record
 from transformer import Transformer
 
 
@@ -330,10 +330,7 @@ class Run:
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(args, state["elapsed"])
             loss, loss_sum, tokens = loss_of(model, arrays, args.align_weight, args.label_smoothing, args.bf16)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
-            optimizer.step()
+            optimizer_step(model, optimizer, loss, args.clip)
             running += loss_sum
             running_tokens += tokens
             state["step"] += 1
