@@ -17,21 +17,23 @@ class Gate {
   Gate(const Feeding& feeding, int heads) : feeding_(feeding), heads_(heads) {}
 
   detail::AttentionHooks hooks() {
-    detail::AttentionHooks h;
-    h.start = [this](int parts_per_head) {
-      feeding_.heads_ready->store(0, std::memory_order_relaxed);  // published with the job
-      for (int head = 0; feeding_.drain && feeding_.parts_left && head < heads_; ++head)
-        feeding_.parts_left[head].store(parts_per_head, std::memory_order_relaxed);
+    const bool drains = feeding_.drain && feeding_.parts_left;
+    return {
+        [this, drains](int parts_per_head) {
+          feeding_.heads_ready->store(0, std::memory_order_relaxed);  // published with the job
+          for (int head = 0; drains && head < heads_; ++head)
+            feeding_.parts_left[head].store(parts_per_head, std::memory_order_relaxed);
+        },
+        [this] { feed(); },
+        feeding_.drain,
+        [this](int head) {  // until the head's inputs are in place
+          while (feeding_.heads_ready->load(std::memory_order_acquire) <= head) spin_pause();
+        },
+        drains ? std::function<void(int)>(
+                     [this](int head) { feeding_.parts_left[head].fetch_sub(1, std::memory_order_release); })
+               : std::function<void(int)>(),
+        [this] { return !failed_; },
     };
-    h.lead = [this] { feed(); };
-    h.trail = feeding_.drain;
-    h.enter = [this](int head) {  // until the head's inputs are in place
-      while (feeding_.heads_ready->load(std::memory_order_acquire) <= head) spin_pause();
-    };
-    if (feeding_.drain && feeding_.parts_left)
-      h.leave = [this](int head) { feeding_.parts_left[head].fetch_sub(1, std::memory_order_release); };
-    h.inputs_readable = [this] { return !failed_; };
-    return h;
   }
 
  private:

@@ -23,8 +23,9 @@ struct Feeding {
   // If given: runs on the calling thread once it has no part left to take, while the pool's
   // threads may still finish theirs (after the parts, without a pool). parts_left[h] (an array of
   // shape.heads) counts head h's parts not yet ended, set before feed runs and decremented with
-  // release order as each ends (however it ends): a head whose count is 0 has its output in
-  // place, which drain may copy out.
+  // release order as each ends (also one skipped after a bad input): a head whose count is 0 has
+  // its output in place, which drain may copy out. A part that throws (the call then fails) is not
+  // counted off, so drain must bound its wait (the loader's watches for at most 0.2 ms).
   std::function<void()> drain;
   std::atomic<int>* parts_left = nullptr;
 };

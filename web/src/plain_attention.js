@@ -20,45 +20,57 @@ const SCRATCH_KEPT_BYTES = 4 << 20;  // scratch up to this size stays allocated 
 const THREADED_SCRATCH_AREAS = 3;
 
 
-// The C side's option table ("name:kind ...", web/bindings/plain_attention.cpp): name -> [slot, kind].
-function readOptionTable(module) {
+// The C side's option table ("name:kind ...", web/bindings/plain_attention.cpp), read once: each
+// option's slot and kind (with a string option's strings), and where the call's slots live.
+function readPlain(module) {
+  const count = module._attn_plain_slots();
+  const at = module._malloc(8 * count);
+  if (!at) return undefined;
   const heap = new Uint8Array(floatHeap(module).buffer);
   let text = '';
-  for (let at = module._attn_plain_options(); heap[at]; at++) text += String.fromCharCode(heap[at]);
-  return new Map(text.split(' ').map((entry, slot) => {
+  for (let c = module._attn_plain_options(); heap[c]; c++) text += String.fromCharCode(heap[c]);
+  const options = new Map(text.split(' ').map((entry, slot) => {
     const [name, kind] = entry.split(':');
-    return [name, [slot, kind]];
+    return [name, { slot, kind, strings: kind.split('|') }];
   }));
+  return { options, heads: options.get('heads').slot, at, count, view: undefined };
+}
+
+// The slots as doubles in the heap's buffer (a view made again only when the buffer has changed).
+function slotsOf(plain, buffer) {
+  if (plain.view === undefined || plain.view.buffer !== buffer) plain.view = new Float64Array(buffer, plain.at, plain.count);
+  return plain.view;
 }
 
 // A value as its slot's number by its option's kind, or undefined where it is not of that kind.
-function slotValue(kind, x) {
-  switch (kind) {
+function slotValue(option, x) {
+  switch (option.kind) {
     case 'floats': return x instanceof Float32Array ? x.length : undefined;
     case 'integer': return Number.isInteger(x) ? x : undefined;
     case 'number': return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
     case 'boolean': return typeof x === 'boolean' ? Number(x) : undefined;
     default: {  // the strings it may be
-      const index = typeof x === 'string' ? kind.split('|').indexOf(x) : -1;
+      const index = typeof x === 'string' ? option.strings.indexOf(x) : -1;
       return index >= 0 ? index : undefined;
     }
   }
 }
 
-// The call's slots in the heap (Float64, NaN where an option is not given), prepared by the C
-// side: true when the plain path takes the call.
-function prepare(module, table, slotsAt, o) {
-  if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return false;
-  const slots = new Float64Array(floatHeap(module).buffer, slotsAt, module._attn_plain_slots()).fill(NaN);
+// The call's slots (NaN where an option is not given), prepared by the C side: the slots when the
+// plain path takes the call, else undefined.
+function prepare(module, plain, buffer, o) {
+  if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
+  const slots = slotsOf(plain, buffer).fill(NaN);
   for (const name in o) {
-    const option = table.get(name);
-    if (option === undefined) return false;
-    if (o[name] === undefined) continue;
-    const value = slotValue(option[1], o[name]);
-    if (value === undefined) return false;
-    slots[option[0]] = value;
+    const option = plain.options.get(name);
+    if (option === undefined) return undefined;
+    const x = o[name];
+    if (x === undefined) continue;
+    const value = slotValue(option, x);
+    if (value === undefined) return undefined;
+    slots[option.slot] = value;
   }
-  return module._attn_plain_prepare(slotsAt) === 1;
+  return module._attn_plain_prepare(plain.at) === 1 ? slots : undefined;
 }
 
 // The heap as floats. In a threads build another thread may have grown the memory, which leaves
@@ -69,16 +81,16 @@ function floatHeap(module) {
 }
 
 function plainAttention(module, plain, scratch, o, threaded) {
-  if (!prepare(module, plain.table, plain.slots, o)) return undefined;
-  const prepared = new Float64Array(floatHeap(module).buffer, plain.slots, module._attn_plain_slots());
-  const sizeOf = (name) => prepared[plain.table.get(name)[0]];
-  const H = sizeOf('heads'), L = sizeOf('queryLength'), Dv = sizeOf('valueDim');
-  const counts = Array.from(prepared.subarray(prepared.length - 5));  // query, key, value, output, weights
+  const slots = prepare(module, plain, floatHeap(module).buffer, o);
+  if (slots === undefined) return undefined;
+  const n = plain.count, H = slots[plain.heads];
+  // the floats of query, key, value, output and weights, after the options
+  const counts = [slots[n - 5], slots[n - 4], slots[n - 3], slots[n - 2], slots[n - 1]];
   const returnWeights = counts[4] > 0;
-  const total = counts.reduce((a, b) => a + b, 0);
+  const total = counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
   const { query, key, value } = o;
   // the pool's threads wake while the inputs are copied (waking takes tens of microseconds)
-  if (threaded) module._attn_plain_attention_expect(plain.slots);
+  if (threaded) module._attn_plain_attention_expect(plain.at);
   // Each array starts on its own cache line, an input at its source's address modulo 16: V8 copies
   // to and from shared memory (a threads build's heap) word by word only where both sides are
   // aligned alike, else byte by byte (8x128x128x64's copy-in: 38 us aligned, 214 us at 4 bytes off).
@@ -98,13 +110,13 @@ function plainAttention(module, plain, scratch, o, threaded) {
     end = (at[i] + counts[i]) * 4;
   }
   let heap = floatHeap(module);
-  const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0, plain.slots];
+  const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0, plain.at];
   let status, drained;
   if (threaded) {
     // The pool's threads start on the first heads while this thread copies the rest in: the
     // module calls the feed once they have their parts, and each part waits for its head.
     const feed = feedInputs(module, heap, sources, at, counts.slice(0, 3).map((n) => n / H), H);
-    const drain = drainOutput(module, heap, at[3], L * Dv, H);
+    const drain = drainOutput(module, heap, at[3], counts[3] / H, H);
     status = module._attn_plain_attention_fed(...args);
     module.attnFeed = module.attnDrain = undefined;
     if (feed.failed) status = 1;
@@ -193,11 +205,8 @@ const scratches = [];
 let turn = 0;
 let plain;  // the C side's option table, and the call's slots in the heap
 module['attnPlainAttention'] = (options, threaded) => {
-  if (plain === undefined) {
-    const slots = module._malloc(8 * module._attn_plain_slots());
-    if (!slots) return undefined;
-    plain = { table: readOptionTable(module), slots };
-  }
+  if (plain === undefined) plain = readPlain(module);
+  if (plain === undefined) return undefined;
   const areas = threaded ? THREADED_SCRATCH_AREAS : 1;
   while (scratches.length < areas) scratches.push({ pointer: 0, bytes: 0 });
   turn = (turn + 1) % areas;

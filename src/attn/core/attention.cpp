@@ -134,15 +134,7 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
   std::vector<std::unique_ptr<detail::AttentionPath>> paths(static_cast<std::size_t>(plan.workers));
   const auto part = [&](int item, int worker) {
     const int h = item / plan.blocks, first_row = (item % plan.blocks) * detail::attention_block_rows;
-    struct Leave {  // however the part ends
-      const detail::AttentionHooks* hooks;
-      int head;
-      ~Leave() {
-        if (hooks) hooks->leave(head);
-      }
-    } const left{leave ? hooks : nullptr, h};
     if (bad_input.load(std::memory_order_relaxed)) return;
-    if (enter) hooks->enter(h);
     const int rows = std::min(detail::attention_block_rows, shape.query_length - first_row);
     const float* q = query + static_cast<std::size_t>(h) * shape.query_length * shape.dim;
     const float* k = scan_keys ? key + static_cast<std::size_t>(h) * shape.key_length * key_dim : nullptr;
@@ -161,11 +153,24 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
       path = fused ? detail::fused_path(shape, options, outputs) : detail::blocked_path(shape, options, outputs);
     path->block(h, q, k, v, first_row, rows);
   };
+  // With hooks, a part enters its head first and leaves it when it ends (not when it throws: the
+  // call then fails; no cleanup around the part, which WebAssembly's exceptions would make a call
+  // through JavaScript for every part).
+  const auto hooked_part = [&](int item, int worker) {
+    const int h = item / plan.blocks;
+    if (!bad_input.load(std::memory_order_relaxed)) {
+      if (enter) hooks->enter(h);
+      part(item, worker);
+    }
+    if (leave) hooks->leave(h);
+  };
   // A part may have thrown (an overflowing score) before the part that scans a bad value ran, or
   // with it: a bad value is what to name, as when the scan came first.
   try {
-    parallel_for(plan.parts, plan.workers, part, plan.grain, hooks ? hooks->lead : std::function<void()>(),
-                 hooks ? hooks->trail : std::function<void()>());
+    if (hooks)
+      parallel_for(plan.parts, plan.workers, hooked_part, plan.grain, hooks->lead, hooks->trail);
+    else
+      parallel_for(plan.parts, plan.workers, part, plan.grain);
   } catch (const Error&) {
     if (!hook(&detail::AttentionHooks::inputs_readable) || hooks->inputs_readable())
       detail::validate_inputs(shape, query, key, value, options, outputs);

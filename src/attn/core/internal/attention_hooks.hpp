@@ -18,8 +18,8 @@ struct AttentionHooks {
   std::function<void()> lead, trail;
   // In a part, before it reads head h's inputs (it may wait for them).
   std::function<void(int head)> enter;
-  // When a part of head h ends, however it ends (also a part skipped after a bad input); must not
-  // throw.
+  // When a part of head h ends (also a part skipped after a bad input); not after a part that
+  // throws, which fails the call: whatever waits for parts to leave must bound its wait.
   std::function<void(int head)> leave;
   // false when the inputs can no longer be read (a lead that failed): an error of the call is then
   // rethrown as it is, not named by a scan of the inputs.
