@@ -31,7 +31,8 @@ function readPlain(module) {
   for (let c = module._attn_plain_options(); heap[c]; c++) text += String.fromCharCode(heap[c]);
   const options = new Map(text.split(' ').map((entry, slot) => {
     const [name, kind] = entry.split(':');
-    return [name, { slot, kind, strings: kind.split('|') }];
+    const known = KINDS.indexOf(kind);
+    return [name, { slot, kind: known >= 0 ? known : KINDS.length, strings: kind.split('|') }];
   }));
   return { options, heads: options.get('heads').slot, at, count, view: undefined };
 }
@@ -42,13 +43,15 @@ function slotsOf(plain, buffer) {
   return plain.view;
 }
 
-// A value as its slot's number by its option's kind, or undefined where it is not of that kind.
+// A value as its slot's number by its option's kind (KINDS' index; past them, a list of strings),
+// or undefined where it is not of that kind.
+const KINDS = ['floats', 'integer', 'number', 'boolean'];
 function slotValue(option, x) {
   switch (option.kind) {
-    case 'floats': return x instanceof Float32Array ? x.length : undefined;
-    case 'integer': return Number.isInteger(x) ? x : undefined;
-    case 'number': return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
-    case 'boolean': return typeof x === 'boolean' ? Number(x) : undefined;
+    case 0: return x instanceof Float32Array ? x.length : undefined;
+    case 1: return Number.isInteger(x) ? x : undefined;
+    case 2: return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
+    case 3: return typeof x === 'boolean' ? Number(x) : undefined;
     default: {  // the strings it may be
       const index = typeof x === 'string' ? option.strings.indexOf(x) : -1;
       return index >= 0 ? index : undefined;
@@ -81,7 +84,8 @@ function floatHeap(module) {
 }
 
 function plainAttention(module, plain, scratch, o, threaded) {
-  const slots = prepare(module, plain, floatHeap(module).buffer, o);
+  let heap = floatHeap(module);
+  const slots = prepare(module, plain, heap.buffer, o);
   if (slots === undefined) return undefined;
   const n = plain.count, H = slots[plain.heads];
   // the floats of query, key, value, output and weights, after the options
@@ -100,6 +104,7 @@ function plainAttention(module, plain, scratch, o, threaded) {
     scratch.pointer = module._malloc(bytes);
     scratch.bytes = scratch.pointer ? bytes : 0;
     if (!scratch.pointer) return undefined;
+    heap = floatHeap(module);  // the allocation may have grown the memory
   }
   const sources = [query, key, value];
   const at = [];  // where each array starts, in floats
@@ -109,7 +114,6 @@ function plainAttention(module, plain, scratch, o, threaded) {
     at.push((Math.ceil(end / 64) * 64 + offset) >> 2);
     end = (at[i] + counts[i]) * 4;
   }
-  let heap = floatHeap(module);
   const args = [at[0] * 4, at[1] * 4, at[2] * 4, at[3] * 4, returnWeights ? at[4] * 4 : 0, plain.at];
   let status, drained;
   if (threaded) {
