@@ -21,6 +21,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import batching  # noqa: E402
 import bpe as B  # noqa: E402
 from words import tokenize  # noqa: E402
 
@@ -147,18 +148,7 @@ def batches(corpus, examples, batch_tokens, rng, max_pieces):
     keyed = [(lengths(e), rng.random(), e) for e in examples]
     keyed = [k for k in keyed if max(k[0]) + 1 <= max_pieces]
     keyed.sort(key=lambda k: (k[0][0], k[0][1], k[1]))
-    out, current, longest = [], [], 0
-    for (target, source), _, e in keyed:
-        length = max(target, source) + 1
-        if current and max(longest, length) * (len(current) + 1) > batch_tokens:
-            out.append(current)
-            current, longest = [], 0
-        current.append(e)
-        longest = max(longest, length)
-    if current:
-        out.append(current)
-    rng.shuffle(out)
-    return out
+    return batching.pack(((e, max(target, source) + 1) for (target, source), _, e in keyed), batch_tokens, rng)
 
 
 def tensors_for(corpus, batch, supervise=True, shift=0):

@@ -15,7 +15,6 @@ first use. Training is resumable: a checkpoint is written to runs/<name>.pt ever
 spec.py states it for the tools (sizes, defaults, tensor names and shapes, write_model).
 """
 import argparse
-import json
 import math
 import os
 import random
@@ -26,6 +25,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import batching  # noqa: E402
 import bpe as B  # noqa: E402
 import spec  # noqa: E402
 from model import Seq2Seq  # noqa: E402
@@ -180,18 +180,7 @@ def batches(indices, pairs, batch_tokens, rng):
     """Batches of similar target length holding about `batch_tokens` target pieces, in random
     order; the random tie-break makes each epoch's batches a little different."""
     order = sorted(indices, key=lambda i: (len(pairs[i][2]), len(pairs[i][0]), rng.random()))
-    out, current, longest = [], [], 0
-    for i in order:
-        length = len(pairs[i][2]) + 1
-        if current and max(longest, length) * (len(current) + 1) > batch_tokens:
-            out.append(current)
-            current, longest = [], 0
-        current.append(i)
-        longest = max(longest, length)
-    if current:
-        out.append(current)
-    rng.shuffle(out)
-    return out
+    return batching.pack(((i, len(pairs[i][2]) + 1) for i in order), batch_tokens, rng)
 
 
 def tensors_for(batch, pairs, alignments=None):

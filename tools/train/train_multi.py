@@ -10,7 +10,6 @@ the rate to a tenth over its last C minutes (warmup-stable-decay). Every --eval-
 supervised head's AER on every language's gold dev set is logged (multi.evaluate_alignment).
 """
 import json
-import math
 import random
 import time
 from pathlib import Path
