@@ -1,7 +1,8 @@
 // The records of `./run bench` (build/bench/results.jsonl), as JSON objects rather than text:
 //   node tools/bench_record.mjs tag RUN ROUND    each JSON line of stdin with "run" and "round" first
 //                                                (other lines, a tool's notes, pass through as they are)
-//   node tools/bench_record.mjs machine ROUNDS   the run's first record: the machine and the tools
+//   node tools/bench_record.mjs machine ROUNDS [TORCH]   the run's first record: the machine and the
+//                                                tools (TORCH: PyTorch's version, as run found it)
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -29,7 +30,8 @@ if (what === 'tag') {
     console.log(record && typeof record === 'object' ? JSON.stringify({ run, round: Number(round), ...record }) : line);
   }
 } else if (what === 'machine') {
-  const model = readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1].trim() ?? cpus()[0]?.model;
+  const model = (readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? cpus()[0]?.model ?? '')
+    .trim().replace(/\s+/g, ' ');
   console.log(JSON.stringify({
     run: 'machine',
     machine: model,
@@ -37,10 +39,10 @@ if (what === 'tag') {
     date: new Date().toISOString().slice(0, 10),
     cxx: versionOf('g++', ['--version']),
     node: process.version,
-    torch: versionOf('/usr/bin/python3', ['-c', 'import torch; print(torch.__version__)']),
+    torch: args[1] ?? '',
     rounds: Number(args[0]),
   }));
 } else {
-  console.error('usage: node tools/bench_record.mjs tag RUN ROUND | machine ROUNDS');
+  console.error('usage: node tools/bench_record.mjs tag RUN ROUND | machine ROUNDS [TORCH]');
   process.exit(2);
 }

@@ -89,6 +89,11 @@ forEachBuild('plain attention() calls', (attn) => {
 // side (web/bindings/plain_attention.cpp) takes the plain calls, defaults applied as Embind's path
 // applies them, and leaves everything else to Embind (undefined), which the tests above cannot
 // tell apart by the results alone.
+// A Float32Array whose length says less than it holds.
+class Short extends Float32Array {
+  get length() { return super.length / 2; }
+}
+
 it('the plain path takes exactly the calls its C side accepts', async () => {
   const { readFile } = await import('node:fs/promises');
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -109,12 +114,23 @@ it('the plain path takes exactly the calls its C side accepts', async () => {
     { temperature: NaN }, { temperature: Infinity }, { temperature: '1' }, { returnScores: true },
     { probability: 'sparsemax' }, { keyDim: D + 1 }, { heads: 2.5 }, { heads: 0 }, { dim: -4 }, { mask: [] },
     { validLength: [1] }, { dropout: 0 }, { query: Array.from(base().query) }, { key: new Float64Array(H * S * D) },
+    { score: 'toString' }, { score: '__proto__' }, { score: 'constructor' }, { query: new Short(2 * H * L * D) },
     { value: randomArray(rng, H * S * D + 1) }, { queryLength: undefined }];
   for (const extra of notPlain) assert.ok(!takes({ ...base(), ...extra }), `not plain: ${String(Object.keys(extra))}`);
+  // each option is read once: an array that a getter makes longer on a second read is not copied
+  const call = base();
+  let reads = 0;
+  const tricky = { ...call };
+  Object.defineProperty(tricky, 'query', {
+    enumerable: true,
+    get: () => (++reads === 1 ? call.query : randomArray(rng, 64 * call.query.length)),
+  });
+  const once = module.attnPlainAttention(tricky, false);
+  assert.equal(reads, 1);
+  assert.deepEqual(once.output, module.attnPlainAttention(call, false).output);
   assert.ok(!takes(Object.assign(Object.create({ inherited: 1 }), base())), 'not a plain object');
   assert.ok(!takes(null) && !takes([]), 'not an object');
   // the defaults as Embind's path applies them: scaled_dot, temperature 1, weights returned
-  const call = base();
   const fast = module.attnPlainAttention(call, false);
   const explicit = module.attnPlainAttention({ ...call, score: 'scaled_dot', temperature: 1, returnWeights: true }, false);
   assert.deepEqual(fast.output, explicit.output);

@@ -13,7 +13,7 @@ namespace {
 
 Shape read_shape(const val& options) {
   Shape shape;
-  shape.heads = integer(options, "heads", 1);
+  shape.heads = integer(options, "heads", Shape{}.heads);
   shape.query_length = integer(options, "queryLength", 0, true);
   shape.key_length = integer(options, "keyLength", 0, true);
   shape.dim = integer(options, "dim", 0, true);

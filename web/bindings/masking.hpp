@@ -52,12 +52,13 @@ inline Masking parse_masking(const val& options, int batch, int rows, int cols, 
 // The options attention() and multiHeadAttention() share beyond masks: score, probability,
 // temperature, dropout and its seed.
 inline AttentionOptions parse_common_options(const val& options) {
+  const AttentionOptions defaults;  // the core's, which the plain path (plain_attention.cpp) takes too
   AttentionOptions settings;
-  settings.score = parse_score(string(options, "score", "scaled_dot"));
-  settings.probability = parse_probability(string(options, "probability", "softmax"));
-  settings.temperature = static_cast<float>(number(options, "temperature", 1.0));
-  settings.dropout = static_cast<float>(number(options, "dropout", 0.0));
-  settings.seed = static_cast<std::uint64_t>(integer(options, "seed", 0));
+  settings.score = parse_score(string(options, "score", to_string(defaults.score)));
+  settings.probability = parse_probability(string(options, "probability", to_string(defaults.probability)));
+  settings.temperature = static_cast<float>(number(options, "temperature", defaults.temperature));
+  settings.dropout = static_cast<float>(number(options, "dropout", defaults.dropout));
+  settings.seed = static_cast<std::uint64_t>(integer(options, "seed", static_cast<int>(defaults.seed)));
   return settings;
 }
 

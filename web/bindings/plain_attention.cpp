@@ -29,7 +29,7 @@ std::atomic<int> heads_fed{0};
 static_assert(sizeof(std::atomic<int>) == sizeof(int) && std::atomic<int>::is_always_lock_free,
               "JavaScript's Atomics reach it as an Int32Array element");
 
-// The loader's feed (web/src/attn.mjs): copies the call's inputs in, head by head, storing each
+// The loader's feed (web/src/plain_attention.js): copies the call's inputs in, head by head, storing each
 // count into heads_fed, and never throws (a JavaScript exception would pass through the pool's
 // C++ frames without unwinding them); it ends with every head released.
 // (A feed that is missing feeds nothing: fed_attention then fails, naming the heads it was fed.)
@@ -42,8 +42,8 @@ EM_JS(void, attn_feed_plain_inputs, (), {
 std::vector<std::atomic<int>> parts_left;
 
 // The loader's drain: once the calling thread has no part left, copies each head's output out as
-// its parts end (reading `left`, the heap address of parts_left), until every head is out; never
-// throws.
+// its parts end (reading `left`, the heap address of parts_left), watching for at most 0.2 ms (the
+// heads still under way are copied after the call); never throws.
 EM_JS(void, attn_drain_plain_output, (const std::atomic<int>* left), {
   var drain = Module['attnDrain'];
   if (drain) drain(left);
@@ -58,6 +58,11 @@ constexpr const char* plain_options =
     "valueDim:integer keyDim:integer score:dot|scaled_dot causal:boolean probability:softmax temperature:number "
     "returnWeights:boolean returnScores:boolean";
 constexpr attn::Score plain_scores[] = {attn::Score::dot, attn::Score::scaled_dot};  // the table's order
+constexpr int entries(const char* table) {
+  int count = 1;
+  for (; *table; ++table) count += *table == ' ';
+  return count;
+}
 namespace slot {
 enum : int {
   query,
@@ -79,6 +84,7 @@ enum : int {
   size = counts + 5
 };
 }  // namespace slot
+static_assert(entries(plain_options) == slot::counts, "one slot for each option of the table, in its order");
 
 // A call's slots, NaN where an option was not given, as attn_plain_prepare reads them.
 struct Plain {
@@ -90,19 +96,22 @@ struct Plain {
 
 // Applies the defaults to a call's slots and checks that the plain path can run it: a shape in
 // range, arrays of its sizes, returnScores false, keyDim dim, a positive finite temperature, at
-// most attn_plain_max_elements floats through the heap. Writes the counts; false to take Embind.
+// most a quarter of attn::max_elements floats through the heap (2^26, 256 MiB: a scratch area
+// never dominates the heap; larger calls take Embind, which reads the arrays in place). Writes
+// the counts; false to take Embind.
 bool prepare(Plain p) {
   using namespace slot;
   double* s = p.values;
   for (int i : {query_length, key_length, dim})
     if (!p.given(i)) return false;
-  const attn::Shape shape;  // the core's defaults, as Embind's path takes them
+  const attn::Shape shape;  // the core's defaults, which Embind's path takes too (masking.hpp)
   const attn::AttentionOptions options;
   s[heads] = p.get(heads, shape.heads);
   if (p.get(value_dim, 0) == 0) s[value_dim] = s[dim];
   if (p.get(key_dim, 0) != 0 && s[key_dim] != s[dim]) return false;
   s[score] = p.get(score, options.score == plain_scores[0] ? 0 : 1);
   if (options.score != plain_scores[0] && options.score != plain_scores[1]) return false;
+  if (options.probability != attn::Probability::softmax) return false;  // the table's only one
   s[causal] = p.get(causal, options.mask.causal ? 1 : 0);
   s[temperature] = p.get(temperature, options.temperature);
   s[return_weights] = p.get(return_weights, attn::js::default_return_weights ? 1 : 0);
@@ -118,7 +127,7 @@ bool prepare(Plain p) {
     s[counts + i] = sizes[i];
     total += sizes[i];
   }
-  return total <= double(attn::max_elements / 4);  // larger calls take Embind, which reads the arrays in place
+  return total <= double(attn::max_elements / 4);
 }
 
 int plain_attention(const float* query_data, const float* key_data, const float* value_data, float* output,

@@ -19,6 +19,8 @@ const SCRATCH_KEPT_BYTES = 4 << 20;  // scratch up to this size stays allocated 
 // each, alternating; two areas and four measured between).
 const THREADED_SCRATCH_AREAS = 3;
 
+// The kinds of the C side's option table; an option of any other kind lists the strings it may be.
+const KINDS = ['floats', 'integer', 'number', 'boolean'];
 
 // The C side's option table ("name:kind ...", web/bindings/plain_attention.cpp), read once: each
 // option's slot and kind (with a string option's strings), and where the call's slots live.
@@ -34,7 +36,8 @@ function readPlain(module) {
     const known = KINDS.indexOf(kind);
     return [name, { slot, kind: known >= 0 ? known : KINDS.length, strings: kind.split('|') }];
   }));
-  return { options, heads: options.get('heads').slot, at, count, view: undefined };
+  const arrays = [...options.values()].filter((option) => option.kind === 0).map((option) => option.slot);
+  return { options, heads: options.get('heads').slot, arrays, at, count, view: undefined };
 }
 
 // The slots as doubles in the heap's buffer (a view made again only when the buffer has changed).
@@ -45,10 +48,10 @@ function slotsOf(plain, buffer) {
 
 // A value as its slot's number by its option's kind (KINDS' index; past them, a list of strings),
 // or undefined where it is not of that kind.
-const KINDS = ['floats', 'integer', 'number', 'boolean'];
 function slotValue(option, x) {
   switch (option.kind) {
-    case 0: return x instanceof Float32Array ? x.length : undefined;
+    // a Float32Array itself, not a subclass, whose length could say other than its contents
+    case 0: return x instanceof Float32Array && Object.getPrototypeOf(x) === Float32Array.prototype ? x.length : undefined;
     case 1: return Number.isInteger(x) ? x : undefined;
     case 2: return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
     case 3: return typeof x === 'boolean' ? Number(x) : undefined;
@@ -59,21 +62,29 @@ function slotValue(option, x) {
   }
 }
 
-// The call's slots (NaN where an option is not given), prepared by the C side: the slots when the
-// plain path takes the call, else undefined.
+// The call's slots (NaN where an option is not given), prepared by the C side, and its arrays in
+// the table's order (query, key, value): undefined where the plain path does not take the call.
+// Each option is read once, before any slot is written, so that what is copied is what was
+// checked, whatever getters or proxies the options object holds.
 function prepare(module, plain, buffer, o) {
   if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
-  const slots = slotsOf(plain, buffer).fill(NaN);
+  const given = [];  // option, value, option, value, ...
   for (const name in o) {
     const option = plain.options.get(name);
     if (option === undefined) return undefined;
     const x = o[name];
-    if (x === undefined) continue;
-    const value = slotValue(option, x);
+    if (x !== undefined) given.push(option, x);
+  }
+  const slots = slotsOf(plain, buffer).fill(NaN);
+  const arrays = [];
+  for (let i = 0; i < given.length; i += 2) {
+    const option = given[i], value = slotValue(option, given[i + 1]);
     if (value === undefined) return undefined;
     slots[option.slot] = value;
+    if (option.kind === 0) arrays[option.slot] = given[i + 1];
   }
-  return module._attn_plain_prepare(plain.at) === 1 ? slots : undefined;
+  if (module._attn_plain_prepare(plain.at) !== 1) return undefined;
+  return { slots, arrays: plain.arrays.map((slot) => arrays[slot]) };
 }
 
 // The heap as floats. In a threads build another thread may have grown the memory, which leaves
@@ -85,14 +96,13 @@ function floatHeap(module) {
 
 function plainAttention(module, plain, scratch, o, threaded) {
   let heap = floatHeap(module);
-  const slots = prepare(module, plain, heap.buffer, o);
-  if (slots === undefined) return undefined;
-  const n = plain.count, H = slots[plain.heads];
+  const prepared = prepare(module, plain, heap.buffer, o);
+  if (prepared === undefined) return undefined;
+  const { slots } = prepared, n = plain.count, H = slots[plain.heads];
   // the floats of query, key, value, output and weights, after the options
   const counts = [slots[n - 5], slots[n - 4], slots[n - 3], slots[n - 2], slots[n - 1]];
   const returnWeights = counts[4] > 0;
   const total = counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
-  const { query, key, value } = o;
   // the pool's threads wake while the inputs are copied (waking takes tens of microseconds)
   if (threaded) module._attn_plain_attention_expect(plain.at);
   // Each array starts on its own cache line, an input at its source's address modulo 16: V8 copies
@@ -106,7 +116,7 @@ function plainAttention(module, plain, scratch, o, threaded) {
     if (!scratch.pointer) return undefined;
     heap = floatHeap(module);  // the allocation may have grown the memory
   }
-  const sources = [query, key, value];
+  const sources = prepared.arrays;  // query, key, value, as prepare read them
   const at = [];  // where each array starts, in floats
   let end = scratch.pointer;
   for (let i = 0; i < counts.length; i++) {
@@ -203,7 +213,6 @@ function drainOutput(module, heap, from, size, heads) {
   };
   return state;
 }
-
 
 const scratches = [];
 let turn = 0;
