@@ -36,8 +36,9 @@ function readPlain(module) {
     const known = KINDS.indexOf(kind);
     return [name, { slot, kind: known >= 0 ? known : KINDS.length, strings: kind.split('|') }];
   }));
-  const arrays = [...options.values()].filter((option) => option.kind === 0).map((option) => option.slot);
-  return { options, heads: options.get('heads').slot, arrays, at, count, view: undefined };
+  // the arrays' positions among themselves (query, key, value: the order of the C side's counts)
+  [...options.values()].filter((option) => option.kind === 0).forEach((option, i) => { option.array = i; });
+  return { options, heads: options.get('heads').slot, at, count, view: undefined };
 }
 
 // The slots as doubles in the heap's buffer (a view made again only when the buffer has changed).
@@ -62,9 +63,9 @@ function slotValue(option, x) {
   }
 }
 
-// The call's slots (NaN where an option is not given), prepared by the C side, and its arrays in
-// the table's order (query, key, value): undefined where the plain path does not take the call.
-// Each option is read once, before any slot is written, so that what is copied is what was
+// The call's arrays in the table's order (query, key, value) once the C side has prepared its
+// slots (NaN where an option is not given), or undefined where the plain path does not take the
+// call. Each option is read once, before any slot is written, so that what is copied is what was
 // checked, whatever getters or proxies the options object holds.
 function prepare(module, plain, buffer, o) {
   if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
@@ -76,15 +77,14 @@ function prepare(module, plain, buffer, o) {
     if (x !== undefined) given.push(option, x);
   }
   const slots = slotsOf(plain, buffer).fill(NaN);
-  const arrays = [];
+  const arrays = [undefined, undefined, undefined];
   for (let i = 0; i < given.length; i += 2) {
     const option = given[i], value = slotValue(option, given[i + 1]);
     if (value === undefined) return undefined;
     slots[option.slot] = value;
-    if (option.kind === 0) arrays[option.slot] = given[i + 1];
+    if (option.kind === 0) arrays[option.array] = given[i + 1];
   }
-  if (module._attn_plain_prepare(plain.at) !== 1) return undefined;
-  return { slots, arrays: plain.arrays.map((slot) => arrays[slot]) };
+  return module._attn_plain_prepare(plain.at) === 1 ? arrays : undefined;
 }
 
 // The heap as floats. In a threads build another thread may have grown the memory, which leaves
@@ -96,9 +96,9 @@ function floatHeap(module) {
 
 function plainAttention(module, plain, scratch, o, threaded) {
   let heap = floatHeap(module);
-  const prepared = prepare(module, plain, heap.buffer, o);
-  if (prepared === undefined) return undefined;
-  const { slots } = prepared, n = plain.count, H = slots[plain.heads];
+  const sources = prepare(module, plain, heap.buffer, o);  // query, key, value, as prepare read them
+  if (sources === undefined) return undefined;
+  const slots = plain.view, n = plain.count, H = slots[plain.heads];
   // the floats of query, key, value, output and weights, after the options
   const counts = [slots[n - 5], slots[n - 4], slots[n - 3], slots[n - 2], slots[n - 1]];
   const returnWeights = counts[4] > 0;
@@ -116,7 +116,6 @@ function plainAttention(module, plain, scratch, o, threaded) {
     if (!scratch.pointer) return undefined;
     heap = floatHeap(module);  // the allocation may have grown the memory
   }
-  const sources = prepared.arrays;  // query, key, value, as prepare read them
   const at = [];  // where each array starts, in floats
   let end = scratch.pointer;
   for (let i = 0; i < counts.length; i++) {
