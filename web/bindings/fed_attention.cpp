@@ -10,8 +10,9 @@ namespace {
 
 // The protocol's side of a call, as the core's hooks: the calling thread runs the feed once the
 // threads have their parts (lead), a part of head h waits until the feed has put that head in
-// place, and each part, however it ends, counts itself off its head for the drain. A feed that
-// fails, or stops short, releases every head, and its error is the call's.
+// place, and each part that ends (not one that throws: the call then fails) counts itself off its
+// head for the drain. A feed that fails, or stops short, releases every head, and its error is the
+// call's.
 class Gate {
  public:
   Gate(const Feeding& feeding, int heads) : feeding_(feeding), heads_(heads) {}

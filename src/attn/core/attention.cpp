@@ -123,9 +123,8 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
             const AttentionOptions& options, const AttentionOutputs& outputs, const detail::AttentionHooks* hooks) {
   detail::validate(shape, query, key, value, options, outputs);
   const Plan plan = plan_of(shape, options);
-  const auto hook = [hooks](auto member) { return hooks && static_cast<bool>(hooks->*member); };
-  if (hook(&detail::AttentionHooks::start)) hooks->start(plan.blocks);
-  const bool enter = hook(&detail::AttentionHooks::enter), leave = hook(&detail::AttentionHooks::leave);
+  if (hooks && hooks->start) hooks->start(plan.blocks);
+  const bool enter = hooks && hooks->enter, leave = hooks && hooks->leave;
   const bool fused = detail::fusable(options, outputs);
   const bool scan = options.check_finite, scan_keys = detail::reads_keys(options);
   const int key_dim = shape.resolved_key_dim(), value_dim = shape.resolved_value_dim();
@@ -172,7 +171,7 @@ void attend(const Shape& shape, const float* query, const float* key, const floa
     else
       parallel_for(plan.parts, plan.workers, part, plan.grain);
   } catch (const Error&) {
-    if (!hook(&detail::AttentionHooks::inputs_readable) || hooks->inputs_readable())
+    if (!hooks || !hooks->inputs_readable || hooks->inputs_readable())
       detail::validate_inputs(shape, query, key, value, options, outputs);
     throw;
   }
