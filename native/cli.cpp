@@ -8,7 +8,7 @@
 //   attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]
 //       trains the statistical baseline (IBM Model 2 + fast_align's diagonal prior, both directions)
 //   attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]
-//                  [--source-prefix N] [--target-prefix N] [--agreement]
+//                  [--source-prefix N] [--target-prefix N] [--agreement] [--source-compounds] [--target-compounds]
 //       trains the HMM aligner (from IBM Model 2, both directions; words cut to N characters)
 //   attn upgrade-aligner -i FILE -o FILE
 //       rewrites an aligner's file (either kind, version 1) as version 2: the same model, about half the bytes
@@ -160,8 +160,9 @@ struct Arguments {
   float min_probability = -1.0f;  // per trainer: its format's default
   int iterations = 5;
   float null_probability = HmmOptions().null_probability;
-  int source_prefix = 0, target_prefix = 0;  // hmm-train: words cut to N characters (0: whole)
-  bool agreement = false;                    // hmm-train: both directions trained jointly
+  int source_prefix = 0, target_prefix = 0;                 // hmm-train: words cut to N characters (0: whole)
+  bool agreement = false;                                   // hmm-train: both directions trained jointly
+  bool source_compounds = false, target_compounds = false;  // hmm-train: a side's compounds split
   int beam = 4;
   int threads = 0;  // 0: every core the hardware offers
   bool pieces = false;
@@ -237,6 +238,10 @@ Arguments parse(int argc, char** argv, int first) {
       a.null_probability = number();
     else if (arg == "--agreement")
       a.agreement = true;
+    else if (arg == "--source-compounds")
+      a.source_compounds = true;
+    else if (arg == "--target-compounds")
+      a.target_compounds = true;
     else if (arg == "--source-prefix")
       a.source_prefix = whole_number_flag(arg, value());
     else if (arg == "--target-prefix")
@@ -514,6 +519,8 @@ int hmm_train(const Arguments& a) {
   options.source_prefix = a.source_prefix;
   options.target_prefix = a.target_prefix;
   options.agreement = a.agreement;
+  options.source_compounds = a.source_compounds;
+  options.target_compounds = a.target_compounds;
   HmmAligner aligner;
   aligner.train(source, target, options);
   const std::string bytes =
@@ -574,6 +581,8 @@ void usage() {
          "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
          "                 [--source-prefix N] [--target-prefix N]   (words cut to their first N characters)\n"
          "                 [--agreement]   (both directions trained jointly, so that they agree)\n"
+         "                 [--source-compounds] [--target-compounds]   (a side's compound words split into words\n"
+         "                 of the training text, Koehn & Knight 2003; the splitter is stored in the file)\n"
          "  attn upgrade-aligner -i FILE -o FILE   (an aligner's file as version 2: the same model, half the bytes)\n"
          "alignment methods (--method):\n";
   for (const AlignMethodInfo& method : align_methods()) {

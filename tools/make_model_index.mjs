@@ -127,10 +127,11 @@ for (const file of models) {
       parameters, minutes, gpuMinutes, data: 'Spanish software strings and apertium-translated English prose',
       section: section('Architecture'),
     };
-  } else if (meta.format === 'attnscope-hmm-v1' || meta.format === 'attnscope-hmm-v2') {
+  } else if (['attnscope-hmm-v1', 'attnscope-hmm-v2', 'attnscope-hmm-v3'].includes(meta.format)) {
     const prefix = meta['forward.source_prefix'];
+    const words = prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words';
     facts[file] = {
-      kind: 'HMM aligner', summary: prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words',
+      kind: 'HMM aligner', summary: meta['compounds.target'] ? `${words}, compounds split` : words,
       section: section('Twelve language pairs'),
     };
   } else if (meta.format === 'attnscope-ibm2-v1' || meta.format === 'attnscope-ibm2-v2') {

@@ -4,13 +4,19 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 
+#include "attn/align/internal/hmm_lattice.hpp"
 #include "attn/core/error.hpp"
 #include "attn/models/safetensors.hpp"
 #include "attn/models/text.hpp"
 
 namespace attn {
+
+using detail::forward_backward;
+using detail::Lattice;
+using detail::transitions;
 
 namespace {
 
@@ -28,152 +34,67 @@ std::string cut(const std::string& word, int prefix) {
   return word.substr(0, position);
 }
 
-// Every sentence case-folded (the `lowercase` option) and its words cut (the prefix options): fewer,
-// denser counts.
-std::vector<Sentence> keyed_corpus(const std::vector<Sentence>& sentences, bool lowercase, int prefix) {
+// Every sentence case-folded (the `lowercase` option), its compounds split (when a splitter is
+// given) and its words cut (the prefix options): fewer, denser counts.
+std::vector<Sentence> keyed_corpus(const std::vector<Sentence>& sentences, bool lowercase, int prefix,
+                                   const CompoundSplitter* splitter = nullptr) {
   std::vector<Sentence> out;
   out.reserve(sentences.size());
+  std::unordered_map<std::string, Sentence> splits;  // each word type searched once
   for (const Sentence& s : sentences) {
     Sentence words = lowercase ? case_folded(s) : s;
+    if (splitter) {
+      Sentence parts;
+      for (const std::string& word : words) {
+        auto found = splits.find(word);
+        if (found == splits.end()) found = splits.emplace(word, splitter->split(word)).first;
+        parts.insert(parts.end(), found->second.begin(), found->second.end());
+      }
+      words = std::move(parts);
+    }
     for (std::string& word : words) word = cut(word, prefix);
     out.push_back(std::move(words));
   }
   return out;
 }
 
+// A side's splitter, learned from its (folded) sentences, when the options split that side.
+std::shared_ptr<const CompoundSplitter> learned_splitter(const std::vector<Sentence>& sentences, bool split,
+                                                         const HmmOptions& options) {
+  if (!split) return nullptr;
+  std::vector<Sentence> folded;
+  folded.reserve(sentences.size());
+  for (const Sentence& s : sentences) folded.push_back(options.lowercase ? case_folded(s) : s);
+  return std::make_shared<const CompoundSplitter>(CompoundSplitter::learn(folded, options.compounds));
+}
+
+// Posteriors over keys [tk][sk] as words [t][s]: summed over the source word's keys, the largest
+// over the target word's.
+std::vector<float> pooled(const std::vector<float>& keys, const std::vector<int>& source_owner,
+                          const std::vector<int>& target_owner, std::size_t source_words, std::size_t target_words) {
+  std::vector<float> words(source_words * target_words, 0.0f), row(source_words);
+  const std::size_t source_keys = source_owner.size();
+  for (std::size_t tk = 0; tk < target_owner.size(); ++tk) {
+    std::fill(row.begin(), row.end(), 0.0f);
+    for (std::size_t sk = 0; sk < source_keys; ++sk) row[source_owner[sk]] += keys[tk * source_keys + sk];
+    float* out = words.data() + static_cast<std::size_t>(target_owner[tk]) * source_words;
+    for (std::size_t s = 0; s < source_words; ++s) out[s] = std::max(out[s], row[s]);
+  }
+  return words;
+}
+
+// Links between keys as links between the words they came from.
+Alignment owners_of(const Alignment& links, const std::vector<int>& source_owner,
+                    const std::vector<int>& target_owner) {
+  Alignment words;
+  for (const Link& link : links) words.push_back({source_owner[link.source], target_owner[link.target]});
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  return words;
+}
+
 void check_prefix(int prefix, const char* name) {
   if (prefix < 0 || prefix > largest_prefix) fail(name, " must be in 0..", largest_prefix, ", got ", prefix);
-}
-
-// transition [I + 1][I]: p(word i | last position i') / (1 - p0) for i' = 0..I (0 = start), i = 1..I
-void transitions(const std::vector<float>& jump, int source_length, std::vector<double>& out) {
-  const int I = source_length, max_jump = static_cast<int>(jump.size() / 2);
-  out.resize(static_cast<std::size_t>(I + 1) * I);
-  for (int from = 0; from <= I; ++from) {
-    double* row = out.data() + static_cast<std::size_t>(from) * I;
-    double total = 0.0;
-    for (int to = 1; to <= I; ++to) total += row[to - 1] = jump[std::clamp(to - from, -max_jump, max_jump) + max_jump];
-    for (int to = 0; to < I; ++to) row[to] = total > 0.0 ? row[to] / total : 1.0 / I;
-  }
-}
-
-// Scaled forward-backward over one pair (Rabiner's scaling: every step's forward vector sums to 1).
-struct Lattice {
-  int J = 0, I = 0;
-  std::vector<double> word_forward, null_forward;      // [J][I + 1]: word column 0 unused; NULL(i') at i'
-  std::vector<double> backward;                        // [J][I + 1]: same for word i' and NULL(i')
-  std::vector<double> scale;                           // [J]
-  std::vector<double> word_posterior, null_posterior;  // [J][I], [J]
-  double log_likelihood = 0.0;
-};
-
-// The scaled forward pass: word and NULL forward probabilities, each step's scale, log p(pair).
-void forward_pass(const double* emission, const std::vector<double>& transition, double p0, Lattice& lattice) {
-  const int J = lattice.J, I = lattice.I;
-  const std::size_t width = static_cast<std::size_t>(I) + 1;
-  std::vector<double> previous(width, 0.0);  // mass on each last position i' (word or NULL state)
-  previous[0] = 1.0;
-  lattice.log_likelihood = 0.0;
-  for (int j = 0; j < J; ++j) {
-    const double* e = emission + j * width;
-    double* word = lattice.word_forward.data() + j * width;
-    double* null = lattice.null_forward.data() + j * width;
-    double sum = 0.0;
-    for (int from = 0; from <= I; ++from) {
-      if (previous[from] == 0.0) continue;
-      const double mass = (1.0 - p0) * previous[from];
-      const double* row = transition.data() + static_cast<std::size_t>(from) * I;
-      for (int to = 1; to <= I; ++to) word[to] += mass * row[to - 1];
-      null[from] = p0 * previous[from] * e[0];
-      sum += null[from];
-    }
-    for (int to = 1; to <= I; ++to) sum += word[to] *= e[to];
-    if (!(sum > 0.0)) fail("the HMM gives the pair probability zero");
-    for (std::size_t i = 0; i < width; ++i) {
-      word[i] /= sum;
-      null[i] /= sum;
-      previous[i] = word[i] + null[i];
-    }
-    lattice.scale[j] = sum;
-    lattice.log_likelihood += std::log(sum);
-  }
-}
-
-// The backward pass, scaled by the forward pass's scales.
-void backward_pass(const double* emission, const std::vector<double>& transition, double p0, Lattice& lattice) {
-  const int J = lattice.J, I = lattice.I;
-  const std::size_t width = static_cast<std::size_t>(I) + 1;
-  std::fill(lattice.backward.end() - width, lattice.backward.end(), 1.0);
-  std::vector<double> next(width);
-  for (int j = J - 2; j >= 0; --j) {
-    const double* e = emission + (j + 1) * width;
-    const double* later = lattice.backward.data() + (j + 1) * width;
-    double* b = lattice.backward.data() + j * width;
-    for (int to = 1; to <= I; ++to) next[to] = e[to] * later[to];
-    for (int from = 0; from <= I; ++from) {
-      const double* row = transition.data() + static_cast<std::size_t>(from) * I;
-      double total = 0.0;
-      for (int to = 1; to <= I; ++to) total += row[to - 1] * next[to];
-      b[from] = ((1.0 - p0) * total + p0 * e[0] * later[from]) / lattice.scale[j + 1];
-    }
-  }
-}
-
-// Each target word's posterior on each source word and on NULL.
-void state_posteriors(Lattice& lattice) {
-  const int J = lattice.J, I = lattice.I;
-  const std::size_t width = static_cast<std::size_t>(I) + 1;
-  lattice.word_posterior.assign(static_cast<std::size_t>(J) * I, 0.0);
-  lattice.null_posterior.assign(J, 0.0);
-  for (int j = 0; j < J; ++j) {
-    const double* word = lattice.word_forward.data() + j * width;
-    const double* null = lattice.null_forward.data() + j * width;
-    const double* b = lattice.backward.data() + j * width;
-    for (int i = 1; i <= I; ++i) lattice.word_posterior[static_cast<std::size_t>(j) * I + i - 1] = word[i] * b[i];
-    double nulls = 0.0;
-    for (int i = 0; i <= I; ++i) nulls += null[i] * b[i];
-    lattice.null_posterior[j] = nulls;
-  }
-}
-
-// Adds the expected count of every jump width (EM's transition statistics) to jump_counts.
-void count_jumps(const double* emission, const std::vector<double>& transition, double p0, const Lattice& lattice,
-                 std::vector<double>& jump_counts) {
-  const int J = lattice.J, I = lattice.I;
-  const std::size_t width = static_cast<std::size_t>(I) + 1;
-  const int max_jump = static_cast<int>(jump_counts.size() / 2);
-  std::vector<double> previous(width, 0.0), next(width);
-  previous[0] = 1.0;
-  for (int j = 0; j < J; ++j) {
-    const double* e = emission + j * width;
-    const double* b = lattice.backward.data() + j * width;
-    for (int to = 1; to <= I; ++to) next[to] = (1.0 - p0) * e[to] * b[to] / lattice.scale[j];
-    for (int from = 0; from <= I; ++from) {
-      if (previous[from] == 0.0) continue;
-      const double* row = transition.data() + static_cast<std::size_t>(from) * I;
-      for (int to = 1; to <= I; ++to) {
-        jump_counts[std::clamp(to - from, -max_jump, max_jump) + max_jump] += previous[from] * row[to - 1] * next[to];
-      }
-    }
-    for (std::size_t i = 0; i < width; ++i)
-      previous[i] = lattice.word_forward[j * width + i] + lattice.null_forward[j * width + i];
-  }
-}
-
-// emission [J][I + 1] with column 0 = NULL. Adds expected jump counts to *jump_counts when given.
-void forward_backward(const double* emission, int J, int I, const std::vector<double>& transition,
-                      double null_probability, Lattice& lattice, std::vector<double>* jump_counts = nullptr) {
-  const std::size_t cells = static_cast<std::size_t>(J) * (I + 1);
-  lattice.J = J;
-  lattice.I = I;
-  lattice.word_forward.assign(cells, 0.0);
-  lattice.null_forward.assign(cells, 0.0);
-  lattice.backward.assign(cells, 0.0);
-  lattice.scale.assign(J, 0.0);
-  forward_pass(emission, transition, null_probability, lattice);
-  backward_pass(emission, transition, null_probability, lattice);
-  state_posteriors(lattice);
-  if (jump_counts) count_jumps(emission, transition, null_probability, lattice, *jump_counts);
 }
 
 void check_jump(const std::vector<float>& jump, const char* name) {
@@ -194,6 +115,7 @@ void check_jump(const std::vector<float>& jump, const char* name) {
 HmmOptions reversed(const HmmOptions& options) {
   HmmOptions other = options;
   std::swap(other.source_prefix, other.target_prefix);
+  std::swap(other.source_compounds, other.target_compounds);
   return other;
 }
 
@@ -202,11 +124,22 @@ void HmmModel::train(const std::vector<Sentence>& source, const std::vector<Sent
   check_prefix(options.source_prefix, "source_prefix");
   check_prefix(options.target_prefix, "target_prefix");
   Ibm2Model initial;
-  if (options.lowercase || options.source_prefix > 0 || options.target_prefix > 0) {
-    const std::vector<Sentence> keyed_source = keyed_corpus(source, options.lowercase, options.source_prefix),
-                                keyed_target = keyed_corpus(target, options.lowercase, options.target_prefix);
+  const std::shared_ptr<const CompoundSplitter> source_splitter =
+                                                    learned_splitter(source, options.source_compounds, options),
+                                                target_splitter =
+                                                    learned_splitter(target, options.target_compounds, options);
+  if (options.lowercase || options.source_prefix > 0 || options.target_prefix > 0 || source_splitter ||
+      target_splitter) {
+    const std::vector<Sentence> keyed_source = keyed_corpus(source, options.lowercase, options.source_prefix,
+                                                            source_splitter.get()),
+                                keyed_target = keyed_corpus(target, options.lowercase, options.target_prefix,
+                                                            target_splitter.get());
     initial.train(keyed_source, keyed_target, options.ibm2);
-    train(initial, keyed_source, keyed_target, options);
+    HmmOptions split_already = options;  // the corpus is split: the overload below takes no splitters
+    split_already.source_compounds = split_already.target_compounds = false;
+    train(initial, keyed_source, keyed_target, split_already);
+    source_splitter_ = source_splitter;
+    target_splitter_ = target_splitter;
   } else {
     initial.train(source, target, options.ibm2);
     train(initial, source, target, options);
@@ -286,7 +219,11 @@ struct HmmTraining {
 
 void HmmModel::train(const Ibm2Model& initial, const std::vector<Sentence>& source, const std::vector<Sentence>& target,
                      const HmmOptions& options) {
+  if (options.source_compounds || options.target_compounds)
+    fail("an HMM trained from IBM Model 2 takes a corpus already keyed: split compounds with train(source, target)");
   HmmTraining training(*this, initial, source, target, options);
+  source_splitter_.reset();
+  target_splitter_.reset();
   for (int iteration = 0; iteration < options.iterations; ++iteration) {
     for (std::size_t k = 0; k < training.corpus.sources.size(); ++k) {
       training.expect(k);
@@ -303,12 +240,21 @@ void train_directions(HmmModel& forward, HmmModel& backward, const std::vector<S
   if (!options.agreement) {
     forward.train(source, target, options);
     backward.train(target, source, backward_options);
+    // the same splitters (learned from the same sides), held once
+    if (forward.source_splitter_) backward.target_splitter_ = forward.source_splitter_;
+    if (forward.target_splitter_) backward.source_splitter_ = forward.target_splitter_;
     return;
   }
   check_prefix(options.source_prefix, "source_prefix");
   check_prefix(options.target_prefix, "target_prefix");
-  const std::vector<Sentence> keyed_source = keyed_corpus(source, options.lowercase, options.source_prefix),
-                              keyed_target = keyed_corpus(target, options.lowercase, options.target_prefix);
+  const std::shared_ptr<const CompoundSplitter> source_splitter =
+                                                    learned_splitter(source, options.source_compounds, options),
+                                                target_splitter =
+                                                    learned_splitter(target, options.target_compounds, options);
+  const std::vector<Sentence> keyed_source =
+                                  keyed_corpus(source, options.lowercase, options.source_prefix, source_splitter.get()),
+                              keyed_target =
+                                  keyed_corpus(target, options.lowercase, options.target_prefix, target_splitter.get());
   // IBM Model 2 starts each direction on its own, as without agreement
   Ibm2Model forward_start, backward_start;
   forward_start.train(keyed_source, keyed_target, options.ibm2);
@@ -344,6 +290,8 @@ void train_directions(HmmModel& forward, HmmModel& backward, const std::vector<S
   }
   f.finish();
   b.finish();
+  forward.source_splitter_ = backward.target_splitter_ = source_splitter;
+  forward.target_splitter_ = backward.source_splitter_ = target_splitter;
 }
 
 HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> jump, float null_probability) {
@@ -359,21 +307,37 @@ HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> 
   return model;
 }
 
-std::vector<double> HmmModel::emissions(const Sentence& original_source, const Sentence& original_target) const {
+HmmModel::Keyed HmmModel::keyed(const Sentence& words, bool source_side) const {
+  // normalized here too, so that the twins of emissions() compare NFC with NFC
+  const Sentence normal = lowercase_ ? case_folded(words) : nfc(words);
+  const CompoundSplitter* splitter = source_side ? source_splitter_.get() : target_splitter_.get();
+  const int prefix = source_side ? source_prefix_ : target_prefix_;
+  Keyed out;
+  for (std::size_t w = 0; w < normal.size(); ++w) {
+    const Sentence parts = splitter ? splitter->split(normal[w]) : Sentence{normal[w]};
+    for (const std::string& part : parts) {
+      out.keys.push_back(cut(part, prefix));
+      out.owner.push_back(static_cast<int>(w));
+    }
+  }
+  return out;
+}
+
+HmmModel::Keyed HmmModel::checked_keys(const Sentence& words, const Sentence& other, bool source_side) const {
   if (!trained_) fail("the HMM aligner is not trained");
-  check_sentence_pair(original_source, original_target);
-  // normalized here too, so that the twins below compare NFC with NFC
-  const Sentence source = lowercase_ ? case_folded(original_source) : nfc(original_source);
-  const Sentence target = lowercase_ ? case_folded(original_target) : nfc(original_target);
-  const std::size_t I = source.size(), J = target.size();
+  if (source_side) check_sentence_pair(words, other);
+  return keyed(words, source_side);
+}
+
+std::vector<double> HmmModel::emissions(const Sentence& source_keys, const Sentence& target_keys) const {
   // the words as the table keys them: cut to the prefixes, if any (a name keeps its first letters
   // whatever its ending: Islandi and Iceland do not, but Europe and Euroopa meet as "europ")
-  Sentence source_keys(I), target_keys(J);
+  const std::size_t I = source_keys.size(), J = target_keys.size();
   std::vector<int> s(I);
-  for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(source_keys[i] = cut(source[i], source_prefix_));
+  for (std::size_t i = 0; i < I; ++i) s[i] = lexicon_.source_id(source_keys[i]);
   std::vector<double> emission(J * (I + 1));
   for (std::size_t j = 0; j < J; ++j) {
-    const int f = lexicon_.target_id(target_keys[j] = cut(target[j], target_prefix_));
+    const int f = lexicon_.target_id(target_keys[j]);
     emission[j * (I + 1)] = lexicon_.translation(0, f);
     for (std::size_t i = 0; i < I; ++i) {
       // a word the table has never seen is likely its own translation where the other side has it (names, numbers)
@@ -384,10 +348,9 @@ std::vector<double> HmmModel::emissions(const Sentence& original_source, const S
   return emission;
 }
 
-double HmmModel::run_forward_backward(const Sentence& source, const Sentence& target,
-                                      std::vector<float>* posterior) const {
-  const std::vector<double> emission = emissions(source, target);
-  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
+double HmmModel::run_forward_backward(const Keyed& source, const Keyed& target, std::vector<float>* posterior) const {
+  const std::vector<double> emission = emissions(source.keys, target.keys);
+  const int I = static_cast<int>(source.keys.size()), J = static_cast<int>(target.keys.size());
   std::vector<double> transition;
   transitions(jump_, I, transition);
   Lattice lattice;
@@ -397,18 +360,22 @@ double HmmModel::run_forward_backward(const Sentence& source, const Sentence& ta
 }
 
 std::vector<float> HmmModel::posteriors(const Sentence& source, const Sentence& target) const {
+  const Keyed s = checked_keys(source, target, true), t = checked_keys(target, source, false);
   std::vector<float> posterior;
-  run_forward_backward(source, target, &posterior);
-  return posterior;
+  run_forward_backward(s, t, &posterior);
+  if (!source_splitter_ && !target_splitter_) return posterior;  // a key per word
+  return pooled(posterior, s.owner, t.owner, source.size(), target.size());
 }
 
 double HmmModel::log_likelihood(const Sentence& source, const Sentence& target) const {
-  return run_forward_backward(source, target, nullptr);
+  return run_forward_backward(checked_keys(source, target, true), checked_keys(target, source, false), nullptr);
 }
 
-Alignment HmmModel::viterbi(const Sentence& source, const Sentence& target) const {
-  const std::vector<double> emission = emissions(source, target);
-  const int I = static_cast<int>(source.size()), J = static_cast<int>(target.size());
+Alignment HmmModel::viterbi(const Sentence& source_words, const Sentence& target_words) const {
+  const Keyed source = checked_keys(source_words, target_words, true),
+              target = checked_keys(target_words, source_words, false);
+  const std::vector<double> emission = emissions(source.keys, target.keys);
+  const int I = static_cast<int>(source.keys.size()), J = static_cast<int>(target.keys.size());
   const std::size_t width = static_cast<std::size_t>(I) + 1;
   std::vector<double> transition;
   transitions(jump_, I, transition);
@@ -448,8 +415,7 @@ Alignment HmmModel::viterbi(const Sentence& source, const Sentence& target) cons
       position = word_from[j * width + position];
     }  // a NULL state keeps its position
   }
-  std::sort(links.begin(), links.end());
-  return links;
+  return owners_of(links, source.owner, target.owner);
 }
 
 void HmmModel::write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows) const {
@@ -484,8 +450,36 @@ HmmModel HmmModel::read(const SafeTensors& file, const std::string& prefix, cons
   return model;
 }
 
-Alignment HmmModel::align(const Sentence& source, const Sentence& target) const {
-  return posterior_links(posteriors(source, target), static_cast<int>(source.size()), static_cast<int>(target.size()));
+Alignment HmmModel::align(const Sentence& source_words, const Sentence& target_words) const {
+  const Keyed source = checked_keys(source_words, target_words, true),
+              target = checked_keys(target_words, source_words, false);
+  std::vector<float> posterior;
+  run_forward_backward(source, target, &posterior);
+  const Alignment links =
+      posterior_links(posterior, static_cast<int>(source.keys.size()), static_cast<int>(target.keys.size()));
+  return owners_of(links, source.owner, target.owner);
+}
+
+const char* HmmModel::file_format(bool rows) const {
+  if (source_splitter_ || target_splitter_) return format_v3;
+  return rows ? format : format_v1;
+}
+
+void HmmModel::write_shared(SafeTensorsWriter& writer, bool rows) const {
+  if (!source_splitter_ && !target_splitter_) return;
+  if (!rows) fail("an HMM that splits compounds needs its two directions to share one vocabulary per side");
+  if (source_splitter_) source_splitter_->write(writer, "compounds.source");
+  if (target_splitter_) target_splitter_->write(writer, "compounds.target");
+}
+
+void HmmModel::read_shared(const SafeTensors& file, HmmModel& forward, HmmModel& backward) {
+  if (file.meta("format") != format_v3) return;  // only version 3 splits compounds
+  const auto splitter = [&](const char* key) -> std::shared_ptr<const CompoundSplitter> {
+    if (file.metadata().count(key) == 0) return nullptr;
+    return std::make_shared<const CompoundSplitter>(CompoundSplitter::read(file, key));
+  };
+  forward.source_splitter_ = backward.target_splitter_ = splitter("compounds.source");
+  forward.target_splitter_ = backward.source_splitter_ = splitter("compounds.target");
 }
 
 }  // namespace attn

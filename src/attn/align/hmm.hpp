@@ -14,9 +14,11 @@
 // starts from IBM Model 2 (trained first) and both are re-estimated by EM (forward-backward).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "attn/align/compounds.hpp"
 #include "attn/align/ibm2.hpp"
 
 namespace attn {
@@ -37,6 +39,11 @@ struct HmmOptions {
   // each E-step's link counts the product of both directions' posteriors, so that links the two
   // disagree on lose weight in both. Training only: the files are the same format either way.
   bool agreement = false;
+  // Compound words of a side split into words of the training text before the prefixes are cut
+  // (compounds.hpp): the splitter is learned from that side of the corpus and stored in the file;
+  // a word's posteriors and links are those of its parts.
+  bool source_compounds = false, target_compounds = false;
+  CompoundOptions compounds;
 };
 // The options of the other direction (BidirectionalAligner trains it): the prefixes swap sides.
 HmmOptions reversed(const HmmOptions& options);
@@ -48,6 +55,8 @@ class HmmModel {
   static constexpr StatisticalKind kind = StatisticalKind::hmm;
   static constexpr const char* format = "attnscope-hmm-v2";     // written (docs/MODEL_FORMAT.md §6)
   static constexpr const char* format_v1 = "attnscope-hmm-v1";  // still read, and written where v2 cannot be
+  static constexpr const char* format_v3 = "attnscope-hmm-v3";  // version 2 with compound splitters
+  static bool reads(const std::string& name) { return name == format || name == format_v1 || name == format_v3; }
   static constexpr float default_min_probability = 1e-4f;
 
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
@@ -58,6 +67,8 @@ class HmmModel {
              const HmmOptions& options);
 
   // Posterior p(a_t = s | pair) by forward-backward, P[t][s]; each row sums to 1 - p(NULL | pair).
+  // With compounds split: the posterior of the pair's parts, summed over the source word's parts,
+  // the largest over the target word's (so a compound links to each word one of its parts links to).
   std::vector<float> posteriors(const Sentence& source, const Sentence& target) const;
   // Links where a target word's best source word beats its NULL posterior (posterior decoding).
   Alignment align(const Sentence& source, const Sentence& target) const;
@@ -73,6 +84,12 @@ class HmmModel {
   void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows = false) const;
   static HmmModel read(const SafeTensors& file, const std::string& prefix,
                        const TranslationTable* vocabularies = nullptr);
+  // What the two directions of one file share, stored once (BidirectionalAligner): the format
+  // (version 3 where a side splits compounds) and the splitters, as this (forward) direction's
+  // sides; read_shared gives them to both directions.
+  const char* file_format(bool rows) const;
+  void write_shared(SafeTensorsWriter& writer, bool rows) const;
+  static void read_shared(const SafeTensors& file, HmmModel& forward, HmmModel& backward);
 
   // Sets every parameter directly (for tests): theta from `lexicon`, c(d) from jump [2 max_jump + 1].
   static HmmModel from_parameters(TranslationTable lexicon, std::vector<float> jump, float null_probability);
@@ -85,21 +102,34 @@ class HmmModel {
   bool lowercase() const { return lowercase_; }
   int source_prefix() const { return source_prefix_; }
   int target_prefix() const { return target_prefix_; }
+  const CompoundSplitter* source_splitter() const { return source_splitter_.get(); }
+  const CompoundSplitter* target_splitter() const { return target_splitter_.get(); }
   const TranslationTable& lexicon() const { return lexicon_; }
 
  private:
-  // emission [J][I + 1] (column 0 = NULL) of one pair, from the table
-  std::vector<double> emissions(const Sentence& source, const Sentence& target) const;
-  // forward-backward over one pair: returns log p(target | source), fills the posteriors if asked
-  double run_forward_backward(const Sentence& source, const Sentence& target, std::vector<float>* posterior) const;
+  // A sentence as the table keys it: folded, its compounds split, cut to the prefix; owner[k] is
+  // the word that key k came from.
+  struct Keyed {
+    Sentence keys;
+    std::vector<int> owner;
+  };
+  Keyed keyed(const Sentence& words, bool source_side) const;
+  // emission [J][I + 1] (column 0 = NULL) of one pair of keyed sentences, from the table
+  std::vector<double> emissions(const Sentence& source_keys, const Sentence& target_keys) const;
+  // forward-backward over one pair: returns log p(target | source), fills the keys' posteriors if asked
+  double run_forward_backward(const Keyed& source, const Keyed& target, std::vector<float>* posterior) const;
+  Keyed checked_keys(const Sentence& words, const Sentence& other, bool source_side) const;
 
   friend struct HmmTraining;
+  friend void train_directions(HmmModel&, HmmModel&, const std::vector<Sentence>&, const std::vector<Sentence>&,
+                               const HmmOptions&);
   TranslationTable lexicon_;
   std::vector<float> jump_;
   float null_probability_ = 0.15f;
   bool lowercase_ = false;
   int source_prefix_ = 0, target_prefix_ = 0;
   bool trained_ = false;
+  std::shared_ptr<const CompoundSplitter> source_splitter_, target_splitter_;  // null: whole words
 };
 
 // Both directions, from one corpus: each on its own, or jointly when options.agreement (the
@@ -107,7 +137,7 @@ class HmmModel {
 void train_directions(HmmModel& forward, HmmModel& backward, const std::vector<Sentence>& source,
                       const std::vector<Sentence>& target, const HmmOptions& options);
 
-// Both directions (like Ibm2Aligner); one file of format attnscope-hmm-v1.
+// Both directions (like Ibm2Aligner); one file of format attnscope-hmm-v2 (-v3 with compound splitters).
 using HmmAligner = BidirectionalAligner<HmmModel>;
 
 }  // namespace attn

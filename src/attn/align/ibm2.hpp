@@ -34,6 +34,7 @@ class Ibm2Model {
   static constexpr StatisticalKind kind = StatisticalKind::ibm2;
   static constexpr const char* format = "attnscope-ibm2-v2";     // written (docs/MODEL_FORMAT.md §6)
   static constexpr const char* format_v1 = "attnscope-ibm2-v1";  // still read, and written where v2 cannot be
+  static bool reads(const std::string& name) { return name == format || name == format_v1; }
   static constexpr float default_min_probability = 1e-5f;
 
   // source[k] and target[k] are the words of sentence pair k. Empty pairs are skipped.
@@ -50,6 +51,10 @@ class Ibm2Model {
   void write(SafeTensorsWriter& writer, const std::string& prefix, float min_probability, bool rows = false) const;
   static Ibm2Model read(const SafeTensors& file, const std::string& prefix,
                         const TranslationTable* vocabularies = nullptr);
+  // Nothing shared between the directions beyond the vocabularies (as HmmModel's, for BidirectionalAligner)
+  const char* file_format(bool rows) const { return rows ? format : format_v1; }
+  void write_shared(SafeTensorsWriter&, bool) const {}
+  static void read_shared(const SafeTensors&, Ibm2Model&, Ibm2Model&) {}
 
   float tension() const { return tension_; }
   float null_probability() const { return null_probability_; }

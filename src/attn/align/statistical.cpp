@@ -315,12 +315,10 @@ StatisticalModel::Aligned StatisticalModel::align_with_posteriors(const Sentence
 std::unique_ptr<StatisticalModel> load_statistical_aligner(const SafeTensors& file) {
   const auto format = file.metadata().find("format");
   const std::string name = format == file.metadata().end() ? "" : format->second;
-  if (name == HmmModel::format || name == HmmModel::format_v1)
-    return std::make_unique<HmmAligner>(HmmAligner::from_file(file));
-  if (name == Ibm2Model::format || name == Ibm2Model::format_v1)
-    return std::make_unique<Ibm2Aligner>(Ibm2Aligner::from_file(file));
+  if (HmmModel::reads(name)) return std::make_unique<HmmAligner>(HmmAligner::from_file(file));
+  if (Ibm2Model::reads(name)) return std::make_unique<Ibm2Aligner>(Ibm2Aligner::from_file(file));
   fail("not a statistical aligner: the format is '", name, "', expected ", Ibm2Model::format_v1, " or ",
-       HmmModel::format_v1, " (or their version 2)");
+       HmmModel::format_v1, " (or a later version)");
 }
 
 std::unique_ptr<StatisticalModel> load_statistical_aligner(std::string bytes) {

@@ -144,8 +144,9 @@ class BidirectionalAligner : public StatisticalModel {
   std::string serialize(float min_probability) const override {
     SafeTensorsWriter writer;
     const bool rows = forward_.lexicon().mirrors(backward_.lexicon());
-    writer.metadata("format", rows ? Direction::format : Direction::format_v1);
+    writer.metadata("format", forward_.file_format(rows));
     if (rows) forward_.lexicon().write_vocabularies(writer);
+    forward_.write_shared(writer, rows);
     forward_.write(writer, "forward.", min_probability, rows);
     backward_.write(writer, "backward.", min_probability, rows);
     return writer.bytes();
@@ -156,8 +157,7 @@ class BidirectionalAligner : public StatisticalModel {
   static BidirectionalAligner from_file(const SafeTensors& file) {
     const auto format = file.metadata().find("format");
     const std::string name = format == file.metadata().end() ? "" : format->second;
-    if (name != Direction::format && name != Direction::format_v1)
-      fail("not an ", Direction::format_v1, " file (nor ", Direction::format, ")");
+    if (!Direction::reads(name)) fail("not an ", Direction::format_v1, " file (nor a later version)");
     BidirectionalAligner aligner;
     if (name == Direction::format_v1) {
       aligner.forward_ = Direction::read(file, "forward.");
@@ -170,6 +170,7 @@ class BidirectionalAligner : public StatisticalModel {
     backward_words.target_vocabulary = forward_words.source_vocabulary;
     aligner.forward_ = Direction::read(file, "forward.", &forward_words);
     aligner.backward_ = Direction::read(file, "backward.", &backward_words);
+    Direction::read_shared(file, aligner.forward_, aligner.backward_);
     return aligner;
   }
 
@@ -178,7 +179,7 @@ class BidirectionalAligner : public StatisticalModel {
 };
 
 // Either aligner from its file's bytes, chosen by the file's format (attnscope-ibm2-v1 or -v2,
-// attnscope-hmm-v1 or -v2); throws attn::Error naming the problem.
+// attnscope-hmm-v1, -v2 or -v3); throws attn::Error naming the problem.
 std::unique_ptr<StatisticalModel> load_statistical_aligner(std::string bytes);
 std::unique_ptr<StatisticalModel> load_statistical_aligner(const SafeTensors& file);
 

@@ -145,6 +145,12 @@ bool is_word_char(char32_t c) noexcept {
   return category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_NO;  // Lu Ll Lt Lm Lo Mn Mc Me Nd Nl No
 }
 
+bool is_letter(char32_t c) noexcept {
+  if (c < 0x80) return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+  const utf8proc_category_t category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+  return category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_ME;  // Lu Ll Lt Lm Lo Mn Mc Me
+}
+
 bool is_space(char32_t c) noexcept {
   const utf8proc_property_t* property = utf8proc_get_property(static_cast<utf8proc_int32_t>(c));
   return property->category == UTF8PROC_CATEGORY_ZS || property->bidi_class == UTF8PROC_BIDI_CLASS_WS ||

@@ -37,6 +37,8 @@ std::vector<std::string> case_folded(const std::vector<std::string>& words);
 // Python's str.isspace() accepts, general category Zs or bidirectional class WS, B or S.
 bool is_word_char(char32_t code_point) noexcept;
 bool is_space(char32_t code_point) noexcept;
+// A letter: general category L* or M* (a mark that NFC left uncombined belongs to its letter).
+bool is_letter(char32_t code_point) noexcept;
 
 // Where each user-perceived character (extended grapheme cluster, UAX #29 by utf8proc) of the
 // code points starts, in order; a last entry chars.size() closes the last cluster. An emoji ZWJ
