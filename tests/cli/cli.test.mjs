@@ -171,7 +171,7 @@ test('--help lists every alignment method and the defaults from the library', ()
     assert.match(stderr, new RegExp(`^  ${method} `, 'm'), method);
   }
   assert.match(stderr, /hybrid .*\(default\)/);
-  assert.match(stderr, /--statistical hmm --statistical-weight 0.6 --mix linear --symmetrize posterior --posterior-threshold 0.35/);
+  assert.match(stderr, /--statistical hmm --statistical-weight 0.4 --mix linear --symmetrize posterior --posterior-threshold 0.35/);
 });
 
 test('align and translate give the same output, in order, on one thread and on many', () => {

@@ -21,13 +21,11 @@ const char* const multilingual_transformer = "multilingual-transformer.safetenso
 // aligner. Its default is the hybrid (both directions' attention mixed with the HMM's posteriors),
 // which measured better than the HMM alone on every one of these pairs' dev sets
 // (models/MODEL_CARD.md, tools/eval_pairs.sh), at the posterior threshold chosen on en-es (0.35)
-// and a statistical weight of 0.5 (en-es: the library's 0.6, chosen there with its RNNs): on
-// XL-WA's silver links 0.5 beat 0.6 on every other pair measured, 0.4 and 0.7 were worse.
+// and the library's statistical weight, 0.4 (methods.hpp), for every pair.
 // `--method attention` is soft-threshold at 0.4 for every pair: with the fifth release it measured
 // best of the attention-only extractions on every pair's dev set (soft-itermax, soft-threshold at
-// 0.3, 0.4 and 0.5). On en-pt it also measured 0.005 below the hybrid (MODEL_CARD.md); the hybrid
-// stays every pair's default until its weight, chosen with far weaker attention, is chosen again.
-LanguagePair with_transformer(const char* language, const char* language_name, float statistical_weight = 0.5f) {
+// 0.3, 0.4 and 0.5); the hybrid at weight 0.4 measured better than it on every pair.
+LanguagePair with_transformer(const char* language, const char* language_name) {
   LanguagePair pair;
   pair.name = std::string("en-") + language;
   pair.language = language;
@@ -36,7 +34,7 @@ LanguagePair with_transformer(const char* language, const char* language_name, f
   pair.forward = pair.reverse = multilingual_transformer;
   pair.method = AlignMethod::hybrid;
   pair.posterior_threshold = 0.35f;
-  pair.statistical_weight = statistical_weight;
+  pair.statistical_weight = align_defaults.statistical_weight;
   pair.attention_method = AlignMethod::soft_threshold;
   pair.attention_threshold = 0.4f;
   return pair;
@@ -47,7 +45,7 @@ std::vector<LanguagePair> make_pairs() {
   // (an RNN, the page's comparison); its additive RNNs (Bahdanau's) stay in models/ for the
   // library and the tutorials, no longer the pair's attention models: the Transformer's hybrid
   // measured 0.1450 on XL-WA en-es dev against their 0.1585, and translates better (chrF).
-  LanguagePair spanish = with_transformer("es", "Spanish", align_defaults.statistical_weight);
+  LanguagePair spanish = with_transformer("es", "Spanish");
   spanish.ibm2 = "ibm2-en-es.safetensors";
   spanish.general = "en-es-general.safetensors";
   return {

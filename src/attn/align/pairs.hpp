@@ -22,12 +22,12 @@ struct LanguagePair {
   std::string forward, reverse;  // attention models English -> language and language -> English
   std::string general;           // a second English -> language model (Luong's general attention)
   // `attn align --pair` and the page's default: the method with the lowest measured AER among
-  // those whose files the pair has (models/MODEL_CARD.md; for en-pt since the fifth Transformer,
-  // the attention alone measured 0.005 lower), and its posterior-mean threshold.
+  // those whose files the pair has (models/MODEL_CARD.md), and its posterior-mean threshold.
   AlignMethod method = align_defaults.method;
   float posterior_threshold = align_defaults.posterior_threshold;
   // The hybrid's weight of the statistical posteriors against attention (AlignOptions's), for the
-  // pair's own attention models: chosen on XL-WA's silver links (models/MODEL_CARD.md).
+  // pair's own attention models: the library's 0.4 for every pair since session 22, chosen on the
+  // twelve gold dev sets, each pair by the other eleven (models/MODEL_CARD.md).
   float statistical_weight = align_defaults.statistical_weight;
   // `--method attention`: the extraction from the attention models alone (no statistical model)
   // with the lowest AER on the pair's dev set, and its threshold (where the method reads one).
