@@ -1,7 +1,8 @@
 // libFuzzer target: any bytes given to the statistical aligners' loader (IBM Model 2 and the HMM,
 // told apart by the file's format) must either load or raise attn::Error, never crash, hang, leak
 // or read out of bounds.
-//   ./run fuzz [SECONDS] aligners     (seeds: tests/data/tiny-ibm2.safetensors, tiny-hmm.safetensors)
+//   ./run fuzz [SECONDS] aligners     (seeds: tests/data/tiny-ibm2.safetensors, tiny-hmm.safetensors and
+//   tiny-hmm-compounds.safetensors, a version 3 HMM with a compound splitter)
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)aligner->align(source, target, attn::Symmetrization::posterior_mean, 0.35f);
     if (const auto* hmm = dynamic_cast<const attn::HmmAligner*>(aligner.get()))
       (void)hmm->forward().viterbi(source, target);
+    // long and hyphenated words, which a splitter read from the file cuts into parts
+    const std::vector<std::string> english{"the", "research", "centre", "likes", "the", "press"},
+        hungarian{"a", "kutatóközpont-ban", "szereti", "a", "sajtóhatóságkutató"};
+    (void)aligner->align(english, hungarian, attn::Symmetrization::posterior_mean, 0.35f);
   } catch (const attn::Error&) {
   }
   return 0;

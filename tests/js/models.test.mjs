@@ -340,6 +340,22 @@ for (const simd of [true, false]) {
       assert.equal(attn.liveHandles(), before);
     });
 
+    it('an HMM that splits compounds (format version 3) links a compound it never saw, as the CLI does', async () => {
+      // tests/data/tiny-hmm-compounds.safetensors: `attn hmm-train --target-compounds` on 60 pairs
+      // of single nouns; "kutatóközpont" (research centre) is never in them, its parts are
+      const aligner = await attn.loadStatisticalAligner(bytes('tiny-hmm-compounds.safetensors'));
+      const source = 'the research centre likes the press', target = 'a kutatóközpont szereti a sajtó';
+      const { pharaoh } = aligner.align(source, target);
+      assert.equal(pharaoh, '0-0 1-1 2-1 3-2 4-3 5-4');
+      const cli = new URL('../../build/bin/attn', import.meta.url);
+      if (existsSync(cli)) {
+        const run = spawnSync(cli.pathname, ['align', '--method', 'hmm', '--hmm', new URL('tiny-hmm-compounds.safetensors', DATA).pathname],
+          { input: `${source} ||| ${target}\n`, encoding: 'utf8' });
+        assert.equal(run.stdout.trim(), pharaoh);
+      }
+      aligner.delete();
+    });
+
     it('leaves no Embind handle behind', async () => {
       const before = attn.liveHandles();
       for (let i = 0; i < 5; i++) {
