@@ -130,6 +130,9 @@ TEST_CASE("word characters are letters, marks and numbers; spaces are what Pytho
     CHECK(is_space(c));
     CHECK_FALSE(is_word_char(c));
   }
+  // letters (what a compound's parts are made of) are the word characters without the numbers
+  for (char32_t c : {U'a', U'Z', U'é', U'ő', U'\u0301', U'ж', U'ß', U'日'}) CHECK(is_letter(c));
+  for (char32_t c : {U'7', U'\u0663', U'½', U'-', U' ', U'\u00AD', U'\U0001F642'}) CHECK_FALSE(is_letter(c));
 }
 
 TEST_CASE("the tokenizer gives NFD text the NFC words and pieces of NFC text", "[text][tokenizer]") {
