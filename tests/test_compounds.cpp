@@ -29,16 +29,16 @@ void add(std::vector<Words>& corpus, const std::string& word, int count) {
 
 CompoundSplitter small_splitter() {
   std::vector<Words> corpus;
-  add(corpus, "sajtó", 30);       // press
-  add(corpus, "központban", 20);  // in the centre
-  add(corpus, "központ", 40);     // centre
-  add(corpus, "kutató", 12);      // research
-  add(corpus, "vasút", 12);       // railway
-  add(corpus, "állomás", 12);     // station
+  add(corpus, "sajtó", 30);          // press
+  add(corpus, "központban", 20);     // in the centre
+  add(corpus, "központ", 40);        // centre
+  add(corpus, "kutató", 12);         // research
+  add(corpus, "vasút", 12);          // railway
+  add(corpus, "állomás", 12);        // station
   add(corpus, "vasútállomás", 200);  // railway station, as one word more often than its parts
-  add(corpus, "első", 15);        // first (4 code points, 5 bytes)
-  add(corpus, "ritka", 3);        // rare: below min_count, never a part
-  add(corpus, "2024", 50);        // not letters
+  add(corpus, "első", 15);           // first (4 code points, 5 bytes)
+  add(corpus, "ritka", 3);           // rare: below min_count, never a part
+  add(corpus, "2024", 50);           // not letters
   return CompoundSplitter::learn(corpus, CompoundOptions{});
 }
 
@@ -50,7 +50,8 @@ struct Parallel {
 
 Parallel noun_corpus(int sentences, std::uint64_t seed) {
   const Words nouns{"research", "centre", "press", "authority", "partner"},
-      hungarian{"kutató", "központ", "sajtó", "hatóság", "partner"}, verbs{"sees", "likes"}, verbs_hu{"látja", "szereti"};
+      hungarian{"kutató", "központ", "sajtó", "hatóság", "partner"}, verbs{"sees", "likes"},
+      verbs_hu{"látja", "szereti"};
   Rng rng(seed);
   Parallel corpus;
   for (int k = 0; k < sentences; ++k) {
@@ -76,11 +77,11 @@ TEST_CASE("a long word splits into frequent words of the corpus, where their cou
   CHECK(splitter.split("sajtóközpontban") == Words{"sajtó", "központban"});
   CHECK(splitter.split("kutatóközpont") == Words{"kutató", "központ"});
   CHECK(splitter.split("elsősajtóközpont") == Words{"első", "sajtó", "központ"});  // parts of code points, not bytes
-  CHECK(splitter.split("vasútállomás") == Words{"vasútállomás"});  // more frequent whole than its parts
-  CHECK(splitter.split("ritkaközpont") == Words{"ritkaközpont"});  // "ritka" is too rare to be a part
-  CHECK(splitter.split("központ") == Words{"központ"});            // too short to split
-  CHECK(splitter.split("sajtóxyzábc") == Words{"sajtóxyzábc"});    // the rest is no known word
-  CHECK(splitter.split("2024sajtó") == Words{"2024sajtó"});        // only words of letters split
+  CHECK(splitter.split("vasútállomás") == Words{"vasútállomás"});                  // more frequent whole than its parts
+  CHECK(splitter.split("ritkaközpont") == Words{"ritkaközpont"});                  // "ritka" is too rare to be a part
+  CHECK(splitter.split("központ") == Words{"központ"});                            // too short to split
+  CHECK(splitter.split("sajtóxyzábc") == Words{"sajtóxyzábc"});                    // the rest is no known word
+  CHECK(splitter.split("2024sajtó") == Words{"2024sajtó"});                        // only words of letters split
   CHECK(splitter.split("esza-sajtóközpont") == Words{"esza", "sajtó", "központ"});  // hyphens first
   CHECK(splitter.split("1974-ben") == Words{"1974", "ben"});
   CHECK(splitter.split("-") == Words{"-"});
@@ -99,7 +100,13 @@ TEST_CASE("a long word splits into frequent words of the corpus, where their cou
   CHECK(splitter.split("központközpontközpontközpont").size() == 1);
   CompoundOptions wrong;
   wrong.max_parts = 1;
-  CHECK_THROWS_WITH(CompoundSplitter::learn({}, wrong), Contains("max_parts must be in 2..1000, got 1"));
+  CHECK_THROWS_WITH(CompoundSplitter::learn({}, wrong), Contains("max_parts must be in 2..8, got 1"));
+  // a word longer than max_parts stored words comes back whole at once, however long (a pasted
+  // run of letters): the search never looks past the longest stored word
+  std::string huge;
+  for (int k = 0; k < 20000; ++k) huge += "központ";
+  CHECK(splitter.split(huge) == Words{huge});
+  CHECK(splitter.split("központközpontközpontx") == Words{"központközpontközpontx"});
 }
 
 TEST_CASE("a splitter round-trips through a file and damaged ones name the problem", "[compounds]") {
@@ -120,8 +127,10 @@ TEST_CASE("a splitter round-trips through a file and damaged ones name the probl
     return SafeTensors::parse(w.bytes());
   };
   const std::string good_options = R"({"min_count":10,"min_part":4,"min_length":7,"max_parts":3})";
-  CHECK_THROWS_WITH(CompoundSplitter::read(damaged("[\"sajtó\"", good_options, {1}), "c"), Contains("c is not valid JSON"));
-  CHECK_THROWS_WITH(CompoundSplitter::read(damaged("{}", good_options, {}), "c"), Contains("c must be an array of words"));
+  CHECK_THROWS_WITH(CompoundSplitter::read(damaged("[\"sajtó\"", good_options, {1}), "c"),
+                    Contains("c is not valid JSON"));
+  CHECK_THROWS_WITH(CompoundSplitter::read(damaged("{}", good_options, {}), "c"),
+                    Contains("c must be an array of words"));
   CHECK_THROWS_WITH(CompoundSplitter::read(damaged("[\"sajtó\",\"központ\"]", good_options, {1}), "c"),
                     Contains("c.log_counts"));
   CHECK_THROWS_WITH(CompoundSplitter::read(damaged("[\"sajtó\",\"sajtó\"]", good_options, {1, 2}), "c"),
@@ -133,7 +142,18 @@ TEST_CASE("a splitter round-trips through a file and damaged ones name the probl
                     Contains("c.options needs an integer max_parts"));
   CHECK_THROWS_WITH(
       CompoundSplitter::read(damaged("[]", R"({"min_count":10,"min_part":4,"min_length":7,"max_parts":1})", {}), "c"),
-      Contains("max_parts must be in 2..1000, got 1"));
+      Contains("max_parts must be in 2..8, got 1"));
+  CHECK_THROWS_WITH(
+      CompoundSplitter::read(damaged("[]", R"({"min_count":10,"min_part":4,"min_length":7,"max_parts":900})", {}), "c"),
+      Contains("max_parts must be in 2..8, got 900"));
+  CHECK_THROWS_WITH(CompoundSplitter::read(damaged("[\"abc\"]", good_options, {1}), "c"),
+                    Contains("c[0] = 'abc' is shorter than min_part (4)"));
+  SafeTensorsWriter wide;  // counts must be U16, as written
+  wide.metadata("c", "[\"sajtó\"]");
+  wide.metadata("c.options", good_options);
+  wide.add("c.log_counts", std::vector<std::int32_t>{70000}, {1});
+  CHECK_THROWS_WITH(CompoundSplitter::read(SafeTensors::parse(wide.bytes()), "c"),
+                    Contains("c.log_counts must be U16"));
   CHECK_THROWS_WITH(
       CompoundSplitter::read(damaged("[]", R"({"min_count":10,"min_part":-4,"min_length":7,"max_parts":3})", {}), "c"),
       Contains("min_part = -4 is outside 0..1000"));
@@ -220,6 +240,13 @@ TEST_CASE("an HMM that splits compounds is a version 3 file that keeps its split
   writer.metadata("compounds.target.options", R"({"min_count":10,"min_part":4,"min_length":7,"max_parts":3})");
   writer.add("compounds.target.log_counts", std::vector<std::uint16_t>{1, 2}, {2});
   CHECK_THROWS_WITH(HmmAligner::deserialize(writer.bytes()), Contains("compounds.target.log_counts"));
+  // and one without any splitter is not version 3
+  SafeTensorsWriter bare;
+  bare.metadata("format", "attnscope-hmm-v3");
+  split.forward().lexicon().write_vocabularies(bare);
+  split.forward().write(bare, "forward.", 1e-4f, true);
+  split.backward().write(bare, "backward.", 1e-4f, true);
+  CHECK_THROWS_WITH(HmmAligner::deserialize(bare.bytes()), Contains("needs compounds.source or compounds.target"));
   // the one-direction overload that takes a keyed corpus cannot split it
   Ibm2Model initial;
   initial.train(corpus.english, corpus.hungarian);

@@ -131,7 +131,7 @@ for (const file of models) {
     const prefix = meta['forward.source_prefix'];
     const words = prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words';
     facts[file] = {
-      kind: 'HMM aligner', summary: meta['compounds.target'] ? `${words}, compounds split` : words,
+      kind: 'HMM aligner', summary: meta['compounds.target'] || meta['compounds.source'] ? `${words}, compounds split` : words,
       section: section('Twelve language pairs'),
     };
   } else if (meta.format === 'attnscope-ibm2-v1' || meta.format === 'attnscope-ibm2-v2') {

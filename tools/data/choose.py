@@ -4,7 +4,7 @@ default AER on the choosing set is not significantly above the lowest.
 
     choose.py GOLD NAME:BYTES:OUTPUT [NAME:BYTES:OUTPUT ...]
 
-GOLD: the choosing set (tab-separated, links in the third column: "i-j" sure, "ipj" possible);
+GOLD: the choosing set (tab-separated, links in the last column: "i-j" sure, "ipj" or "i?j" possible);
 OUTPUT: a candidate's Pharaoh links for its lines. "Significantly" by a paired bootstrap (Koehn
 2004): the sentences resampled 1,000 times (seed 1), the same resample for both candidates, and a
 candidate is within the set's noise of the lowest unless the lowest wins in 95 % of the resamples.
@@ -18,11 +18,12 @@ import sys
 
 
 def links(text):
+    """Pharaoh links as attn aer reads them: "i-j" sure, "ipj" or "i?j" possible."""
     sure, possible = set(), set()
     for link in text.split():
-        sep = "p" if "p" in link else "-"
+        sep = next((c for c in "p?" if c in link), "-")
         i, j = link.split(sep)
-        (possible if sep == "p" else sure).add((int(i), int(j)))
+        (possible if sep != "-" else sure).add((int(i), int(j)))
     return sure, sure | possible
 
 
@@ -44,7 +45,7 @@ def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__.strip())
     with open(argv[1], encoding="utf-8") as f:
-        gold = [links(line.rstrip("\n").split("\t")[2]) for line in f if line.strip()]
+        gold = [links(line.rstrip("\n").split("\t")[-1]) for line in f]  # the links: the last column
     candidates = []
     for spec in argv[2:]:
         name, size, output = spec.split(":", 2)
@@ -58,10 +59,10 @@ def main(argv):
     lowest = min(range(len(candidates)), key=lambda k: scores[k])
     rng = random.Random(1)
     samples = [[rng.randrange(len(gold)) for _ in everything] for _ in range(1000)]
+    best = [aer(candidates[lowest][2], s) for s in samples]
     pick = None
     for k, (name, size, c) in enumerate(candidates):
-        best = candidates[lowest][2]
-        wins = sum(aer(best, s) < aer(c, s) for s in samples) / len(samples) if k != lowest else 0.0
+        wins = sum(b < aer(c, s) for b, s in zip(best, samples)) / len(samples) if k != lowest else 0.0
         print(f"{name}\tAER {scores[k]:.4f}\tlowest better in {wins:.1%}", file=sys.stderr)
         if wins < 0.95 and (pick is None or size < candidates[pick][1]):
             pick = k

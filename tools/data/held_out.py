@@ -31,7 +31,7 @@ def main(argv):
     with open(f"{out}.en", "w", encoding="utf-8") as out_en, open(f"{out}.{xx}", "w", encoding="utf-8") as out_xx:
         for corpus in corpora:
             with open(f"{corpus}.en", encoding="utf-8") as en, open(f"{corpus}.{xx}", encoding="utf-8") as xs:
-                for e, x in zip(en, xs):
+                for e, x in zip(en, xs, strict=True):  # files of unequal length are an error
                     if key(e) in english or key(x) in other:
                         left_out += 1
                         continue

@@ -43,7 +43,7 @@ class Choose(unittest.TestCase):
         self.assertEqual(chosen, ["0.0000", "200", "big"])
 
     def test_within_noise_the_smaller_file(self):
-        # one sentence in 200 differs: the lowest cannot win 95 % of the resamples
+        # two sentences in 200 differ (0 and 199): the lowest cannot win 95 % of the resamples
         a, b = self.output("a", 0), self.output("b", 199)
         chosen = run(HERE / "choose.py", self.gold, f"big:200:{a}", f"small:100:{b}").split()
         self.assertEqual(chosen[1:], ["100", "small"])

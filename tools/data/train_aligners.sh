@@ -35,7 +35,8 @@
 # lowest beat each in choose.py's resamples) and prints one table line
 # per pair: the chosen candidate, silver AER, dev AER of the HMM, of the default and of IBM Model 2,
 # and the shipped file's size; data/en-XX/thresholds.tsv has the chosen model at each threshold.
-# About 4 x 1 minute of training per pair on one idle core (REUSE=1 and the kept candidates make a
+# About 1 minute of training per candidate and pair on one idle core, 2-5 with the extra data, and
+# one more for the chosen one trained on all the text (REUSE=1 and the kept candidates make a
 # rerun only score).
 # Needs build/bin/attn (cmake --build build/native --target attn_cli).
 set -euo pipefail
@@ -77,9 +78,11 @@ for pair in "${pairs[@]}"; do
   # silver pairs, which then measure text that no candidate trained on
   extra=$data/extra
   data_corpus=$corpus data_extra=$extra  # the files a kept candidate must be newer than
+  held=""  # "held-" in the names of candidates trained without the silver pairs
   if [ "$silver" != "$gold/dev.tsv" ]; then
-    echo "$pair: corpus without the silver pairs: $("$here/held_out.py" "$silver" "$xx" "$work/held" "$corpus")" >&2
-    corpus=$work/held
+    summary=$("$here/held_out.py" "$silver" "$xx" "$work/held" "$corpus")
+    echo "$pair: corpus without the silver pairs: $summary" >&2
+    corpus=$work/held held="held-"
     if [ -f "$extra.$xx" ]; then
       "$here/held_out.py" "$silver" "$xx" "$work/held-extra" "$extra" > /dev/null
       extra=$work/held-extra
@@ -105,8 +108,9 @@ for pair in "${pairs[@]}"; do
     fi
     [[ "$flags" == *c* ]] && compounds=(--target-compounds) suffix=${suffix}c
     [ -n "$suffix" ] && name=$name-$suffix
-    # each candidate is kept (data/en-XX/hmm-S-T[-FLAGS].safetensors) and reused while newer than the data
-    model="$data/hmm-$name.safetensors"
+    # each candidate is kept (data/en-XX/[held-]hmm-S-T[-FLAGS].safetensors) and reused while newer
+    # than the data; "held-" marks one trained without the silver pairs (none before session 22)
+    model="$data/${held}hmm-$name.safetensors"
     start=$SECONDS
     stale=""
     [ "$model" -nt "$data_corpus.$xx" ] || stale=1
@@ -136,8 +140,10 @@ for pair in "${pairs[@]}"; do
   # with the extra data, 8.6 MB, against 4.6 MB for its 5-character prefixes, 0.005 apart on
   # Europarl's dev set). Noise: a paired bootstrap over the set's sentences (choose.py; until
   # session 22 fixed margins, 0.01 on a 100-sentence gold set and 0.003 on the silver pairs).
-  read -r best_aer _ best < <("$here/choose.py" "$silver" "${chosen[@]}" 2> "$data/choice.txt")
-  shipped="$data/hmm-$best.safetensors"
+  "$here/choose.py" "$silver" "${chosen[@]}" > "$work/choice" 2> "$data/choice.txt" ||
+    { cat "$data/choice.txt" >&2; exit 1; }
+  read -r best_aer _ best < "$work/choice"
+  shipped="$data/${held}hmm-$best.safetensors"
   if [ "$corpus" != "$data_corpus" ]; then
     # chosen without the silver pairs; shipped trained on all the pair's text, as before session 22
     IFS=/ read -r source_prefix target_prefix flags <<< "${setting_of[$best]}"
@@ -165,9 +171,9 @@ for pair in "${pairs[@]}"; do
   # (data/en-XX/thresholds.tsv; pairs.cpp keeps one threshold unless silver's best carries over)
   echo -e "threshold\tsilver AER\tdev AER" > "$data/thresholds.tsv"
   for threshold in ${THRESHOLDS:-0.2 0.25 0.3 0.35 0.4 0.45 0.5}; do
-    "$attn" align --method hmm --hmm "$data/hmm-$best.safetensors" --posterior-threshold "$threshold" \
+    "$attn" align --method hmm --hmm "$data/${held}hmm-$best.safetensors" --posterior-threshold "$threshold" \
       -i "$work/train.in" > "$work/silver.out"
-    "$attn" align --method hmm --hmm "$data/hmm-$best.safetensors" --posterior-threshold "$threshold" \
+    "$attn" align --method hmm --hmm "$data/${held}hmm-$best.safetensors" --posterior-threshold "$threshold" \
       -i "$work/dev.in" > "$work/dev.out"
     echo -e "$threshold\t$(aer "$silver" "$work/silver.out")\t$(aer "$gold/dev.tsv" "$work/dev.out")" >> "$data/thresholds.tsv"
   done

@@ -15,6 +15,7 @@ namespace {
 
 constexpr int log_scale = 1000;  // counts stored as round(1000 ln count): exact integer sums in the search
 constexpr int largest_setting = 1000;
+constexpr int largest_parts = 8;  // the search is parts x length x the longest part: bounded for any file
 
 bool all_letters(const std::string& word) {
   std::size_t position = 0;
@@ -37,14 +38,17 @@ std::vector<std::size_t> code_point_starts(const std::string& word) {
 }
 
 void check_options(const CompoundOptions& options) {
-  const auto check = [](int value, int low, const char* name) {
-    if (value < low || value > largest_setting) fail("compound splitting: ", name, " must be in ", low, "..", largest_setting, ", got ", value);
+  const auto check = [](int value, int low, int high, const char* name) {
+    if (value < low || value > high)
+      fail("compound splitting: ", name, " must be in ", low, "..", high, ", got ", value);
   };
-  check(options.min_count, 1, "min_count");
-  check(options.min_part, 1, "min_part");
-  check(options.min_length, 2, "min_length");
-  check(options.max_parts, 2, "max_parts");
+  check(options.min_count, 1, largest_setting, "min_count");
+  check(options.min_part, 1, largest_setting, "min_part");
+  check(options.min_length, 2, largest_setting, "min_length");
+  check(options.max_parts, 2, largest_parts, "max_parts");
 }
+
+std::size_t code_points(const std::string& word) { return code_point_starts(word).size() - 1; }
 
 }  // namespace
 
@@ -69,10 +73,12 @@ CompoundSplitter::Split CompoundSplitter::best(const std::vector<std::size_t>& s
   if (const auto found = memo.find(key); found != memo.end()) return found->second;
   const std::size_t length = starts.size() - 1;  // code points
   Split result;
-  if (const int whole = log_count(word.substr(starts[from])); whole >= 0) result = {whole, 1, length};
+  if (length - from <= longest_) {  // no stored word is longer
+    if (const int whole = log_count(word.substr(starts[from])); whole >= 0) result = {whole, 1, length};
+  }
   if (parts_left > 1) {
     const std::size_t min_part = static_cast<std::size_t>(options_.min_part);
-    for (std::size_t end = from + min_part; end + min_part <= length; ++end) {
+    for (std::size_t end = from + min_part; end + min_part <= length && end - from <= longest_; ++end) {
       const int head = log_count(word.substr(starts[from], starts[end] - starts[from]));
       if (head < 0) continue;
       const Split rest = best(starts, word, end, parts_left - 1, memo);
@@ -88,7 +94,9 @@ CompoundSplitter::Split CompoundSplitter::best(const std::vector<std::size_t>& s
 void CompoundSplitter::split_piece(const std::string& piece, std::vector<std::string>& out) const {
   const std::vector<std::size_t> starts = code_point_starts(piece);
   const std::size_t length = starts.size() - 1;
-  if (length < static_cast<std::size_t>(options_.min_length) || !all_letters(piece)) {
+  // too short, or too long to be cut into at most max_parts stored words
+  if (length < static_cast<std::size_t>(options_.min_length) || length > options_.max_parts * longest_ ||
+      !all_letters(piece)) {
     out.push_back(piece);
     return;
   }
@@ -136,9 +144,10 @@ CompoundSplitter CompoundSplitter::learn(const std::vector<std::vector<std::stri
   splitter.options_ = options;
   for (const auto& [word, count] : counts) {
     if (count < options.min_count || !all_letters(word)) continue;
-    if (code_point_starts(word).size() - 1 < static_cast<std::size_t>(options.min_part)) continue;
+    if (code_points(word) < static_cast<std::size_t>(options.min_part)) continue;
     const double scaled = std::round(log_scale * std::log(static_cast<double>(count)));
     splitter.log_counts_.emplace(word, static_cast<int>(std::min(scaled, 65535.0)));
+    splitter.longest_ = std::max(splitter.longest_, code_points(word));
   }
   return splitter;
 }
@@ -176,18 +185,24 @@ CompoundSplitter CompoundSplitter::read(const SafeTensors& file, const std::stri
     const auto found = options.find(name);
     if (found == options.end() || !found->is_number_integer()) fail(key, ".options needs an integer ", name);
     const std::int64_t value = found->get<std::int64_t>();
-    if (value < 0 || value > largest_setting) fail(key, ".options: ", name, " = ", value, " is outside 0..", largest_setting);
+    if (value < 0 || value > largest_setting)
+      fail(key, ".options: ", name, " = ", value, " is outside 0..", largest_setting);
     return static_cast<int>(value);
   };
   splitter.options_ = {setting("min_count"), setting("min_part"), setting("min_length"), setting("max_parts")};
   check_options(splitter.options_);
-  const std::vector<std::int32_t> values =
-      file.indices(key + ".log_counts", {static_cast<std::int64_t>(words.size())});
+  if (!file.has(key + ".log_counts")) fail("tensor ", key, ".log_counts is missing");
+  if (file.info(key + ".log_counts").dtype != "U16") fail(key, ".log_counts must be U16");
+  const std::vector<std::int32_t> values = file.indices(key + ".log_counts", {static_cast<std::int64_t>(words.size())});
   for (std::size_t k = 0; k < words.size(); ++k) {
     if (!words[k].is_string()) fail(key, " must hold strings");
     const std::string word = words[k].get<std::string>();
     if (!all_letters(word)) fail(key, "[", k, "] = '", valid_utf8(word), "' is not a word of letters");
+    const std::size_t length = code_points(word);
+    if (length < static_cast<std::size_t>(splitter.options_.min_part))
+      fail(key, "[", k, "] = '", word, "' is shorter than min_part (", splitter.options_.min_part, ")");
     if (!splitter.log_counts_.emplace(word, values[k]).second) fail(key, " repeats '", word, "'");
+    splitter.longest_ = std::max(splitter.longest_, length);
   }
   return splitter;
 }

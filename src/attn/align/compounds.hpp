@@ -18,10 +18,10 @@
 namespace attn {
 
 struct CompoundOptions {
-  int min_count = 10;   // a part is a word seen at least this often in the training text
-  int min_part = 4;     // code points of every part
-  int min_length = 7;   // shorter words are never split
-  int max_parts = 3;
+  int min_count = 10;  // a part is a word seen at least this often in the training text
+  int min_part = 4;    // code points of every part
+  int min_length = 7;  // shorter words are never split
+  int max_parts = 3;   // 2 .. 8
 };
 
 class CompoundSplitter {
@@ -30,7 +30,11 @@ class CompoundSplitter {
   static CompoundSplitter learn(const std::vector<std::vector<std::string>>& folded, const CompoundOptions& options);
 
   // The parts of a case-folded word, in order, which joined give the word back (hyphens dropped):
-  // the word alone when it does not split. Words joined by hyphens are cut there first.
+  // the word alone when it does not split. Words joined by hyphens are cut there first. The cut is
+  // found from the first part on: each first part is scored with the best cut of the rest (by its
+  // own mean), and the cut with the highest mean log count wins, the word itself where its own
+  // count reaches that mean; a tie keeps the earlier candidate (fewer parts, then the shorter first
+  // part). Time: length x max_parts x the longest stored word.
   std::vector<std::string> split(const std::string& word) const;
 
   const CompoundOptions& options() const { return options_; }
@@ -49,6 +53,7 @@ class CompoundSplitter {
   int log_count(const std::string& word) const;  // -1 when the word cannot be a part
 
   std::unordered_map<std::string, int> log_counts_;  // round(1000 ln count), the words that may be parts
+  std::size_t longest_ = 0;                          // code points of the longest of them
   CompoundOptions options_;
 };
 

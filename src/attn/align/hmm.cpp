@@ -42,7 +42,7 @@ std::vector<Sentence> keyed_corpus(const std::vector<Sentence>& sentences, bool 
   out.reserve(sentences.size());
   std::unordered_map<std::string, Sentence> splits;  // each word type searched once
   for (const Sentence& s : sentences) {
-    Sentence words = lowercase ? case_folded(s) : s;
+    Sentence words = lowercase ? case_folded(s) : nfc(s);  // as keyed() normalizes at alignment
     if (splitter) {
       Sentence parts;
       for (const std::string& word : words) {
@@ -64,7 +64,7 @@ std::shared_ptr<const CompoundSplitter> learned_splitter(const std::vector<Sente
   if (!split) return nullptr;
   std::vector<Sentence> folded;
   folded.reserve(sentences.size());
-  for (const Sentence& s : sentences) folded.push_back(options.lowercase ? case_folded(s) : s);
+  for (const Sentence& s : sentences) folded.push_back(options.lowercase ? case_folded(s) : nfc(s));
   return std::make_shared<const CompoundSplitter>(CompoundSplitter::learn(folded, options.compounds));
 }
 
@@ -78,7 +78,7 @@ std::vector<float> pooled(const std::vector<float>& keys, const std::vector<int>
     std::fill(row.begin(), row.end(), 0.0f);
     for (std::size_t sk = 0; sk < source_keys; ++sk) row[source_owner[sk]] += keys[tk * source_keys + sk];
     float* out = words.data() + static_cast<std::size_t>(target_owner[tk]) * source_words;
-    for (std::size_t s = 0; s < source_words; ++s) out[s] = std::max(out[s], row[s]);
+    for (std::size_t s = 0; s < source_words; ++s) out[s] = std::min(std::max(out[s], row[s]), 1.0f);
   }
   return words;
 }
@@ -480,6 +480,8 @@ void HmmModel::read_shared(const SafeTensors& file, HmmModel& forward, HmmModel&
   };
   forward.source_splitter_ = backward.target_splitter_ = splitter("compounds.source");
   forward.target_splitter_ = backward.source_splitter_ = splitter("compounds.target");
+  if (!forward.source_splitter_ && !forward.target_splitter_)
+    fail("an ", format_v3, " file needs compounds.source or compounds.target (version 2 has neither)");
 }
 
 }  // namespace attn

@@ -68,7 +68,8 @@ class HmmModel {
 
   // Posterior p(a_t = s | pair) by forward-backward, P[t][s]; each row sums to 1 - p(NULL | pair).
   // With compounds split: the posterior of the pair's parts, summed over the source word's parts,
-  // the largest over the target word's (so a compound links to each word one of its parts links to).
+  // the largest over the target word's (so a compound links to each word one of its parts links
+  // to), at most 1; a compound's row may then sum to more than 1 - p(NULL).
   std::vector<float> posteriors(const Sentence& source, const Sentence& target) const;
   // Links where a target word's best source word beats its NULL posterior (posterior decoding).
   Alignment align(const Sentence& source, const Sentence& target) const;
