@@ -80,4 +80,7 @@ class HeldOut(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    result = unittest.main(exit=False).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")  # the line ./run counts
+    sys.exit(1 if failed else 0)

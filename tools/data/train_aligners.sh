@@ -59,6 +59,23 @@ aer() {  # aer GOLD PREDICTED: the AER alone
   "$attn" aer "$1" "$2" | awk '$1 == "AER" {print $2}'
 }
 
+# hmm_train MODEL CORPUS SETTING: the HMM of SETTING ("S/T[/FLAGS]") trained on CORPUS.{en,XX} into
+# MODEL, unless MODEL is newer than the pair's data (and its extra data, for an "x" setting) and
+# than $attn (REUSE=1: whatever built it)
+hmm_train() {
+  local model=$1 corpus=$2 source_prefix target_prefix flags stale="" options=()
+  IFS=/ read -r source_prefix target_prefix flags <<< "$3"
+  if [[ "$flags" == *a* ]]; then options+=(--agreement); fi
+  if [[ "$flags" == *c* ]]; then options+=(--target-compounds); fi
+  [ "$model" -nt "$data_corpus.$xx" ] || stale=1
+  [[ "$flags" != *x* ]] || [ "$model" -nt "$data_extra.$xx" ] || stale=1
+  [ "$model" -nt "$attn" ] || [ -n "${REUSE:-}" ] || stale=1
+  if [ -n "$stale" ]; then
+    "$attn" hmm-train -s "$corpus.en" -t "$corpus.$xx" -o "$model" --min-probability "$min_probability" \
+      --source-prefix "$source_prefix" --target-prefix "$target_prefix" "${options[@]}" 2>/dev/null
+  fi
+}
+
 echo -e "pair\tcandidate\tsilver AER (default; dev for de/fr)\tHMM dev\tdefault dev\tIBM 2 dev\tbytes"
 for pair in "${pairs[@]}"; do
   xx=${pair#en-}
@@ -100,26 +117,19 @@ for pair in "${pairs[@]}"; do
     > "$data/aligners.tsv"
   for setting in $candidates; do
     IFS=/ read -r source_prefix target_prefix flags <<< "$setting"
-    agreement=() compounds=() name=$source_prefix-$target_prefix suffix="" trained_on=$corpus
-    [[ "$flags" == *a* ]] && agreement=(--agreement) suffix=a
+    name=$source_prefix-$target_prefix suffix="" trained_on=$corpus
+    [[ "$flags" == *a* ]] && suffix=a
     if [[ "$flags" == *x* ]]; then
       [ -f "$extra.$xx" ] || { echo "$pair: no $extra.$xx (build.sh without --no-extra): $setting skipped" >&2; continue; }
       trained_on=$work/with-extra suffix=${suffix}x
     fi
-    [[ "$flags" == *c* ]] && compounds=(--target-compounds) suffix=${suffix}c
+    [[ "$flags" == *c* ]] && suffix=${suffix}c
     [ -n "$suffix" ] && name=$name-$suffix
     # each candidate is kept (data/en-XX/[held-]hmm-S-T[-FLAGS].safetensors) and reused while newer
     # than the data; "held-" marks one trained without the silver pairs (none before session 22)
     model="$data/${held}hmm-$name.safetensors"
     start=$SECONDS
-    stale=""
-    [ "$model" -nt "$data_corpus.$xx" ] || stale=1
-    [[ "$flags" != *x* ]] || [ "$model" -nt "$data_extra.$xx" ] || stale=1
-    [ "$model" -nt "$attn" ] || [ -n "${REUSE:-}" ] || stale=1
-    if [ -n "$stale" ]; then
-      "$attn" hmm-train -s "$trained_on.en" -t "$trained_on.$xx" -o "$model" --min-probability "$min_probability" \
-        --source-prefix "$source_prefix" --target-prefix "$target_prefix" "${agreement[@]}" "${compounds[@]}" 2>/dev/null
-    fi
+    hmm_train "$model" "$trained_on" "$setting"
     setting_of[$name]="$setting"
     seconds=$((SECONDS - start))
     # the HMM alone and the pair's default (`attn align --pair`: the hybrid with the attention
@@ -146,25 +156,14 @@ for pair in "${pairs[@]}"; do
   shipped="$data/${held}hmm-$best.safetensors"
   if [ "$corpus" != "$data_corpus" ]; then
     # chosen without the silver pairs; shipped trained on all the pair's text, as before session 22
-    IFS=/ read -r source_prefix target_prefix flags <<< "${setting_of[$best]}"
     trained_on=$data_corpus
-    if [[ "$flags" == *x* ]]; then
+    if [[ "${setting_of[$best]}" == */*/*x* ]]; then
       cat "$data_corpus.en" "$data_extra.en" > "$work/all.en"
       cat "$data_corpus.$xx" "$data_extra.$xx" > "$work/all.$xx"
       trained_on=$work/all
     fi
-    flags_of=()
-    [[ "$flags" == *a* ]] && flags_of+=(--agreement)
-    [[ "$flags" == *c* ]] && flags_of+=(--target-compounds)
     shipped="$data/hmm-$best-all.safetensors"
-    stale=""
-    [ "$shipped" -nt "$data_corpus.$xx" ] || stale=1
-    [[ "$flags" != *x* ]] || [ "$shipped" -nt "$data_extra.$xx" ] || stale=1
-    [ "$shipped" -nt "$attn" ] || [ -n "${REUSE:-}" ] || stale=1
-    if [ -n "$stale" ]; then
-      "$attn" hmm-train -s "$trained_on.en" -t "$trained_on.$xx" -o "$shipped" --min-probability "$min_probability" \
-        --source-prefix "$source_prefix" --target-prefix "$target_prefix" "${flags_of[@]}" 2>/dev/null
-    fi
+    hmm_train "$shipped" "$trained_on" "${setting_of[$best]}"
   fi
   cp "$shipped" "$root/models/hmm-$pair.safetensors"
   # the chosen model's posterior threshold: silver and dev AER at each of THRESHOLDS, as a record
