@@ -34,15 +34,12 @@ std::string cut(const std::string& word, int prefix) {
   return word.substr(0, position);
 }
 
-// Every sentence case-folded (the `lowercase` option), its compounds split (when a splitter is
-// given) and its words cut (the prefix options): fewer, denser counts.
-std::vector<Sentence> keyed_corpus(const std::vector<Sentence>& sentences, bool lowercase, int prefix,
-                                   const CompoundSplitter* splitter = nullptr) {
-  std::vector<Sentence> out;
-  out.reserve(sentences.size());
+// A training corpus as the model keys it: each sentence case-folded (the `lowercase` option; else
+// NFC, as keyed() normalizes at alignment), its compounds split (when a splitter is given) and its
+// words cut (the prefix options): fewer, denser counts.
+std::vector<Sentence> keyed_corpus(std::vector<Sentence> normal, int prefix, const CompoundSplitter* splitter) {
   std::unordered_map<std::string, Sentence> splits;  // each word type searched once
-  for (const Sentence& s : sentences) {
-    Sentence words = lowercase ? case_folded(s) : nfc(s);  // as keyed() normalizes at alignment
+  for (Sentence& words : normal) {
     if (splitter) {
       Sentence parts;
       for (const std::string& word : words) {
@@ -53,19 +50,37 @@ std::vector<Sentence> keyed_corpus(const std::vector<Sentence>& sentences, bool 
       words = std::move(parts);
     }
     for (std::string& word : words) word = cut(word, prefix);
-    out.push_back(std::move(words));
   }
-  return out;
+  return normal;
 }
 
-// A side's splitter, learned from its (folded) sentences, when the options split that side.
-std::shared_ptr<const CompoundSplitter> learned_splitter(const std::vector<Sentence>& sentences, bool split,
-                                                         const HmmOptions& options) {
-  if (!split) return nullptr;
-  std::vector<Sentence> folded;
-  folded.reserve(sentences.size());
-  for (const Sentence& s : sentences) folded.push_back(options.lowercase ? case_folded(s) : nfc(s));
-  return std::make_shared<const CompoundSplitter>(CompoundSplitter::learn(folded, options.compounds));
+// Both sides of a training corpus keyed, each normalized once, and each side's splitter learned
+// from its normalized words where the options split that side.
+struct KeyedSides {
+  std::vector<Sentence> source, target;
+  std::shared_ptr<const CompoundSplitter> source_splitter, target_splitter;
+};
+
+KeyedSides keyed_sides(const std::vector<Sentence>& source, const std::vector<Sentence>& target,
+                       const HmmOptions& options) {
+  const auto side = [&](const std::vector<Sentence>& sentences, bool split, int prefix,
+                        std::shared_ptr<const CompoundSplitter>& splitter) {
+    std::vector<Sentence> normal;
+    normal.reserve(sentences.size());
+    for (const Sentence& s : sentences) normal.push_back(options.lowercase ? case_folded(s) : nfc(s));
+    if (split) splitter = std::make_shared<const CompoundSplitter>(CompoundSplitter::learn(normal, options.compounds));
+    return keyed_corpus(std::move(normal), prefix, splitter.get());
+  };
+  KeyedSides sides;
+  sides.source = side(source, options.source_compounds, options.source_prefix, sides.source_splitter);
+  sides.target = side(target, options.target_compounds, options.target_prefix, sides.target_splitter);
+  return sides;
+}
+
+// Whether training keys the corpus at all (a model of whole, unfolded words reads it as given).
+bool keys_corpus(const HmmOptions& options) {
+  return options.lowercase || options.source_prefix > 0 || options.target_prefix > 0 || options.source_compounds ||
+         options.target_compounds;
 }
 
 // Posteriors over keys [tk][sk] as words [t][s]: summed over the source word's keys, the largest
@@ -123,27 +138,24 @@ void HmmModel::train(const std::vector<Sentence>& source, const std::vector<Sent
                      const HmmOptions& options) {
   check_prefix(options.source_prefix, "source_prefix");
   check_prefix(options.target_prefix, "target_prefix");
-  Ibm2Model initial;
-  const std::shared_ptr<const CompoundSplitter> source_splitter =
-                                                    learned_splitter(source, options.source_compounds, options),
-                                                target_splitter =
-                                                    learned_splitter(target, options.target_compounds, options);
-  if (options.lowercase || options.source_prefix > 0 || options.target_prefix > 0 || source_splitter ||
-      target_splitter) {
-    const std::vector<Sentence> keyed_source = keyed_corpus(source, options.lowercase, options.source_prefix,
-                                                            source_splitter.get()),
-                                keyed_target = keyed_corpus(target, options.lowercase, options.target_prefix,
-                                                            target_splitter.get());
-    initial.train(keyed_source, keyed_target, options.ibm2);
-    HmmOptions split_already = options;  // the corpus is split: the overload below takes no splitters
-    split_already.source_compounds = split_already.target_compounds = false;
-    train(initial, keyed_source, keyed_target, split_already);
-    source_splitter_ = source_splitter;
-    target_splitter_ = target_splitter;
-  } else {
-    initial.train(source, target, options.ibm2);
-    train(initial, source, target, options);
+  if (!keys_corpus(options)) {
+    train_keyed(source, target, options, nullptr, nullptr);
+    return;
   }
+  const KeyedSides sides = keyed_sides(source, target, options);
+  train_keyed(sides.source, sides.target, options, sides.source_splitter, sides.target_splitter);
+}
+
+void HmmModel::train_keyed(const std::vector<Sentence>& source, const std::vector<Sentence>& target,
+                           const HmmOptions& options, std::shared_ptr<const CompoundSplitter> source_splitter,
+                           std::shared_ptr<const CompoundSplitter> target_splitter) {
+  Ibm2Model initial;
+  initial.train(source, target, options.ibm2);
+  HmmOptions split_already = options;  // the corpus is split: the overload below takes no splitters
+  split_already.source_compounds = split_already.target_compounds = false;
+  train(initial, source, target, split_already);
+  source_splitter_ = std::move(source_splitter);
+  target_splitter_ = std::move(target_splitter);
 }
 
 // EM state of one direction: the model being trained, its corpus and its expected counts.
@@ -237,24 +249,21 @@ void HmmModel::train(const Ibm2Model& initial, const std::vector<Sentence>& sour
 void train_directions(HmmModel& forward, HmmModel& backward, const std::vector<Sentence>& source,
                       const std::vector<Sentence>& target, const HmmOptions& options) {
   const HmmOptions backward_options = reversed(options);
-  if (!options.agreement) {
-    forward.train(source, target, options);
-    backward.train(target, source, backward_options);
-    // the same splitters (learned from the same sides), held once
-    if (forward.source_splitter_) backward.target_splitter_ = forward.source_splitter_;
-    if (forward.target_splitter_) backward.source_splitter_ = forward.target_splitter_;
-    return;
-  }
   check_prefix(options.source_prefix, "source_prefix");
   check_prefix(options.target_prefix, "target_prefix");
-  const std::shared_ptr<const CompoundSplitter> source_splitter =
-                                                    learned_splitter(source, options.source_compounds, options),
-                                                target_splitter =
-                                                    learned_splitter(target, options.target_compounds, options);
-  const std::vector<Sentence> keyed_source =
-                                  keyed_corpus(source, options.lowercase, options.source_prefix, source_splitter.get()),
-                              keyed_target =
-                                  keyed_corpus(target, options.lowercase, options.target_prefix, target_splitter.get());
+  if (!options.agreement && !keys_corpus(options)) {
+    forward.train_keyed(source, target, options, nullptr, nullptr);
+    backward.train_keyed(target, source, backward_options, nullptr, nullptr);
+    return;
+  }
+  // the corpus keyed once for both directions, which then hold the same splitters
+  const KeyedSides sides = keyed_sides(source, target, options);
+  const std::vector<Sentence>&keyed_source = sides.source, &keyed_target = sides.target;
+  if (!options.agreement) {
+    forward.train_keyed(keyed_source, keyed_target, options, sides.source_splitter, sides.target_splitter);
+    backward.train_keyed(keyed_target, keyed_source, backward_options, sides.target_splitter, sides.source_splitter);
+    return;
+  }
   // IBM Model 2 starts each direction on its own, as without agreement
   Ibm2Model forward_start, backward_start;
   forward_start.train(keyed_source, keyed_target, options.ibm2);
@@ -290,8 +299,8 @@ void train_directions(HmmModel& forward, HmmModel& backward, const std::vector<S
   }
   f.finish();
   b.finish();
-  forward.source_splitter_ = backward.target_splitter_ = source_splitter;
-  forward.target_splitter_ = backward.source_splitter_ = target_splitter;
+  forward.source_splitter_ = backward.target_splitter_ = sides.source_splitter;
+  forward.target_splitter_ = backward.source_splitter_ = sides.target_splitter;
 }
 
 HmmModel HmmModel::from_parameters(TranslationTable lexicon, std::vector<float> jump, float null_probability) {

@@ -120,6 +120,10 @@ class HmmModel {
   // forward-backward over one pair: returns log p(target | source), fills the keys' posteriors if asked
   double run_forward_backward(const Keyed& source, const Keyed& target, std::vector<float>* posterior) const;
   Keyed checked_keys(const Sentence& words, const Sentence& other, bool source_side) const;
+  // IBM Model 2, then the HMM, on a corpus already keyed with these splitters, which the model keeps
+  void train_keyed(const std::vector<Sentence>& source, const std::vector<Sentence>& target, const HmmOptions& options,
+                   std::shared_ptr<const CompoundSplitter> source_splitter,
+                   std::shared_ptr<const CompoundSplitter> target_splitter);
 
   friend struct HmmTraining;
   friend void train_directions(HmmModel&, HmmModel&, const std::vector<Sentence>&, const std::vector<Sentence>&,
