@@ -126,8 +126,11 @@ class Corpus:
         if processes <= 1 or len(jobs) <= 1:
             return [self.add(*job) for job in jobs]
         import multiprocessing
-        with multiprocessing.get_context("fork").Pool(min(processes, len(jobs))) as pool:
-            return [self.append(done) for done in pool.starmap(self.encoded, jobs)]
+        from concurrent.futures import ProcessPoolExecutor
+        # not multiprocessing.Pool: its terminate() can hang (CPython issues 78178 and 96995)
+        with ProcessPoolExecutor(min(processes, len(jobs)), mp_context=multiprocessing.get_context("fork")) as pool:
+            encoded = [pool.submit(self.encoded, *job) for job in jobs]
+        return [self.append(done.result()) for done in encoded]
 
     def example(self, index, to_english):
         """(source ids, source words, target ids, target words, target tag id)"""

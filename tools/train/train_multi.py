@@ -64,27 +64,38 @@ def _make_inherited(batch):
 
 def batch_stream(make, draw, state, workers):
     """(chunk, batch index, arrays) from state's chunk and batch on, for ever; with workers, the
-    batches of this chunk and the next are made ahead in worker processes."""
-    if workers <= 0:
+    next batches (16 per worker) are made ahead in worker processes, which close() ends."""
+    def todo():
         chunk, batch = state["chunk"], state["batch"]
         while True:
             for index, b in enumerate(draw(chunk)[batch:], start=batch):
-                yield chunk, index, make(b)
+                yield chunk, index, b
             chunk, batch = chunk + 1, 0
+    if workers <= 0:
+        for chunk, index, b in todo():
+            yield chunk, index, make(b)
+        return
+    import collections
     import gc
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
     global _MAKE
     _MAKE = make  # inherited by the forked workers: a task names only its batch, not the corpus
     gc.freeze()  # the corpus's objects: no collection walks (and so copies) them in the workers
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        def submit(chunk, first):
-            return chunk, first, pool.imap(_make_inherited, draw(chunk)[first:], chunksize=2)
-        queued = [submit(state["chunk"], state["batch"])]
+    # not multiprocessing.Pool: its terminate() with tasks still queued can hang for ever (CPython
+    # issues 78178 and 96995; it did here, about one test run in 100); the executor's shutdown
+    # cancels what has not started and waits for the rest
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    try:
+        queued, pending = collections.deque(), todo()
         while True:
-            queued.append(submit(queued[-1][0] + 1, 0))
-            chunk, first, made = queued.pop(0)
-            for index, arrays in enumerate(made, start=first):
-                yield chunk, index, arrays
+            while len(queued) < 16 * workers:
+                chunk, index, b = next(pending)
+                queued.append((chunk, index, pool.submit(_make_inherited, b)))
+            chunk, index, made = queued.popleft()
+            yield chunk, index, made.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def loss_of(model, arrays, align_weight, label_smoothing, bf16):
