@@ -10,6 +10,7 @@
 #include "attn/core/internal/attention_paths.hpp"
 #include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/linalg.hpp"
+#include "attn/core/internal/scratch.hpp"
 
 namespace attn::detail {
 
@@ -67,17 +68,6 @@ void multiply_scores(const ScoreProduct& product, int first_row, int rows, int f
 }
 
 namespace {
-
-// Floats that every use writes before it reads, so left uninitialized: a std::vector<float> would
-// clear them on every call, a memset a few percent as long as a sentence's attention.
-class Scratch {
- public:
-  explicit Scratch(std::size_t size) : data_(size > 0 ? new float[size] : nullptr) {}
-  float* data() { return data_.get(); }
-
- private:
-  std::unique_ptr<float[]> data_;
-};
 
 // FlashAttention's schedule (Dao et al. 2022) with the online softmax of Milakov & Gimelshein
 // (2018): a block of query rows meets the keys one tile at a time; each row keeps its running

@@ -1,7 +1,9 @@
 #include "attn/core/multihead.hpp"
 
 #include <algorithm>
+
 #include "attn/core/error.hpp"
+#include "attn/core/internal/scratch.hpp"
 
 namespace attn {
 
@@ -59,7 +61,7 @@ void MultiHeadAttention::project_keys_values(const float* key_value_input, int l
                                              float* values) const {
   const MultiHeadShape& w = shape_;
   // every buffer's size is checked before allocation (size_t is 32-bit in wasm and would wrap)
-  std::vector<float> side_by_side(
+  Scratch side_by_side(
       element_count("projected inputs", {length, std::max(w.heads * w.key_dim, w.heads * w.value_dim)}));
   key_.forward(key_value_input, length, side_by_side.data());
   split_heads(side_by_side.data(), length, w.heads, w.key_dim, keys);
@@ -74,8 +76,8 @@ void MultiHeadAttention::contexts(const float* query_input, int rows, const floa
   if (options.score != Score::dot && options.score != Score::scaled_dot) {
     fail("multi-head attention projects queries and keys itself; its ", Field{"score"}, " must be dot or scaled_dot");
   }
-  std::vector<float> side_by_side(element_count("projected queries", {rows, w.heads * w.key_dim}));
-  std::vector<float> queries(side_by_side.size());
+  Scratch side_by_side(element_count("projected queries", {rows, w.heads * w.key_dim}));
+  Scratch queries(side_by_side.size());
   element_count("weights", {w.heads, rows, key_length});
   query_.forward(query_input, rows, side_by_side.data());
   split_heads(side_by_side.data(), rows, w.heads, w.key_dim, queries.data());
@@ -85,7 +87,7 @@ void MultiHeadAttention::contexts(const float* query_input, int rows, const floa
   shape.key_length = key_length;
   shape.dim = w.key_dim;
   shape.value_dim = w.value_dim;
-  std::vector<float> per_head(element_count("contexts", {w.heads, rows, w.value_dim}));
+  Scratch per_head(element_count("contexts", {w.heads, rows, w.value_dim}));
   AttentionOutputs outputs;
   outputs.output = per_head.data();
   outputs.weights = weights;
@@ -101,7 +103,7 @@ void MultiHeadAttention::attend(const float* query_input, int rows, const float*
   if (!query_input || !keys || !values || !residual) fail("multi-head attention needs its inputs and an output buffer");
   if (options.check_finite)
     check_finite("query_input", query_input, element_count("query_input", {rows, shape_.model_dim}));
-  std::vector<float> context(element_count("contexts", {rows, shape_.heads * shape_.value_dim}));
+  Scratch context(element_count("contexts", {rows, shape_.heads * shape_.value_dim}));
   contexts(query_input, rows, keys, values, key_length, options, context.data(), weights);
   output_.add_to(context.data(), rows, residual);
 }
@@ -117,11 +119,11 @@ void MultiHeadAttention::forward(const float* query_input, int query_length, con
   }
   check_finite("query_input", query_input, element_count("query_input", {query_length, w.model_dim}));
   check_finite("key_value_input", key_value_input, element_count("key_value_input", {key_length, w.key_value_dim}));
-  std::vector<float> keys(element_count("projected keys", {key_length, w.heads * w.key_dim}));
-  std::vector<float> values(element_count("projected values", {key_length, w.heads * w.value_dim}));
+  Scratch keys(element_count("projected keys", {key_length, w.heads * w.key_dim}));
+  Scratch values(element_count("projected values", {key_length, w.heads * w.value_dim}));
   element_count("weights", {w.heads, query_length, key_length});
   project_keys_values(key_value_input, key_length, keys.data(), values.data());
-  std::vector<float> context(element_count("contexts", {query_length, w.heads * w.value_dim}));
+  Scratch context(element_count("contexts", {query_length, w.heads * w.value_dim}));
   contexts(query_input, query_length, keys.data(), values.data(), key_length, options, context.data(), weights);
   output_.forward(context.data(), query_length, output);
 }

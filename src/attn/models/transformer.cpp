@@ -8,6 +8,7 @@
 
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/internal/scratch.hpp"
 #include "attn/core/probability.hpp"
 #include "attn/core/threads.hpp"
 #include "attn/models/internal/decoding.hpp"
@@ -130,7 +131,7 @@ AttentionOptions scaled_dot(bool causal) {
 
 void TransformerModel::feed_forward(const LayerNorm& norm, const FeedForward& ff, float* x, int rows) const {
   const int d = architecture_.model_dim, F = architecture_.ff_dim;
-  std::vector<float> y(static_cast<std::size_t>(rows) * d), hidden(static_cast<std::size_t>(rows) * F);
+  Scratch y(static_cast<std::size_t>(rows) * d), hidden(static_cast<std::size_t>(rows) * F);
   norm.forward(x, rows, y.data());
   ff.input.forward(y.data(), rows, hidden.data());
   relu_in_place(hidden.data(), hidden.size());
@@ -140,7 +141,7 @@ void TransformerModel::feed_forward(const LayerNorm& norm, const FeedForward& ff
 void TransformerModel::self_attend(const MultiHeadAttention& attention, const LayerNorm& norm, float* x, int rows,
                                    bool causal, float* weights) const {
   const std::size_t states = static_cast<std::size_t>(rows) * architecture_.model_dim;
-  std::vector<float> y(states), keys(states), values(states);
+  Scratch y(states), keys(states), values(states);
   norm.forward(x, rows, y.data());
   attention.project_keys_values(y.data(), rows, keys.data(), values.data());
   attention.attend(y.data(), rows, keys.data(), values.data(), rows, scaled_dot(causal), x, weights);
@@ -149,7 +150,7 @@ void TransformerModel::self_attend(const MultiHeadAttention& attention, const La
 void TransformerModel::cross_attend(int l, const Encoding& encoding, float* x, int rows, float* weights) const {
   const DecoderLayer& layer = decoder_[l];
   const std::size_t memory = static_cast<std::size_t>(encoding.length) * architecture_.model_dim;
-  std::vector<float> y(static_cast<std::size_t>(rows) * architecture_.model_dim);
+  Scratch y(static_cast<std::size_t>(rows) * architecture_.model_dim);
   layer.cross_norm.forward(x, rows, y.data());
   layer.cross_attention.attend(y.data(), rows, encoding.cross_keys.data() + l * memory,
                                encoding.cross_values.data() + l * memory, encoding.length, scaled_dot(false), x,
@@ -157,7 +158,7 @@ void TransformerModel::cross_attend(int l, const Encoding& encoding, float* x, i
 }
 
 void TransformerModel::logits(const float* x, int rows, float* logits) const {
-  std::vector<float> y(static_cast<std::size_t>(rows) * architecture_.model_dim);
+  Scratch y(static_cast<std::size_t>(rows) * architecture_.model_dim);
   decoder_norm_.forward(x, rows, y.data());
   output_layer_.forward(y.data(), rows, logits);
 }
@@ -175,7 +176,7 @@ TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& sour
   ids.push_back(Bpe::end_id);
   const int S = static_cast<int>(ids.size()), d = a.model_dim, h = a.heads;
   const std::size_t map = element_count("source pieces", {h, S, S}), states = element_count("source pieces", {S, d});
-  std::vector<float> x(states);
+  Scratch x(states);
   embed(ids, 0, x.data());
   Encoding encoding;
   encoding.length = S;
@@ -217,7 +218,7 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   const int T = static_cast<int>(inputs.size()), S = encoding.length, d = a.model_dim, h = a.heads, V = a.vocab_size;
   const std::size_t self_map = element_count("target pieces", {h, T, T});
   const std::size_t cross_map = element_count("target pieces", {h, T, S});
-  std::vector<float> x(element_count("target pieces", {T, d}));
+  Scratch x(element_count("target pieces", {T, d}));
   embed(inputs, 0, x.data());
   Forced forced;
   forced.encoder = encoding.attention;
@@ -234,7 +235,7 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   // Each position needs its forced piece's logit and its log-normalizer, not V log-probabilities:
   // the logits a block of rows at a time (kept in cache), then log p = logit - log sum exp.
   constexpr int block = 16;
-  std::vector<float> block_logits(element_count("target pieces", {std::min(T, block), V}));
+  Scratch block_logits(element_count("target pieces", {std::min(T, block), V}));
   forced.log_probs.resize(T);
   for (int t0 = 0; t0 < T; t0 += block) {
     const int rows = std::min(block, T - t0);
@@ -272,7 +273,7 @@ void TransformerModel::step(const Encoding& encoding, Cache* const* caches, int 
     if (caches[r]->length != t) fail("the caches of one step must have the same length");
   }
   const std::size_t states = static_cast<std::size_t>(rows) * d;
-  std::vector<float> x(states), y(states), keys(states), values(states), weights(states / d * h * S);
+  Scratch x(states), y(states), keys(states), values(states), weights(states / d * h * S);
   for (int r = 0; r < rows; ++r) embed({previous[r]}, t, x.data() + r * d);
   for (int l = 0; l < a.decoder_layers; ++l) {
     const DecoderLayer& layer = decoder_[l];

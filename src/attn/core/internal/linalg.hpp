@@ -40,12 +40,15 @@ inline void parallel_matmul(int M, int N, int K, float alpha, const float* A, in
   });
 }
 
-// kernels::matmul_packed on the pool when large enough: parts of whole panels, about 64 columns
-// each; the same bits on any thread count, as above.
+// kernels::matmul_packed on the pool when large enough: parts of whole panels, the same bits on
+// any thread count, as above. A part is one panel natively (16 or 64 columns: a 256-column product
+// in 16 parts, so the thread that finishes last waits less for the other), 32 columns in
+// WebAssembly, whose matmul_packed packs A again for every part (a part of 8 would pack it as
+// often as it multiplies a panel).
 inline void parallel_matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride,
                                    float* C, int ldc, bool accumulate) {
   const int P = kernels::packed_width();
-  const int per_part = (64 + P - 1) / P;
+  const int per_part = P >= 16 ? 1 : (32 + P - 1) / P;
   const int panels = (N + P - 1) / P, parts = (panels + per_part - 1) / per_part;
   const int workers = workers_for(parts, double(M) * per_part * P * K);
   if (workers <= 1) {
