@@ -42,6 +42,17 @@ ATTN_ALWAYS_INLINE inline void with_height(int rows, F&& f) {
   f(std::integral_constant<int, Max>());
 }
 
+// The panels that cover `rows` rows, at most R each, as equal in height as they can be: 17 rows
+// make 4, 4, 3, 3, 3 rather than 4, 4, 4, 4, 1, since a short panel's micro-kernel has too few
+// independent sums to keep the adders busy (one row: a chain of additions per vector of columns,
+// each waiting for the last), and the last of a decoder's 17 rows cost about a sixth of the product.
+struct PanelHeights {
+  int count, base, extra;
+  PanelHeights(int rows, int R)
+      : count(rows > 0 ? (rows + R - 1) / R : 0), base(count ? rows / count : 0), extra(count ? rows % count : 0) {}
+  int operator[](int panel) const { return base + (panel < extra ? 1 : 0); }
+};
+
 // Four vectors of four lanes, rows of a 4x4 block, become its columns: eight shuffles.
 template <class Arch>
 inline void transpose4(floats<Arch>& r0, floats<Arch>& r1, floats<Arch>& r2, floats<Arch>& r3) {
@@ -268,15 +279,15 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
   };
   for (int i0 = 0; i0 < M; i0 += block_rows) {
     const int block = M - i0 < block_rows ? M - i0 : block_rows;
+    const PanelHeights heights(block, R);
     for (int k0 = 0; k0 < K; k0 += chunk) {
       const int kc = K - k0 < chunk ? K - k0 : chunk;
       const bool add = accumulate || k0 > 0;
       if constexpr (pack_a) {
-        // a last panel of fewer rows is packed as tall as it is, for a micro-kernel of its height:
-        // zero-padded, a decoder's 17 rows computed 20
-        for (int i = 0; i < block; i += R) {
-          const int rows = block - i < R ? block - i : R;
-          with_height<R>(rows, [&](auto height) {
+        // each panel packed as tall as it is, for a micro-kernel of its height: zero-padded to the
+        // tile, a decoder's 17 rows computed 20
+        for (int panel = 0, i = 0; panel < heights.count; i += heights[panel], ++panel) {
+          with_height<R>(heights[panel], [&](auto height) {
             constexpr int h = decltype(height)::value;
             pack_panel<Arch, h>(h, kc, 1.0f, A + static_cast<long>(i0 + i) * lda + k0, lda, panels_a + i * kc);
           });
@@ -285,8 +296,8 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
       for (int p = 0; p < panel_count; ++p) {
         const int j = p * P, cols = N - j < P ? N - j : P;
         const float* b = packed + p * panel_stride + static_cast<long>(k0) * P;
-        for (int i = 0; i < block;) {
-          const int rows = block - i >= R ? R : block - i;
+        for (int panel = 0, i = 0; panel < heights.count; i += heights[panel], ++panel) {
+          const int rows = heights[panel];
           const float* a = A + static_cast<long>(i0 + i) * lda + k0;
           float* c_block = C + static_cast<long>(i0 + i) * ldc + j;
           const bool whole = cols == P;
@@ -306,7 +317,6 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
             micro_kernel<Arch, R, Cols>(kc, panels_a, 0, b, P, wide, P, false);
             copy_out(c_block, rows, cols, add);
           }
-          i += rows;
         }
       }
     }
