@@ -324,3 +324,48 @@ TEST_CASE("transpose moves every element for odd sizes and leaves the row paddin
     }
   }
 }
+
+TEST_CASE("Linear::forward_outputs gives forward's columns to the bit and refuses a block off its alignment",
+          "[kernels]") {
+  // The Transformer's forced decoding computes its vocabulary's logits a block at a time: each block
+  // must be those columns of the whole product, bias included, on both twins and for rows of every
+  // panel height.
+  const int P = Linear::output_alignment();
+  CHECK(P == kernels::packed_width());
+  CHECK(256 % P == 0);
+  const int in = 37, out = 3 * P + 5;
+  const Linear layer(random_values(std::size_t(out) * in, 801), random_values(out, 802), in, out);
+  const Linear no_bias(random_values(std::size_t(out) * in, 803), {}, in, out);
+  int differ = 0, blocks = 0;
+  for (const Versions& v : versions()) {
+    kernels::set_simd(v.simd);
+    for (int rows : {1, 3, 5, 17, 40}) {
+      const auto x = random_values(std::size_t(rows) * in, 804 + rows);
+      for (const Linear* l : {&layer, &no_bias}) {
+        std::vector<float> whole(std::size_t(rows) * out);
+        l->forward(x.data(), rows, whole.data());
+        for (int first = 0; first < out; first += P) {
+          for (int count : {P, out - first}) {
+            if (first + count > out) continue;
+            std::vector<float> part(std::size_t(rows) * count, -1.0f);
+            l->forward_outputs(x.data(), rows, first, count, part.data());
+            ++blocks;
+            for (int r = 0; r < rows; ++r)
+              if (std::memcmp(&part[std::size_t(r) * count], &whole[std::size_t(r) * out + first],
+                              count * sizeof(float)) != 0)
+                ++differ;
+          }
+        }
+      }
+    }
+  }
+  kernels::set_simd(true);
+  CHECK(blocks > 0);
+  CHECK(differ == 0);
+  std::vector<float> y(std::size_t(2) * out);
+  const auto x = random_values(std::size_t(2) * in, 810);
+  if (P > 1) CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, 1, P, y.data()), Catch::Contains("multiple of"));
+  CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, 0, out + 1, y.data()), Catch::Contains("outputs 0.."));
+  CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, 0, 0, y.data()), Catch::Contains("outputs"));
+  CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, -P, P, y.data()), Catch::Contains("outputs"));
+}

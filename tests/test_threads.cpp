@@ -672,6 +672,23 @@ TEST_CASE("the models' matrix products give the same bits on one thread and many
       CHECK(same_bits(many, one));
     }
   }
+  // the packed Linear as the models call it: whole, and a block of outputs as a vocabulary's
+  for (const auto& [rows, in, out] : {std::tuple{1, 256, 2048}, {17, 256, 1000}, {81, 300, 512}}) {
+    const Linear layer(testing::random_values(std::size_t(in) * out, 4), testing::random_values(out, 5), in, out);
+    const auto x = testing::random_values(std::size_t(rows) * in, 6);
+    const int first = 256, count = out - first;
+    std::vector<float> one(std::size_t(rows) * out), many(one.size()), part_one(std::size_t(rows) * count),
+        part_many(part_one.size());
+    layer.forward(x.data(), rows, one.data());
+    layer.forward_outputs(x.data(), rows, first, count, part_one.data());
+    for (int count_threads : {2, 3}) {
+      ThreadCount threads_on(count_threads);
+      layer.forward(x.data(), rows, many.data());
+      layer.forward_outputs(x.data(), rows, first, count, part_many.data());
+      CHECK(same_bits(many, one));
+      CHECK(same_bits(part_many, part_one));
+    }
+  }
 }
 
 TEST_CASE("a Transformer aligns and translates alike on one thread and many", "[threads][transformer]") {
@@ -679,13 +696,16 @@ TEST_CASE("a Transformer aligns and translates alike on one thread and many", "[
   const TranslationModel model = TranslationModel::load(read_file("tiny-transformer.safetensors"));
   const std::vector<std::string> source{"the", "cat", "sleeps", "on", "the", "sofa", "."};
   const std::vector<std::string> target{"el", "gato", "duerme", "en", "el", "sofá", "."};
-  const AttentionMaps one = attention_maps(model, source, target, true);
+  const AttentionMaps one = attention_maps(model, source, target, true, true);
   const WordTranslation translated = translate_words(model, source, 4);
   ThreadCount threads_on(2);
-  const AttentionMaps many = attention_maps(model, source, target, true);
+  const AttentionMaps many = attention_maps(model, source, target, true, true);
   CHECK(same_bits(many.cross, one.cross));
   CHECK(same_bits(many.encoder, one.encoder));
   CHECK(same_bits(many.decoder, one.decoder));
+  // the log-probabilities: the vocabulary's blocks (300 pieces: two) combined in their order
+  REQUIRE(one.log_probs.size() == one.target.size());
+  CHECK(same_bits(many.log_probs, one.log_probs));
   CHECK(translate_words(model, source, 4).text == translated.text);
 }
 

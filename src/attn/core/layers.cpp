@@ -58,6 +58,22 @@ void Linear::multiply(const float* x, int rows, int first, int width, float* y, 
                          out_, accumulate);
 }
 
+int Linear::output_alignment() { return kernels::packed_width(); }
+
+void Linear::forward_outputs(const float* x, int rows, int first, int count, float* y) const {
+  const int P = kernels::packed_width();
+  if (first < 0 || count < 1 || first + count > out_ || first % P != 0) {
+    fail("outputs ", first, "..", first + count - 1, " are not a block of the linear layer's ", out_,
+         " outputs starting at a multiple of ", P);
+  }
+  if (!bias_.empty()) {
+    for (int r = 0; r < rows; ++r) std::copy_n(bias_.begin() + first, count, y + static_cast<std::size_t>(r) * count);
+  }
+  const long panel_stride = static_cast<long>(in_) * P;
+  parallel_matmul_packed(rows, count, in_, x, in_, packed_.data() + static_cast<std::size_t>(first / P) * panel_stride,
+                         panel_stride, y, count, !bias_.empty());
+}
+
 void Linear::check_part(int first, int width) const {
   if (first < 0 || width < 1 || first + width > in_)
     fail("input columns ", first, "..", first + width - 1, " are outside the linear layer's ", in_);

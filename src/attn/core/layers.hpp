@@ -35,6 +35,12 @@ class Linear {
   // add_part adds the product without the bias.
   void forward_part(const float* x, int rows, int first, int width, float* y) const;
   void add_part(const float* x, int rows, int first, int width, float* y) const;
+  // Some outputs only: y [rows][count] = x [rows][in] W[first : first + count, :]^T + b[first : ...],
+  // for a caller that goes through a large layer a block of outputs at a time (a vocabulary's
+  // logits, each block's weights read once for every row). first must be a multiple of
+  // output_alignment() (any multiple of 256 is); the same bits as those columns of forward().
+  void forward_outputs(const float* x, int rows, int first, int count, float* y) const;
+  static int output_alignment();
 
  private:
   void check_part(int first, int width) const;
