@@ -703,9 +703,16 @@ TEST_CASE("a Transformer aligns and translates alike on one thread and many", "[
   CHECK(same_bits(many.cross, one.cross));
   CHECK(same_bits(many.encoder, one.encoder));
   CHECK(same_bits(many.decoder, one.decoder));
-  // the log-probabilities: the vocabulary's blocks (300 pieces: two) combined in their order
+  // the log-probabilities: the vocabulary's blocks (300 pieces: two) combined in their order; a
+  // target of 70 words, so that the two blocks are worth two threads (workers_for)
   REQUIRE(one.log_probs.size() == one.target.size());
   CHECK(same_bits(many.log_probs, one.log_probs));
+  std::vector<std::string> long_target;
+  for (int copy = 0; copy < 10; ++copy) long_target.insert(long_target.end(), target.begin(), target.end());
+  const AttentionMaps long_many = attention_maps(model, source, long_target, true, true);
+  REQUIRE(long_many.target.size() >= 64);
+  ThreadCount back_to_one(1);
+  CHECK(same_bits(long_many.log_probs, attention_maps(model, source, long_target, true, true).log_probs));
   CHECK(translate_words(model, source, 4).text == translated.text);
 }
 

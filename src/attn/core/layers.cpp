@@ -62,7 +62,7 @@ int Linear::output_alignment() { return kernels::packed_width(); }
 
 void Linear::forward_outputs(const float* x, int rows, int first, int count, float* y) const {
   const int P = kernels::packed_width();
-  if (first < 0 || count < 1 || first + count > out_ || first % P != 0) {
+  if (first < 0 || count < 1 || first > out_ || count > out_ - first || first % P != 0) {
     fail("outputs ", first, "..", first + count - 1, " are not a block of the linear layer's ", out_,
          " outputs starting at a multiple of ", P);
   }

@@ -238,14 +238,17 @@ TransformerModel::Forced TransformerModel::force(const Encoding& encoding, const
   // every 16 pieces), the positions' states stay in cache, and the blocks run on the threads. Each
   // block's log-sum-exp is kept apart and the blocks are combined in their order, in double, so
   // the result does not depend on the thread count: log p = logit - log sum over blocks exp(lse).
-  constexpr int vocabulary_block = 256;  // a multiple of every build's Linear::output_alignment()
+  constexpr int vocabulary_block = 256;  // a multiple of Linear::output_alignment() (8, 16 or 64)
   const int blocks = (V + vocabulary_block - 1) / vocabulary_block;
   Scratch y(element_count("target pieces", {T, d}));
   decoder_norm_.forward(x.data(), T, y.data());
   std::vector<float> block_lse(element_count("target pieces", {blocks, T}));
   std::vector<float> forced_logit(T);
   std::vector<Scratch> block_logits(std::max(1, threads()));
-  parallel_for(blocks, workers_for(blocks, double(T) * vocabulary_block * d), [&](int b, int worker) {
+  // blocks on the threads; fewer blocks than threads (a small vocabulary) leave the threads to each
+  // block's product instead
+  const int block_workers = blocks >= threads() ? workers_for(blocks, double(T) * vocabulary_block * d) : 1;
+  parallel_for(blocks, block_workers, [&](int b, int worker) {
     const int first = b * vocabulary_block, count = std::min(vocabulary_block, V - first);
     Scratch& logits = block_logits[worker];
     if (logits.size() == 0) logits = Scratch(static_cast<std::size_t>(T) * vocabulary_block);

@@ -284,8 +284,8 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
       const int kc = K - k0 < chunk ? K - k0 : chunk;
       const bool add = accumulate || k0 > 0;
       if constexpr (pack_a) {
-        // each panel packed as tall as it is, for a micro-kernel of its height: zero-padded to the
-        // tile, a decoder's 17 rows computed 20
+        // each panel packed as tall as it is, for a micro-kernel of its height (padding a short
+        // one with zeros to the tile's height would compute rows that are thrown away)
         for (int panel = 0, i = 0; panel < heights.count; i += heights[panel], ++panel) {
           with_height<R>(heights[panel], [&](auto height) {
             constexpr int h = decltype(height)::value;

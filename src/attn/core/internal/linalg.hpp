@@ -41,10 +41,11 @@ inline void parallel_matmul(int M, int N, int K, float alpha, const float* A, in
 }
 
 // kernels::matmul_packed on the pool when large enough: parts of whole panels, the same bits on
-// any thread count, as above. A part is one panel natively (16 or 64 columns: a 256-column product
-// in 16 parts, so the thread that finishes last waits less for the other), 32 columns in
-// WebAssembly, whose matmul_packed packs A again for every part (a part of 8 would pack it as
-// often as it multiplies a panel).
+// any thread count, as above. Where a panel is 16 columns or more (AVX2: 16, AVX-512: 64) a part is
+// one panel (a 256-column product in 16 parts on AVX2, so the thread that finishes last waits
+// less for the other); with four-lane vectors (WebAssembly, SSE, NEON: 8 columns) 32 columns,
+// since that matmul_packed packs A again for every part (a part of 8 would pack it as often as
+// it multiplies a panel).
 inline void parallel_matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride,
                                    float* C, int ldc, bool accumulate) {
   const int P = kernels::packed_width();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 
 namespace attn {
@@ -15,10 +16,7 @@ class Scratch {
  public:
   static constexpr std::size_t alignment = 64;
 
-  explicit Scratch(std::size_t size = 0)
-      : data_(size > 0 ? static_cast<float*>(::operator new[](size * sizeof(float), std::align_val_t(alignment)))
-                       : nullptr),
-        size_(size) {}
+  explicit Scratch(std::size_t size = 0) : data_(allocate(size)), size_(size) {}
   ~Scratch() { release(); }
   Scratch(Scratch&& other) noexcept : data_(other.data_), size_(other.size_) {
     other.data_ = nullptr;
@@ -42,6 +40,11 @@ class Scratch {
   std::size_t size() const noexcept { return size_; }
 
  private:
+  static float* allocate(std::size_t size) {
+    if (size == 0) return nullptr;
+    if (size > SIZE_MAX / sizeof(float)) throw std::bad_array_new_length();  // size_t is 32 bits in wasm
+    return static_cast<float*>(::operator new[](size * sizeof(float), std::align_val_t(alignment)));
+  }
   void release() noexcept {
     if (data_) ::operator delete[](data_, std::align_val_t(alignment));
   }
