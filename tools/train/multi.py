@@ -129,7 +129,8 @@ class Corpus:
         from concurrent.futures import ProcessPoolExecutor
         # not multiprocessing.Pool: its terminate() can hang (CPython issues 78178 and 96995)
         with ProcessPoolExecutor(min(processes, len(jobs)), mp_context=multiprocessing.get_context("fork")) as pool:
-            encoded = [done.result() for done in [pool.submit(self.encoded, *job) for job in jobs]]
+            futures = [pool.submit(self.encoded, *job) for job in jobs]
+            encoded = [future.result() for future in futures]
         return [self.append(done) for done in encoded]  # none appended when a job failed
 
     def example(self, index, to_english):

@@ -65,14 +65,14 @@ def _make_inherited(batch):
 def batch_stream(make, draw, state, workers):
     """(chunk, batch index, arrays) from state's chunk and batch on, for ever; with workers, the
     next batches (16 per worker) are made ahead in worker processes, which close() ends."""
-    def todo():
+    def drawn():  # (chunk, batch index, batch) from the state's on, as draw() makes them
         chunk, batch = state["chunk"], state["batch"]
         while True:
             for index, b in enumerate(draw(chunk)[batch:], start=batch):
                 yield chunk, index, b
             chunk, batch = chunk + 1, 0
     if workers <= 0:
-        for chunk, index, b in todo():
+        for chunk, index, b in drawn():
             yield chunk, index, make(b)
         return
     import collections
@@ -87,7 +87,7 @@ def batch_stream(make, draw, state, workers):
     # cancels what has not started and waits for the rest
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
-        queued, pending = collections.deque(), todo()
+        queued, pending = collections.deque(), drawn()
         while True:
             while len(queued) < 16 * workers:
                 chunk, index, b = next(pending)

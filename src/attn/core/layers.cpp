@@ -45,17 +45,22 @@ void Linear::forward(const float* x, int rows, float* y) const { forward_part(x,
 
 void Linear::forward_part(const float* x, int rows, int first, int width, float* y) const {
   check_part(first, width);
-  if (!bias_.empty()) {
-    for (int r = 0; r < rows; ++r) std::copy(bias_.begin(), bias_.end(), y + static_cast<std::size_t>(r) * out_);
-  }
-  multiply(x, rows, first, width, y, !bias_.empty());
+  multiply(x, rows, first, width, 0, out_, y, fill_bias(rows, 0, out_, y));
 }
 
-void Linear::multiply(const float* x, int rows, int first, int width, float* y, bool accumulate) const {
-  const long panel_stride = static_cast<long>(in_) * kernels::packed_width();
-  parallel_matmul_packed(rows, out_, width, x, width,
-                         packed_.data() + static_cast<std::size_t>(first) * kernels::packed_width(), panel_stride, y,
-                         out_, accumulate);
+bool Linear::fill_bias(int rows, int first_out, int count, float* y) const {
+  if (bias_.empty()) return false;
+  for (int r = 0; r < rows; ++r) std::copy_n(bias_.begin() + first_out, count, y + static_cast<std::size_t>(r) * count);
+  return true;
+}
+
+void Linear::multiply(const float* x, int rows, int first, int width, int first_out, int count, float* y,
+                      bool accumulate) const {
+  const int P = kernels::packed_width();
+  const long panel_stride = static_cast<long>(in_) * P;  // first_out is a whole number of panels
+  const float* panels = packed_.data() + static_cast<std::size_t>(first_out / P) * panel_stride;
+  parallel_matmul_packed(rows, count, width, x, width, panels + static_cast<std::size_t>(first) * P, panel_stride, y,
+                         count, accumulate);
 }
 
 int Linear::output_alignment() { return kernels::packed_width(); }
@@ -66,12 +71,7 @@ void Linear::forward_outputs(const float* x, int rows, int first, int count, flo
     fail("outputs ", first, "..", first + count - 1, " are not a block of the linear layer's ", out_,
          " outputs starting at a multiple of ", P);
   }
-  if (!bias_.empty()) {
-    for (int r = 0; r < rows; ++r) std::copy_n(bias_.begin() + first, count, y + static_cast<std::size_t>(r) * count);
-  }
-  const long panel_stride = static_cast<long>(in_) * P;
-  parallel_matmul_packed(rows, count, in_, x, in_, packed_.data() + static_cast<std::size_t>(first / P) * panel_stride,
-                         panel_stride, y, count, !bias_.empty());
+  multiply(x, rows, 0, in_, first, count, y, fill_bias(rows, first, count, y));
 }
 
 void Linear::check_part(int first, int width) const {
@@ -88,7 +88,7 @@ void Linear::add_to(const float* x, int rows, float* y) const {
 
 void Linear::add_part(const float* x, int rows, int first, int width, float* y) const {
   check_part(first, width);
-  multiply(x, rows, first, width, y, true);
+  multiply(x, rows, first, width, 0, out_, y, true);
 }
 
 LayerNorm::LayerNorm(std::vector<float> weight, std::vector<float> bias, float epsilon)

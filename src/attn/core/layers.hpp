@@ -44,8 +44,12 @@ class Linear {
 
  private:
   void check_part(int first, int width) const;
-  // y (+)= x[rows][width] W[:, first : first + width]^T
-  void multiply(const float* x, int rows, int first, int width, float* y, bool accumulate) const;
+  // y [rows][count] (+)= x[rows][width] W[first_out : first_out + count, first : first + width]^T,
+  // first_out a multiple of output_alignment()
+  void multiply(const float* x, int rows, int first, int width, int first_out, int count, float* y,
+                bool accumulate) const;
+  // y [rows][count] = the bias of outputs first_out.. in every row; false (y untouched) without one
+  bool fill_bias(int rows, int first_out, int count, float* y) const;
 
   int in_ = 0, out_ = 0;
   // W^T [in][out] packed once into column panels (kernels::pack_columns), for matmul_packed
