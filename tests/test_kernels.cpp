@@ -1,8 +1,13 @@
 // Every SIMD kernel against its scalar twin and a double-precision reference, over odd sizes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
+#include "attn/core/internal/kernels.hpp"
+#include "attn/core/layers.hpp"
+#include "attn/core/threads.hpp"
 #include "support.hpp"
 
 using namespace attn;
@@ -368,4 +373,81 @@ TEST_CASE("Linear::forward_outputs gives forward's columns to the bit and refuse
   CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, 0, out + 1, y.data()), Catch::Contains("outputs 0.."));
   CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, 0, 0, y.data()), Catch::Contains("outputs"));
   CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, -P, P, y.data()), Catch::Contains("outputs"));
+}
+
+TEST_CASE("matmul_packed's epilogue gives the bits of a bias filled before and a ReLU after", "[kernels]") {
+  // A layer's bias and activation go with the sums as the product stores them; the result must be
+  // the separate passes' to the bit on both twins: the bias as if C had held it (or had had it
+  // added, accumulating), in one chunk of K or two, whole and padded panels, every panel height;
+  // ReLU as std::max(x, 0) (-0 and NaN stay).
+  const int P = kernels::packed_width();
+  std::uint64_t seed = 900;
+  int differ = 0, products = 0;
+  for (const Versions& v : versions()) {
+    kernels::set_simd(v.simd);
+    for (int K : {1, 64, 300}) {
+      for (int n : {3, P, P + 1, 2 * P + 5}) {
+        const auto B = random_values(std::size_t(K) * n, ++seed);
+        std::vector<float> packed(static_cast<std::size_t>(kernels::packed_size(K, n)));
+        kernels::pack_columns(K, n, B.data(), n, packed.data());
+        auto bias = random_values(n, ++seed);
+        bias[0] = -0.0f;
+        for (int m : {1, 4, 5, 13, 33}) {
+          const auto A = random_values(std::size_t(m) * K, ++seed);
+          auto C0 = random_values(std::size_t(m) * n, ++seed);
+          C0[C0.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+          for (int mode = 0; mode < 8; ++mode) {
+            const bool accumulate = mode & 1, with_bias = mode & 2, relu = mode & 4;
+            std::vector<float> want = C0, got = C0;
+            for (int r = 0; r < m && with_bias; ++r)
+              for (int j = 0; j < n; ++j) {
+                float& c = want[std::size_t(r) * n + j];
+                c = accumulate ? c + bias[j] : bias[j];
+              }
+            kernels::matmul_packed(m, n, K, A.data(), K, packed.data(), long(K) * P, want.data(), n,
+                                   accumulate || with_bias);
+            if (relu)
+              for (float& c : want) c = std::max(c, 0.0f);
+            kernels::Epilogue epilogue;
+            epilogue.bias = with_bias ? bias.data() : nullptr;
+            epilogue.relu = relu;
+            kernels::matmul_packed(m, n, K, A.data(), K, packed.data(), long(K) * P, got.data(), n, accumulate,
+                                   epilogue);
+            ++products;
+            if (std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) != 0 && ++differ <= 3)
+              UNSCOPED_INFO(v.name << " m=" << m << " n=" << n << " K=" << K << " mode=" << mode);
+          }
+        }
+      }
+    }
+  }
+  kernels::set_simd(true);
+  CHECK(products > 0);
+  CHECK(differ == 0);
+}
+
+TEST_CASE("Linear's forward_relu and add_to: the bits of separate passes, on one thread or two", "[kernels]") {
+  // Each part of a product on the pool takes its own columns of the bias; 70 rows of 300 inputs
+  // make parts large enough that two threads run them.
+  const int in = 300, out = 16 * Linear::output_alignment() + 3, rows = 70;
+  const auto bias = random_values(out, 951);
+  const Linear layer(random_values(std::size_t(out) * in, 950), bias, in, out);
+  const auto x = random_values(std::size_t(rows) * in, 952), y0 = random_values(std::size_t(rows) * out, 953);
+  std::vector<float> want_relu(y0.size()), want_add = y0;
+  layer.forward(x.data(), rows, want_relu.data());
+  relu_in_place(want_relu.data(), want_relu.size());
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < out; ++o) want_add[std::size_t(r) * out + o] += bias[o];
+  layer.add_part(x.data(), rows, 0, in, want_add.data());
+  for (int count : {1, 2}) {
+    if (count > 1 && !threads_supported()) continue;
+    set_threads(count);
+    std::vector<float> got_relu(y0.size(), -1.0f), got_add = y0;
+    layer.forward_relu(x.data(), rows, got_relu.data());
+    layer.add_to(x.data(), rows, got_add.data());
+    set_threads(1);
+    INFO(count << " thread(s)");
+    CHECK(std::memcmp(want_relu.data(), got_relu.data(), want_relu.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(want_add.data(), got_add.data(), want_add.size() * sizeof(float)) == 0);
+  }
 }

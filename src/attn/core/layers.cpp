@@ -45,22 +45,23 @@ void Linear::forward(const float* x, int rows, float* y) const { forward_part(x,
 
 void Linear::forward_part(const float* x, int rows, int first, int width, float* y) const {
   check_part(first, width);
-  multiply(x, rows, first, width, 0, out_, y, fill_bias(rows, 0, out_, y));
+  multiply(x, rows, first, width, 0, out_, y, false, true, false);
 }
 
-bool Linear::fill_bias(int rows, int first_out, int count, float* y) const {
-  if (bias_.empty()) return false;
-  for (int r = 0; r < rows; ++r) std::copy_n(bias_.begin() + first_out, count, y + static_cast<std::size_t>(r) * count);
-  return true;
+void Linear::forward_relu(const float* x, int rows, float* y) const {
+  multiply(x, rows, 0, in_, 0, out_, y, false, true, true);
 }
 
 void Linear::multiply(const float* x, int rows, int first, int width, int first_out, int count, float* y,
-                      bool accumulate) const {
+                      bool accumulate, bool with_bias, bool relu) const {
   const int P = kernels::packed_width();
   const long panel_stride = static_cast<long>(in_) * P;  // first_out is a whole number of panels
   const float* panels = packed_.data() + static_cast<std::size_t>(first_out / P) * panel_stride;
+  kernels::Epilogue epilogue;
+  epilogue.bias = with_bias && !bias_.empty() ? bias_.data() + first_out : nullptr;
+  epilogue.relu = relu;
   parallel_matmul_packed(rows, count, width, x, width, panels + static_cast<std::size_t>(first) * P, panel_stride, y,
-                         count, accumulate);
+                         count, accumulate, epilogue);
 }
 
 int Linear::output_alignment() { return kernels::packed_width(); }
@@ -71,7 +72,7 @@ void Linear::forward_outputs(const float* x, int rows, int first, int count, flo
     fail("outputs ", first, "..", first + count - 1, " are not a block of the linear layer's ", out_,
          " outputs starting at a multiple of ", P);
   }
-  multiply(x, rows, 0, in_, first, count, y, fill_bias(rows, first, count, y));
+  multiply(x, rows, 0, in_, first, count, y, false, true, false);
 }
 
 void Linear::check_part(int first, int width) const {
@@ -80,15 +81,12 @@ void Linear::check_part(int first, int width) const {
 }
 
 void Linear::add_to(const float* x, int rows, float* y) const {
-  for (int r = 0; r < rows && !bias_.empty(); ++r) {
-    for (int o = 0; o < out_; ++o) y[static_cast<std::size_t>(r) * out_ + o] += bias_[o];
-  }
-  add_part(x, rows, 0, in_, y);
+  multiply(x, rows, 0, in_, 0, out_, y, true, true, false);
 }
 
 void Linear::add_part(const float* x, int rows, int first, int width, float* y) const {
   check_part(first, width);
-  multiply(x, rows, first, width, 0, out_, y, true);
+  multiply(x, rows, first, width, 0, out_, y, true, false, false);
 }
 
 LayerNorm::LayerNorm(std::vector<float> weight, std::vector<float> bias, float epsilon)

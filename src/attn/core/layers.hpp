@@ -28,6 +28,9 @@ class Linear {
   int out() const { return out_; }
   // y [rows][out] = x [rows][in] W^T + b
   void forward(const float* x, int rows, float* y) const;
+  // y = max(x W^T + b, 0): forward, then ReLU, in one pass (the same bits as forward and then
+  // relu_in_place)
+  void forward_relu(const float* x, int rows, float* y) const;
   // y += x W^T + b: a residual connection (the bias is added first, then the product accumulates)
   void add_to(const float* x, int rows, float* y) const;
   // For an input that is a concatenation, the part that input columns first .. first + width - 1
@@ -44,12 +47,11 @@ class Linear {
 
  private:
   void check_part(int first, int width) const;
-  // y [rows][count] (+)= x[rows][width] W[first_out : first_out + count, first : first + width]^T,
-  // first_out a multiple of output_alignment()
-  void multiply(const float* x, int rows, int first, int width, int first_out, int count, float* y,
-                bool accumulate) const;
-  // y [rows][count] = the bias of outputs first_out.. in every row; false (y untouched) without one
-  bool fill_bias(int rows, int first_out, int count, float* y) const;
+  // y [rows][count] (+)= x[rows][width] W[first_out : first_out + count, first : first + width]^T
+  // (+ the bias of those outputs where with_bias, as if y had held it, then ReLU where relu; the
+  // product's epilogue: no pass of its own), first_out a multiple of output_alignment()
+  void multiply(const float* x, int rows, int first, int width, int first_out, int count, float* y, bool accumulate,
+                bool with_bias, bool relu) const;
 
   int in_ = 0, out_ = 0;
   // W^T [in][out] packed once into column panels (kernels::pack_columns), for matmul_packed

@@ -133,8 +133,7 @@ void TransformerModel::feed_forward(const LayerNorm& norm, const FeedForward& ff
   const int d = architecture_.model_dim, F = architecture_.ff_dim;
   Scratch y(static_cast<std::size_t>(rows) * d), hidden(static_cast<std::size_t>(rows) * F);
   norm.forward(x, rows, y.data());
-  ff.input.forward(y.data(), rows, hidden.data());
-  relu_in_place(hidden.data(), hidden.size());
+  ff.input.forward_relu(y.data(), rows, hidden.data());
   ff.output.add_to(hidden.data(), rows, x);
 }
 

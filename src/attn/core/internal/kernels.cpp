@@ -1,5 +1,6 @@
 #include "attn/core/internal/kernels.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -52,12 +53,15 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
 
 // The same sums in the same order as scalar::matmul, B read from its panels.
 void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C,
-                   int ldc, bool accumulate) noexcept {
+                   int ldc, bool accumulate, Epilogue epilogue) noexcept {
   const int P = packed_width();
   for (int i = 0; i < M; ++i) {
     float* c = C + static_cast<long>(i) * ldc;
     if (!accumulate) {
       for (int j = 0; j < N; ++j) c[j] = 0.0f;
+    }
+    if (epilogue.bias) {
+      for (int j = 0; j < N; ++j) c[j] = accumulate ? c[j] + epilogue.bias[j] : epilogue.bias[j];
     }
     for (int j0 = 0; j0 < N; j0 += P) {
       const int cols = N - j0 < P ? N - j0 : P;
@@ -67,6 +71,9 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
         const float* b = panel + static_cast<long>(k) * P;
         for (int j = 0; j < cols; ++j) c[j0 + j] += a * b[j];
       }
+    }
+    if (epilogue.relu) {
+      for (int j = 0; j < N; ++j) c[j] = std::max(c[j], 0.0f);
     }
   }
 }
@@ -131,8 +138,8 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   simd_impl::matmul<arch>(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate);
 }
 void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C,
-                   int ldc, bool accumulate) noexcept {
-  simd_impl::matmul_packed<arch>(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate);
+                   int ldc, bool accumulate, Epilogue epilogue) noexcept {
+  simd_impl::matmul_packed<arch>(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate, epilogue);
 }
 float max(const float* x, int n) noexcept { return simd_impl::max<arch>(x, n); }
 float exp_shifted_sum(float* x, int n, float shift) noexcept { return simd_impl::exp_shifted_sum<arch>(x, n, shift); }
@@ -158,7 +165,8 @@ std::atomic<bool> use_simd{ATTN_SIMD != 0};
 // loop, alone in a function, ran at 25 GMAC/s (the SIMD128 multiply-add peak), merged with the
 // dispatcher and the scalar twin at 17 (measured in Node 20, 2026-11-26).
 using MatmulKernel = void (*)(int, int, int, float, const float*, int, const float*, int, float*, int, bool) noexcept;
-using MatmulPackedKernel = void (*)(int, int, int, const float*, int, const float*, long, float*, int, bool) noexcept;
+using MatmulPackedKernel = void (*)(int, int, int, const float*, int, const float*, long, float*, int, bool,
+                                    Epilogue) noexcept;
 #if ATTN_SIMD
 std::atomic<MatmulKernel> matmul_kernel{&simd::matmul};
 std::atomic<MatmulPackedKernel> matmul_packed_kernel{&simd::matmul_packed};
@@ -198,8 +206,9 @@ void matmul(int M, int N, int K, float alpha, const float* A, int lda, const flo
   matmul_kernel.load(std::memory_order_relaxed)(M, N, K, alpha, A, lda, B, ldb, C, ldc, accumulate);
 }
 void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C,
-                   int ldc, bool accumulate) noexcept {
-  matmul_packed_kernel.load(std::memory_order_relaxed)(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate);
+                   int ldc, bool accumulate, Epilogue epilogue) noexcept {
+  matmul_packed_kernel.load(std::memory_order_relaxed)(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate,
+                                                       epilogue);
 }
 float max(const float* x, int n) noexcept { ATTN_DISPATCH(max(x, n)); }
 float exp_shifted_sum(float* x, int n, float shift) noexcept { ATTN_DISPATCH(exp_shifted_sum(x, n, shift)); }

@@ -16,14 +16,25 @@ void set_simd(bool enabled);
 // Name of the instruction set the SIMD kernels were compiled for ("avx512bw", "sse4.1", "scalar").
 const char* instruction_set();
 
+// What matmul_packed does to the sums as it stores them, so that a layer's bias and activation
+// need no pass of their own over C: bias[N] (or null) is added to every row, as if C had been
+// filled with it (or, accumulating, it had been added to the old C) before the product; relu then
+// keeps max(x, 0) as std::max does (-0 and NaN stay).
+struct Epilogue {
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
 #define ATTN_KERNEL_DECLARATIONS                                                                                     \
   /* C[M][N] = alpha * A[M][K] B[K][N], plus the old C when accumulate. */                                           \
   void matmul(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc, \
               bool accumulate) noexcept;                                                                             \
   /* C[M][N] = A[M][K] B[K][N] (+ the old C) with B packed by pack_columns, its panels panel_stride */               \
-  /* floats apart (K * packed_width() for a whole B); the same bits as matmul's with alpha 1. */                     \
+  /* floats apart (K * packed_width() for a whole B); the same bits as matmul's with alpha 1. With an */             \
+  /* epilogue, the same bits as filling C with the bias (or adding it to the old C) before the product */            \
+  /* and applying max(x, 0) to C after it. */                                                                        \
   void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C, \
-                     int ldc, bool accumulate) noexcept;                                                             \
+                     int ldc, bool accumulate, Epilogue epilogue = {}) noexcept;                                     \
   /* Largest element of x[0..n); n >= 1. */                                                                          \
   float max(const float* x, int n) noexcept;                                                                         \
   /* x[i] = exp(x[i] - shift); returns the sum of the new values. exp(-inf) = 0. */                                  \

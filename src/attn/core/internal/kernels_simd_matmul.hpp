@@ -6,9 +6,11 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
+#include "attn/core/internal/kernels.hpp"
 #include "attn/core/internal/kernels_simd_math.hpp"
 
 // Forced inlining where a function only names a part of a kernel: left to itself, GCC keeps
@@ -99,13 +101,31 @@ inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, fl
   }
 }
 
-// C[Rows][Cols*W] = alpha * A * B[.][0..Cols*W) (+ C when accumulate): the micro-kernel, held in
-// registers. A is a packed panel (panel[k * Rows + r], lda unused) or, when Direct, Rows rows of A
-// read in place (A[r * lda + k]): packing costs as much as a fifth of the multiply-adds for long K
-// (probabilities times values), while broadcasting from Rows row pointers costs nothing natively.
+// A sum of the product as it is stored: out = sum + (old C + bias), the old C where accumulate
+// and the bias (a vector of columns, or null) where given, then max(out, 0) where relu, with the
+// lane semantics of std::max(out, 0.0f) (-0 and NaN stay).
+template <class Arch>
+ATTN_ALWAYS_INLINE inline floats<Arch> finish_sum(floats<Arch> out, const float* c, const float* bias, bool accumulate,
+                                                  bool relu) {
+  using F = floats<Arch>;
+  if (bias) {
+    const F b = F::load_unaligned(bias);
+    out += accumulate ? F::load_unaligned(c) + b : b;
+  } else if (accumulate) {
+    out += F::load_unaligned(c);
+  }
+  if (relu) out = xsimd::select(out < F(0.0f), F(0.0f), out);
+  return out;
+}
+
+// C[Rows][Cols*W] = alpha * A * B[.][0..Cols*W) (+ C when accumulate, + bias, then ReLU: see
+// finish_sum): the micro-kernel, held in registers. A is a packed panel (panel[k * Rows + r], lda
+// unused) or, when Direct, Rows rows of A read in place (A[r * lda + k]): packing costs as much as
+// a fifth of the multiply-adds for long K (probabilities times values), while broadcasting from
+// Rows row pointers costs nothing natively.
 template <class Arch, int Rows, int Cols, bool Direct = false>
 inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate,
-                         float alpha = 1.0f) {
+                         float alpha = 1.0f, const float* bias = nullptr, bool relu = false) {
   using F = floats<Arch>;
   constexpr int W = static_cast<int>(F::size);
   const long row_step = Direct ? lda : 1, k_step = Direct ? 1 : Rows;
@@ -130,8 +150,7 @@ inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb
   for (int r = 0; r < Rows; ++r) {
     float* c_row = C + static_cast<long>(r) * ldc;
     for (int c = 0; c < Cols; ++c) {
-      F out = acc[r][c];
-      if (accumulate) out += F::load_unaligned(c_row + c * W);
+      const F out = finish_sum<Arch>(acc[r][c], c_row + c * W, bias ? bias + c * W : nullptr, accumulate, relu);
       out.store_unaligned(c_row + c * W);
     }
   }
@@ -253,9 +272,12 @@ constexpr int packed_width() {
 // Natively A is read in place and B streamed once, panel by panel, for every row; the four-lane
 // build (WebAssembly), whose micro-kernel wants A packed, packs a block of rows per chunk once and
 // walks every panel of B for it, so each panel's chunk is used by the block's rows while in L1.
+// The epilogue (kernels.hpp) goes with the sums as they are stored: its bias with the first chunk
+// of K, its ReLU with the last, through finish_sum (copy_out's scalar twin of it for a last
+// panel's few columns).
 template <class Arch>
 void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C,
-                   int ldc, bool accumulate) noexcept {
+                   int ldc, bool accumulate, Epilogue epilogue = {}) noexcept {
   constexpr int W = static_cast<int>(floats<Arch>::size), R = Tile<Arch>::rows, Cols = Tile<Arch>::cols;
   constexpr int P = Cols * W, chunk = 256;
   constexpr bool pack_a = W < 8;
@@ -269,12 +291,13 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
   alignas(64) float wide[R * P];
   alignas(64) float panels_a[pack_a ? 8 * R * chunk : R * chunk];
   const int panel_count = (N + P - 1) / P;
-  // rows x cols of C from the micro-kernel's R x P result in `wide`
-  const auto copy_out = [&](float* c_block, int rows, int cols, bool add) {
+  // rows x cols of C from the micro-kernel's R x P result in `wide`, finished as finish_sum does
+  const auto copy_out = [&](float* c_block, int rows, int cols, bool add, const float* bias, bool relu) {
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) {
         float* out = c_block + static_cast<long>(r) * ldc + c;
-        *out = wide[r * P + c] + (add ? *out : 0.0f);
+        float sum = wide[r * P + c] + (bias ? (add ? *out + bias[c] : bias[c]) : (add ? *out : 0.0f));
+        *out = relu ? std::max(sum, 0.0f) : sum;
       }
   };
   for (int i0 = 0; i0 < M; i0 += block_rows) {
@@ -283,6 +306,8 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
     for (int k0 = 0; k0 < K; k0 += chunk) {
       const int kc = K - k0 < chunk ? K - k0 : chunk;
       const bool add = accumulate || k0 > 0;
+      const float* bias = k0 == 0 ? epilogue.bias : nullptr;
+      const bool relu = epilogue.relu && k0 + kc == K;
       if constexpr (pack_a) {
         // each panel packed as tall as it is, for a micro-kernel of its height (padding a short
         // one with zeros to the tile's height would compute rows that are thrown away)
@@ -296,6 +321,7 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
       for (int p = 0; p < panel_count; ++p) {
         const int j = p * P, cols = N - j < P ? N - j : P;
         const float* b = packed + p * panel_stride + static_cast<long>(k0) * P;
+        const float* panel_bias = bias ? bias + j : nullptr;
         for (int panel = 0, i = 0; panel < heights.count; i += heights[panel], ++panel) {
           const int rows = heights[panel];
           const float* a = A + static_cast<long>(i0 + i) * lda + k0;
@@ -305,17 +331,19 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
             const float* pa = panels_a + i * kc;
             float* out = whole ? c_block : wide;
             with_height<R>(rows, [&](auto height) {
-              micro_kernel<Arch, decltype(height)::value, Cols>(kc, pa, 0, b, P, out, whole ? ldc : P, whole && add);
+              micro_kernel<Arch, decltype(height)::value, Cols>(kc, pa, 0, b, P, out, whole ? ldc : P, whole && add,
+                                                                1.0f, whole ? panel_bias : nullptr, whole && relu);
             });
-            if (!whole) copy_out(c_block, rows, cols, add);
+            if (!whole) copy_out(c_block, rows, cols, add, panel_bias, relu);
           } else if (whole) {  // A read in place, by a micro-kernel as tall as the panel
             with_height<R>(rows, [&](auto height) {
-              micro_kernel<Arch, decltype(height)::value, Cols, true>(kc, a, lda, b, P, c_block, ldc, add);
+              micro_kernel<Arch, decltype(height)::value, Cols, true>(kc, a, lda, b, P, c_block, ldc, add, 1.0f,
+                                                                      panel_bias, relu);
             });
           } else {
             pack_panel<Arch, R>(rows, kc, 1.0f, a, lda, panels_a);
             micro_kernel<Arch, R, Cols>(kc, panels_a, 0, b, P, wide, P, false);
-            copy_out(c_block, rows, cols, add);
+            copy_out(c_block, rows, cols, add, panel_bias, relu);
           }
         }
       }

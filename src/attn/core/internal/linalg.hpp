@@ -45,22 +45,24 @@ inline void parallel_matmul(int M, int N, int K, float alpha, const float* A, in
 // one panel (a 256-column product in 16 parts on AVX2, so the thread that finishes last waits
 // less for the other); with four-lane vectors (WebAssembly, SSE, NEON: 8 columns) 32 columns,
 // since that matmul_packed packs A again for every part (a part of 8 would pack it as often as
-// it multiplies a panel).
+// it multiplies a panel). The epilogue's bias goes with each part's columns.
 inline void parallel_matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride,
-                                   float* C, int ldc, bool accumulate) {
+                                   float* C, int ldc, bool accumulate, kernels::Epilogue epilogue = {}) {
   const int P = kernels::packed_width();
   const int per_part = P >= 16 ? 1 : (32 + P - 1) / P;
   const int panels = (N + P - 1) / P, parts = (panels + per_part - 1) / per_part;
   const int workers = workers_for(parts, double(M) * per_part * P * K);
   if (workers <= 1) {
-    kernels::matmul_packed(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate);
+    kernels::matmul_packed(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate, epilogue);
     return;
   }
   parallel_for(parts, workers, [&](int part, int) {
     const int first_panel = part * per_part, first = first_panel * P;
     const int columns = N - first < per_part * P ? N - first : per_part * P;
+    kernels::Epilogue part_epilogue = epilogue;
+    if (part_epilogue.bias) part_epilogue.bias += first;
     kernels::matmul_packed(M, columns, K, A, lda, packed + first_panel * panel_stride, panel_stride, C + first, ldc,
-                           accumulate);
+                           accumulate, part_epilogue);
   });
 }
 
