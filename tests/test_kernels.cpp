@@ -451,3 +451,22 @@ TEST_CASE("Linear's forward_relu and add_to: the bits of separate passes, on one
     CHECK(std::memcmp(want_add.data(), got_add.data(), want_add.size() * sizeof(float)) == 0);
   }
 }
+
+TEST_CASE("LayerNorm gives the same bits on one thread or two", "[kernels]") {
+  // A long sentence's rows are normalized in groups on the threads (70 rows of 300: enough work
+  // for two); each row must be what it is alone, the last group's short tail included.
+  const int d = 300, rows = 70;
+  const LayerNorm norm(random_values(d, 960), random_values(d, 961));
+  const auto x = random_values(std::size_t(rows) * d, 962);
+  std::vector<float> one(x.size(), -1.0f), alone(d);
+  norm.forward(x.data(), rows, one.data());
+  norm.forward(x.data() + std::size_t(rows - 1) * d, 1, alone.data());
+  CHECK(std::memcmp(alone.data(), &one[std::size_t(rows - 1) * d], d * sizeof(float)) == 0);
+  if (threads_supported()) {
+    set_threads(2);
+    std::vector<float> two(x.size(), -1.0f);
+    norm.forward(x.data(), rows, two.data());
+    set_threads(1);
+    CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
+  }
+}

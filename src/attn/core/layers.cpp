@@ -98,6 +98,25 @@ LayerNorm::LayerNorm(std::vector<float> weight, std::vector<float> bias, float e
 }
 
 void LayerNorm::forward(const float* x, int rows, float* y) const {
+  // Groups of four rows (see forward_rows) on the threads for a long sentence: the normalization
+  // between a decoder's products was 2.3 % of a 2-thread forced decoding at 59 words, all of it on
+  // the calling thread while the other waited (perf). A row takes about as long as 46 x d
+  // multiply-adds of a product (measured natively), the unit workers_for weighs work in. Each row
+  // is computed as it is alone, so the bits do not depend on the threads.
+  constexpr int group = 4;
+  const int groups = (rows + group - 1) / group, d = dim();
+  const int workers = workers_for(groups, 46.0 * d * group);
+  if (workers <= 1) {
+    forward_rows(x, rows, y);
+    return;
+  }
+  parallel_for(groups, workers, [&](int g, int) {
+    const std::size_t first = static_cast<std::size_t>(g) * group;
+    forward_rows(x + first * d, std::min(group, rows - static_cast<int>(first)), y + first * d);
+  });
+}
+
+void LayerNorm::forward_rows(const float* x, int rows, float* y) const {
   const int d = dim();
   const auto finish = [&](const float* in, double mean, double variance, float* o) {
     const double inverse = 1.0 / std::sqrt(variance / d + epsilon_);

@@ -69,6 +69,9 @@ class LayerNorm {
   void forward(const float* x, int rows, float* y) const;
 
  private:
+  // forward's rows on the calling thread
+  void forward_rows(const float* x, int rows, float* y) const;
+
   std::vector<float> weight_, bias_;
   float epsilon_ = 1e-5f;
 };
