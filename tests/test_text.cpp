@@ -4,12 +4,17 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "attn/align/attention_aligner.hpp"
 #include "attn/align/hmm.hpp"
 #include "attn/align/ibm2.hpp"
+#include "attn/core/threads.hpp"
 #include "attn/models/rnn.hpp"
 #include "attn/models/text.hpp"
 #include "fixtures.hpp"
@@ -246,4 +251,36 @@ TEST_CASE("words are split into user-perceived characters: emoji sequences and f
         std::vector<std::string>{"don't", "l'homme", ",", "'", "quoted", "'"});
   CHECK(split_words("the na\xC3\xAFve caf\xC3\xA9-bar") ==
         std::vector<std::string>{"the", "na\xC3\xAFve", "caf\xC3\xA9", "-", "bar"});
+}
+
+TEST_CASE("a word's kept pieces are its pieces merged afresh, past the cap and on two threads", "[text][tokenizer]") {
+  // encode_word keeps each word's pieces; another load of the model has nothing kept, so it merges
+  // every word afresh. Past words_kept words the kept ones are dropped, and the words are still right.
+  const RnnModel kept = RnnModel::load(read_file("tiny-additive.safetensors"));
+  const RnnModel fresh = RnnModel::load(read_file("tiny-additive.safetensors"));
+  const Bpe& bpe = kept.tokenizer();
+  const std::vector<std::string> words{"pequeña", nfd_pequena, "école", nfd_ecole, "Ёлка", "house", "the", "\xFF"};
+  for (const std::string& word : words) CHECK(bpe.encode_word(word) == fresh.tokenizer().encode_word(word));
+  for (const std::string& word : words) CHECK(bpe.encode_word(word) == fresh.tokenizer().encode_word(word));
+  for (std::size_t i = 0; i < Bpe::words_kept + 10; ++i) bpe.encode_word("w" + std::to_string(i));
+  for (const std::string& word : words) CHECK(bpe.encode_word(word) == fresh.tokenizer().encode_word(word));
+  CHECK(bpe.encode_word("w7") == fresh.tokenizer().encode_word("w7"));
+  std::vector<std::vector<int>> want;
+  for (const std::string& word : words) want.push_back(fresh.tokenizer().encode_word(word));
+  std::atomic<int> wrong{0};
+  auto encode_all = [&](int offset) {
+    for (int round = 0; round < 300; ++round)
+      for (std::size_t w = 0; w < words.size(); ++w) {
+        const std::string word = round % 3 ? words[w] : words[w] + std::to_string(round + offset);
+        if (round % 3 ? bpe.encode_word(word) != want[w] : bpe.encode_word(word).empty()) ++wrong;
+      }
+  };
+  if (threads_supported()) {  // a WebAssembly build without threads has one
+    std::thread other(encode_all, 1000);
+    encode_all(0);
+    other.join();
+  } else {
+    encode_all(0);
+  }
+  CHECK(wrong == 0);
 }

@@ -126,6 +126,19 @@ const std::string& Bpe::piece(int id) const {
 }
 
 std::vector<int> Bpe::encode_word(const std::string& given) const {
+  {
+    std::lock_guard<std::mutex> lock(kept_->mutex);
+    const auto found = kept_->pieces.find(given);
+    if (found != kept_->pieces.end()) return found->second;
+  }
+  std::vector<int> symbols = merge_word(given);
+  std::lock_guard<std::mutex> lock(kept_->mutex);
+  if (kept_->pieces.size() >= words_kept) kept_->pieces.clear();
+  kept_->pieces.emplace(given, symbols);
+  return symbols;
+}
+
+std::vector<int> Bpe::merge_word(const std::string& given) const {
   const std::string word = nfc(given);  // valid UTF-8 from here on
   std::vector<int> symbols{259};        // ▁
   for (std::size_t i = 0; i < word.size();) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,8 +33,12 @@ class Bpe {
   // Parses and validates the tokenizer JSON; throws attn::Error naming the problem.
   static Bpe from_json(const std::string& json);
 
-  // Words are NFC-normalized first (invalid bytes become U+FFFD), as the training text was.
+  // Words are NFC-normalized first (invalid bytes become U+FFFD), as the training text was. A
+  // word's pieces are kept once found (up to words_kept words; then the kept ones are dropped), so
+  // a word seen before costs a lookup: the same sentence scored again, or its words in the next one.
+  // Safe to call from several threads at once, on one Bpe or its copies (they share what is kept).
   std::vector<int> encode_word(const std::string& word) const;
+  static constexpr std::size_t words_kept = 1 << 15;
   Pieces encode(const std::vector<std::string>& words) const;
   // Words of a piece sequence: ▁ starts a word, specials are skipped, bytes are UTF-8-decoded.
   std::vector<std::string> decode_words(const std::vector<int>& ids) const;
@@ -48,6 +54,13 @@ class Bpe {
   std::vector<char> starts_word_;  // piece begins with ▁
   // (left id, right id) -> (rank, merged id)
   std::unordered_map<std::uint64_t, std::pair<int, int>> merges_;
+  // the BPE merges of one word, without the cache
+  std::vector<int> merge_word(const std::string& word) const;
+  struct KeptWords {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::vector<int>> pieces;
+  };
+  std::shared_ptr<KeptWords> kept_ = std::make_shared<KeptWords>();
 };
 
 }  // namespace attn
