@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -414,7 +415,13 @@ TEST_CASE("matmul_packed's epilogue gives the bits of a bias filled before and a
             kernels::matmul_packed(m, n, K, A.data(), K, packed.data(), long(K) * P, got.data(), n, accumulate,
                                    epilogue);
             ++products;
-            if (std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) != 0 && ++differ <= 3)
+            // the same bits, but a NaN's sign and payload: WebAssembly leaves them open (std::max
+            // of a NaN compiled two ways gave two signs in the scalar twin)
+            bool same = true;
+            for (std::size_t i = 0; i < want.size(); ++i)
+              same = same && (std::memcmp(&want[i], &got[i], sizeof(float)) == 0 ||
+                              (std::isnan(want[i]) && std::isnan(got[i])));
+            if (!same && ++differ <= 3)
               UNSCOPED_INFO(v.name << " m=" << m << " n=" << n << " K=" << K << " mode=" << mode);
           }
         }
@@ -422,8 +429,8 @@ TEST_CASE("matmul_packed's epilogue gives the bits of a bias filled before and a
     }
   }
   kernels::set_simd(true);
-  CHECK(products > 0);
   CHECK(differ == 0);
+  CHECK(products > 0);
 }
 
 TEST_CASE("Linear's forward_relu and add_to: the bits of separate passes, on one thread or two", "[kernels]") {
