@@ -386,14 +386,14 @@ TEST_CASE("matmul_packed's epilogue gives the bits of a bias filled before and a
   int differ = 0, products = 0;
   for (const Versions& v : versions()) {
     kernels::set_simd(v.simd);
-    for (int K : {1, 64, 300}) {
-      for (int n : {3, P, P + 1, 2 * P + 5}) {
+    for (int K : {0, 1, 64, 300, 600}) {  // no sum (a -0 bias stays -0 through ReLU); 1, 2 and 3 chunks
+      for (int n : {1, 3, P - 1, P, P + 1, 2 * P + 5}) {
         const auto B = random_values(std::size_t(K) * n, ++seed);
-        std::vector<float> packed(static_cast<std::size_t>(kernels::packed_size(K, n)));
-        kernels::pack_columns(K, n, B.data(), n, packed.data());
+        std::vector<float> packed(static_cast<std::size_t>(std::max(1L, kernels::packed_size(K, n))));
+        if (K > 0) kernels::pack_columns(K, n, B.data(), n, packed.data());
         auto bias = random_values(n, ++seed);
         bias[0] = -0.0f;
-        for (int m : {1, 4, 5, 13, 33}) {
+        for (int m : {1, 4, 5, 13, 33, 70}) {
           const auto A = random_values(std::size_t(m) * K, ++seed);
           auto C0 = random_values(std::size_t(m) * n, ++seed);
           C0[C0.size() / 2] = std::numeric_limits<float>::quiet_NaN();

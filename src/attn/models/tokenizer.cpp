@@ -126,6 +126,7 @@ const std::string& Bpe::piece(int id) const {
 }
 
 std::vector<int> Bpe::encode_word(const std::string& given) const {
+  if (!kept_) return merge_word(given);  // a Bpe moved from keeps nothing
   {
     std::lock_guard<std::mutex> lock(kept_->mutex);
     const auto found = kept_->pieces.find(given);

@@ -282,10 +282,17 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
   constexpr int P = Cols * W, chunk = 256;
   constexpr bool pack_a = W < 8;
   constexpr int block_rows = pack_a ? 8 * R : 1 << 30;
-  if (K == 0) {
-    if (!accumulate)
-      for (int i = 0; i < M; ++i)
-        for (int j = 0; j < N; ++j) C[static_cast<long>(i) * ldc + j] = 0.0f;
+  if (K == 0) {  // the empty sum: C is 0, or its bias (added to the old C when accumulating), then ReLU
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        float& c = C[static_cast<long>(i) * ldc + j];
+        if (epilogue.bias) {
+          c = accumulate ? c + epilogue.bias[j] : epilogue.bias[j];
+        } else if (!accumulate) {
+          c = 0.0f;
+        }
+        if (epilogue.relu) c = std::max(c, 0.0f);
+      }
     return;
   }
   alignas(64) float wide[R * P];
