@@ -19,7 +19,8 @@ const char* instruction_set();
 // What matmul_packed does to the sums as it stores them, so that a layer's bias and activation
 // need no pass of their own over C: bias[N] (or null) is added to every row, as if C had been
 // filled with it (or, accumulating, it had been added to the old C) before the product; relu then
-// keeps max(x, 0) as std::max does (-0 and NaN stay).
+// keeps std::max(x, 0.0f) (natively -0 and NaN stay; in WebAssembly the scalar paths' std::max is
+// f32.max, which gives +0 and a NaN of its own: DEVELOPERS.md).
 struct Epilogue {
   const float* bias = nullptr;
   bool relu = false;

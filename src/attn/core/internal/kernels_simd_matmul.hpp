@@ -103,7 +103,8 @@ inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, fl
 
 // A sum of the product as it is stored: out = sum + (old C + bias), the old C where accumulate
 // and the bias (a vector of columns, or null) where given, then max(out, 0) where relu, with the
-// lane semantics of std::max(out, 0.0f) (-0 and NaN stay).
+// semantics of out < 0 ? 0 : out (-0 and NaN stay; the scalar std::max of copy_out and of an empty
+// sum can differ there in WebAssembly, kernels.hpp).
 template <class Arch>
 ATTN_ALWAYS_INLINE inline floats<Arch> finish_sum(floats<Arch> out, const float* c, const float* bias, bool accumulate,
                                                   bool relu) {
