@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -376,11 +377,72 @@ TEST_CASE("Linear::forward_outputs gives forward's columns to the bit and refuse
   CHECK_THROWS_WITH(layer.forward_outputs(x.data(), 2, -P, P, y.data()), Catch::Contains("outputs"));
 }
 
+namespace {
+
+// x < 0 ? 0 : x, written so that no compiler turns it into a max instruction (which WebAssembly's
+// f32.max is: +0 for -0, a NaN of its own): the reference the kernels' ReLU is held to.
+float exact_relu(float x) { return std::signbit(x) && !std::isnan(x) && x != 0.0f ? 0.0f : x; }
+
+float from_bits(std::uint32_t bits) {
+  float x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("ReLU keeps -0 and a NaN's bits, scalar and in loops", "[kernels]") {
+  // kernels::relu (every scalar ReLU of the core) and relu_in_place (a loop the compiler
+  // vectorizes): x < 0 ? 0 : x on the bits, where WebAssembly's f32.max would give +0 for -0 and
+  // a NaN of its own.
+  const std::vector<std::uint32_t> specials = {
+      0x00000000u,  // +0
+      0x80000000u,  // -0
+      0x3f800000u,  // 1
+      0xbf800000u,  // -1
+      0x00000001u,  // the smallest denormal
+      0x80000001u,  // its negative
+      0x7f7fffffu,  // the largest float
+      0xff7fffffu,  // its negative
+      0x7f800000u,  // +inf
+      0xff800000u,  // -inf
+      0x7fc00000u,  // quiet NaN
+      0xffc00000u,  // the same with the sign set
+      0xff812345u,  // a signalling NaN with a payload and the sign set
+      0x7fa00001u,  // a signalling NaN with a payload
+  };
+  std::vector<float> values;
+  for (int round = 0; round < 5; ++round)  // 70 values: whole vectors and a tail, every alignment
+    for (std::uint32_t bits : specials) values.push_back(from_bits(bits));
+  std::vector<float> looped = values;
+  relu_in_place(looped.data(), looped.size());
+  int differ = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const float want = values[i] < 0.0f ? 0.0f : values[i];  // what the comparison says ...
+    const float scalar = kernels::relu(values[i]);
+    std::uint32_t w, s, l;
+    std::memcpy(&w, &values[i], sizeof w);  // ... and, where it keeps x, x's own bits
+    if (want == 0.0f && values[i] < 0.0f) w = 0u;
+    std::memcpy(&s, &scalar, sizeof s);
+    std::memcpy(&l, &looped[i], sizeof l);
+    if ((s != w || l != w) && ++differ <= 3) UNSCOPED_INFO(std::hex << "in " << w << " scalar " << s << " loop " << l);
+    std::uint32_t reference;
+    const float r = exact_relu(values[i]);
+    std::memcpy(&reference, &r, sizeof reference);
+    CHECK(reference == w);  // the epilogue test's reference agrees
+  }
+  CHECK(differ == 0);
+  // the specials themselves: -0 stays -0, a negative becomes +0, a signed NaN keeps its sign
+  CHECK(std::signbit(kernels::relu(-0.0f)));
+  CHECK_FALSE(std::signbit(kernels::relu(-1.0f)));
+  CHECK(std::signbit(kernels::relu(from_bits(0xffc00000u))));
+}
+
 TEST_CASE("matmul_packed's epilogue gives the bits of a bias filled before and a ReLU after", "[kernels]") {
   // A layer's bias and activation go with the sums as the product stores them; the result must be
   // the separate passes' to the bit on both twins: the bias as if C had held it (or had had it
   // added, accumulating), in one chunk of K or two, whole and padded panels, every panel height;
-  // ReLU as std::max(x, 0) (-0 and NaN stay).
+  // ReLU as x < 0 ? 0 : x (-0 and NaN stay), on every build.
   const int P = kernels::packed_width();
   std::uint64_t seed = 900;
   int differ = 0, products = 0;
@@ -408,7 +470,7 @@ TEST_CASE("matmul_packed's epilogue gives the bits of a bias filled before and a
             kernels::matmul_packed(m, n, K, A.data(), K, packed.data(), long(K) * P, want.data(), n,
                                    accumulate || with_bias);
             if (relu)
-              for (float& c : want) c = std::max(c, 0.0f);
+              for (float& c : want) c = exact_relu(c);
             kernels::Epilogue epilogue;
             epilogue.bias = with_bias ? bias.data() : nullptr;
             epilogue.relu = relu;

@@ -264,7 +264,7 @@ void merge_heads(const float* x, int rows, int heads, int width, float* out) {
 }
 
 void relu_in_place(float* x, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.0f);
+  for (std::size_t i = 0; i < n; ++i) x[i] = kernels::relu(x[i]);
 }
 
 void tanh_in_place(float* x, int n) { kernels::tanh(x, n); }

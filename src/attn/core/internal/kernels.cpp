@@ -73,7 +73,7 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
       }
     }
     if (epilogue.relu) {
-      for (int j = 0; j < N; ++j) c[j] = std::max(c[j], 0.0f);
+      for (int j = 0; j < N; ++j) c[j] = relu(c[j]);
     }
   }
 }

@@ -6,6 +6,9 @@
 // float with an explicit leading dimension (row stride, in elements).
 #pragma once
 
+#include <cstdint>
+#include <cstring>
+
 namespace attn::kernels {
 
 // True when the SIMD kernels are in use (native xsimd, or WebAssembly SIMD128).
@@ -16,11 +19,22 @@ void set_simd(bool enabled);
 // Name of the instruction set the SIMD kernels were compiled for ("avx512bw", "sse4.1", "scalar").
 const char* instruction_set();
 
+// ReLU with the semantics of x < 0 ? 0 : x on every build: -0 and a NaN come back as they went
+// in. Written as a test on the bits (sign set, magnitude nonzero and at most infinity's) because
+// Emscripten's clang 14 compiles std::max(x, 0.0f), and x < 0 ? 0 : x itself, to WebAssembly's
+// f32.max, which turns -0 into +0 and returns a NaN of its own (DEVELOPERS.md); this form
+// compiles to a select, and its loops to a bitselect. Every scalar ReLU of the core is this one.
+inline float relu(float x) noexcept {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const std::uint32_t magnitude = bits & 0x7fffffffu;
+  return (bits >> 31) != 0 && magnitude != 0 && magnitude <= 0x7f800000u ? 0.0f : x;
+}
+
 // What matmul_packed does to the sums as it stores them, so that a layer's bias and activation
 // need no pass of their own over C: bias[N] (or null) is added to every row, as if C had been
 // filled with it (or, accumulating, it had been added to the old C) before the product; relu then
-// keeps std::max(x, 0.0f) (natively -0 and NaN stay; in WebAssembly the scalar paths' std::max is
-// f32.max, which gives +0 and a NaN of its own: DEVELOPERS.md).
+// applies relu() above (the vector paths a select of the same semantics).
 struct Epilogue {
   const float* bias = nullptr;
   bool relu = false;

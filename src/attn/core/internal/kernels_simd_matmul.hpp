@@ -102,9 +102,8 @@ inline void pack_panel(int rows, int K, float alpha, const float* A, int lda, fl
 }
 
 // A sum of the product as it is stored: out = sum + (old C + bias), the old C where accumulate
-// and the bias (a vector of columns, or null) where given, then max(out, 0) where relu, with the
-// semantics of out < 0 ? 0 : out (-0 and NaN stay; the scalar std::max of copy_out and of an empty
-// sum can differ there in WebAssembly, kernels.hpp).
+// and the bias (a vector of columns, or null) where given, then ReLU where relu, with relu()'s
+// semantics (kernels.hpp: out < 0 ? 0 : out, -0 and NaN stay).
 template <class Arch>
 ATTN_ALWAYS_INLINE inline floats<Arch> finish_sum(floats<Arch> out, const float* c, const float* bias, bool accumulate,
                                                   bool relu) {
@@ -274,8 +273,8 @@ constexpr int packed_width() {
 // build (WebAssembly), whose micro-kernel wants A packed, packs a block of rows per chunk once and
 // walks every panel of B for it, so each panel's chunk is used by the block's rows while in L1.
 // The epilogue (kernels.hpp) goes with the sums as they are stored: its bias with the first chunk
-// of K, its ReLU with the last, through finish_sum (copy_out's scalar twin of it for a last
-// panel's few columns).
+// of K, its ReLU with the last, through finish_sum (finish_scalar, its element-by-element twin,
+// for a last panel's few columns and for the empty sum).
 template <class Arch>
 void matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride, float* C,
                    int ldc, bool accumulate, Epilogue epilogue = {}) noexcept {
@@ -283,31 +282,25 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
   constexpr int P = Cols * W, chunk = 256;
   constexpr bool pack_a = W < 8;
   constexpr int block_rows = pack_a ? 8 * R : 1 << 30;
-  if (K == 0) {  // the empty sum: C is 0, or its bias (added to the old C when accumulating), then ReLU
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        float& c = C[static_cast<long>(i) * ldc + j];
-        if (epilogue.bias) {
-          c = accumulate ? c + epilogue.bias[j] : epilogue.bias[j];
-        } else if (!accumulate) {
-          c = 0.0f;
-        }
-        if (epilogue.relu) c = std::max(c, 0.0f);
+  // finish_sum one element at a time: rows x cols of C from `sums` (row stride P; none for the
+  // empty sum, where C is its base alone: a -0 bias stays -0, which 0 + -0 would not)
+  const auto finish_scalar = [&](float* c_block, const float* sums, int rows, int cols, bool add, const float* bias,
+                                 bool relu) {
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        float* out = c_block + static_cast<long>(r) * ldc + c;
+        const float base = bias ? (add ? *out + bias[c] : bias[c]) : (add ? *out : 0.0f);
+        const float value = sums ? sums[r * P + c] + base : base;
+        *out = relu ? kernels::relu(value) : value;
       }
+  };
+  if (K == 0) {
+    finish_scalar(C, nullptr, M, N, accumulate, epilogue.bias, epilogue.relu);
     return;
   }
   alignas(64) float wide[R * P];
   alignas(64) float panels_a[pack_a ? 8 * R * chunk : R * chunk];
   const int panel_count = (N + P - 1) / P;
-  // rows x cols of C from the micro-kernel's R x P result in `wide`, finished as finish_sum does
-  const auto copy_out = [&](float* c_block, int rows, int cols, bool add, const float* bias, bool relu) {
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) {
-        float* out = c_block + static_cast<long>(r) * ldc + c;
-        float sum = wide[r * P + c] + (bias ? (add ? *out + bias[c] : bias[c]) : (add ? *out : 0.0f));
-        *out = relu ? std::max(sum, 0.0f) : sum;
-      }
-  };
   for (int i0 = 0; i0 < M; i0 += block_rows) {
     const int block = M - i0 < block_rows ? M - i0 : block_rows;
     const PanelHeights heights(block, R);
@@ -342,7 +335,7 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
               micro_kernel<Arch, decltype(height)::value, Cols>(kc, pa, 0, b, P, out, whole ? ldc : P, whole && add,
                                                                 1.0f, whole ? panel_bias : nullptr, whole && relu);
             });
-            if (!whole) copy_out(c_block, rows, cols, add, panel_bias, relu);
+            if (!whole) finish_scalar(c_block, wide, rows, cols, add, panel_bias, relu);
           } else if (whole) {  // A read in place, by a micro-kernel as tall as the panel
             with_height<R>(rows, [&](auto height) {
               micro_kernel<Arch, decltype(height)::value, Cols, true>(kc, a, lda, b, P, c_block, ldc, add, 1.0f,
@@ -351,7 +344,7 @@ void matmul_packed(int M, int N, int K, const float* A, int lda, const float* pa
           } else {
             pack_panel<Arch, R>(rows, kc, 1.0f, a, lda, panels_a);
             micro_kernel<Arch, R, Cols>(kc, panels_a, 0, b, P, wide, P, false);
-            copy_out(c_block, rows, cols, add, panel_bias, relu);
+            finish_scalar(c_block, wide, rows, cols, add, panel_bias, relu);
           }
         }
       }
