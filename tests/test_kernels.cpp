@@ -521,6 +521,53 @@ TEST_CASE("Linear's forward_relu and add_to: the bits of separate passes, on one
   }
 }
 
+TEST_CASE("Linear's forward_heads: the bits of forward and split_heads, on one thread or two", "[kernels]") {
+  // The product writes each head's columns as a matrix of its own: parts never cross a head, each
+  // takes its own columns of the bias. Heads one panel wide, five (the four-lane builds' parts of
+  // 32 columns then end short, inside a head), 64 columns, and not a whole number of panels (the
+  // product, then the copy); 70 rows of 300 inputs make the parts large enough for two threads.
+  const int P = Linear::output_alignment(), in = 300;
+  int differ = 0, products = 0;
+  for (const Versions& v : versions()) {
+    kernels::set_simd(v.simd);
+    for (int width : {P, 5 * P, P + 3, 64}) {
+      for (int heads : {1, 3, 4}) {
+        const int out = width * heads;
+        const auto bias = random_values(out, 970 + width + heads);
+        const Linear layer(random_values(std::size_t(out) * in, 971 + width), bias, in, out);
+        const Linear no_bias(random_values(std::size_t(out) * in, 972 + width), {}, in, out);
+        for (int rows : {1, 3, 70}) {
+          const auto x = random_values(std::size_t(rows) * in, 973 + rows);
+          for (const Linear* l : {&layer, &no_bias}) {
+            std::vector<float> side_by_side(std::size_t(rows) * out), want(side_by_side.size());
+            l->forward(x.data(), rows, side_by_side.data());
+            split_heads(side_by_side.data(), rows, heads, width, want.data());
+            for (int count : {1, 2}) {
+              if (count > 1 && !threads_supported()) continue;
+              set_threads(count);
+              std::vector<float> got(want.size(), -1.0f);
+              l->forward_heads(x.data(), rows, heads, got.data());
+              set_threads(1);
+              ++products;
+              if (std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) != 0 && ++differ <= 3)
+                UNSCOPED_INFO(v.name << " width=" << width << " heads=" << heads << " rows=" << rows
+                                     << " threads=" << count << (l == &no_bias ? " no bias" : ""));
+            }
+          }
+        }
+      }
+    }
+  }
+  kernels::set_simd(true);
+  CHECK(products > 0);
+  CHECK(differ == 0);
+  const Linear layer(random_values(std::size_t(12) * in, 979), {}, in, 12);
+  std::vector<float> y(std::size_t(2) * 12);
+  const auto x = random_values(std::size_t(2) * in, 980);
+  CHECK_THROWS_WITH(layer.forward_heads(x.data(), 2, 5, y.data()), Catch::Contains("heads") && Catch::Contains("12"));
+  CHECK_THROWS_WITH(layer.forward_heads(x.data(), 2, 0, y.data()), Catch::Contains("heads"));
+}
+
 TEST_CASE("LayerNorm gives the same bits on one thread or two", "[kernels]") {
   // A long sentence's rows are normalized in groups on the threads (70 rows of 300: enough work
   // for two); each row must be what it is alone, the last group's short tail included.

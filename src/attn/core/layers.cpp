@@ -6,6 +6,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/internal/linalg.hpp"
+#include "attn/core/internal/scratch.hpp"
 
 namespace attn {
 
@@ -73,6 +74,22 @@ void Linear::forward_outputs(const float* x, int rows, int first, int count, flo
          " outputs starting at a multiple of ", P);
   }
   multiply(x, rows, 0, in_, first, count, y, false, true, false);
+}
+
+void Linear::forward_heads(const float* x, int rows, int heads, float* y) const {
+  if (heads < 1 || out_ % heads != 0)
+    fail(Field{"heads"}, " must divide the linear layer's ", out_, " outputs, got ", heads);
+  const int P = kernels::packed_width(), width = out_ / heads;
+  if (width % P != 0) {  // a head's columns do not start on a panel: the product, then the copy
+    Scratch side_by_side(element_count("projected inputs", {rows, out_}));
+    forward(x, rows, side_by_side.data());
+    split_heads(side_by_side.data(), rows, heads, width, y);
+    return;
+  }
+  kernels::Epilogue epilogue;
+  epilogue.bias = bias_.empty() ? nullptr : bias_.data();
+  parallel_matmul_packed_grouped(rows, out_, in_, x, in_, packed_.data(), static_cast<long>(in_) * P, y, width,
+                                 epilogue);
 }
 
 void Linear::check_part(int first, int width) const {

@@ -44,6 +44,10 @@ class Linear {
   // output_alignment() (any multiple of 256 is); the same bits as those columns of forward().
   void forward_outputs(const float* x, int rows, int first, int count, float* y) const;
   static int output_alignment();
+  // y [heads][rows][out / heads] = forward's outputs split into heads (split_heads of forward(),
+  // the same bits), written in that layout by the product itself where out / heads is a multiple
+  // of output_alignment(), instead of copied there after it. heads must divide out.
+  void forward_heads(const float* x, int rows, int heads, float* y) const;
 
  private:
   void check_part(int first, int width) const;

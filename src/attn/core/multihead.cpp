@@ -60,13 +60,10 @@ MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) {
 void MultiHeadAttention::project_keys_values(const float* key_value_input, int length, float* keys,
                                              float* values) const {
   const MultiHeadShape& w = shape_;
-  // every buffer's size is checked before allocation (size_t is 32-bit in wasm and would wrap)
-  Scratch side_by_side(
-      element_count("projected inputs", {length, std::max(w.heads * w.key_dim, w.heads * w.value_dim)}));
-  key_.forward(key_value_input, length, side_by_side.data());
-  split_heads(side_by_side.data(), length, w.heads, w.key_dim, keys);
-  value_.forward(key_value_input, length, side_by_side.data());
-  split_heads(side_by_side.data(), length, w.heads, w.value_dim, values);
+  // the sizes checked before the products write them (size_t is 32-bit in wasm and would wrap)
+  element_count("projected inputs", {length, std::max(w.heads * w.key_dim, w.heads * w.value_dim)});
+  key_.forward_heads(key_value_input, length, w.heads, keys);
+  value_.forward_heads(key_value_input, length, w.heads, values);
 }
 
 void MultiHeadAttention::contexts(const float* query_input, int rows, const float* keys, const float* values,
@@ -76,11 +73,9 @@ void MultiHeadAttention::contexts(const float* query_input, int rows, const floa
   if (options.score != Score::dot && options.score != Score::scaled_dot) {
     fail("multi-head attention projects queries and keys itself; its ", Field{"score"}, " must be dot or scaled_dot");
   }
-  Scratch side_by_side(element_count("projected queries", {rows, w.heads * w.key_dim}));
-  Scratch queries(side_by_side.size());
+  Scratch queries(element_count("projected queries", {rows, w.heads * w.key_dim}));
   element_count("weights", {w.heads, rows, key_length});
-  query_.forward(query_input, rows, side_by_side.data());
-  split_heads(side_by_side.data(), rows, w.heads, w.key_dim, queries.data());
+  query_.forward_heads(query_input, rows, w.heads, queries.data());
   Shape shape;
   shape.heads = w.heads;
   shape.query_length = rows;
