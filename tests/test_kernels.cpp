@@ -568,6 +568,33 @@ TEST_CASE("Linear's forward_heads: the bits of forward and split_heads, on one t
   CHECK_THROWS_WITH(layer.forward_heads(x.data(), 2, 0, y.data()), Catch::Contains("heads"));
 }
 
+TEST_CASE("PositionTable's embed gives embed_with_positions' bits, on one thread or two", "[kernels]") {
+  // A long sentence's rows are embedded in groups on the threads (100 rows of 300: enough for two);
+  // each row must be the uncached function's, the last group's short tail and positions past the
+  // cache (the uncached path) included.
+  const int dim = 300, vocabulary = 50, rows = 100;
+  const auto table = random_values(std::size_t(vocabulary) * dim, 965);
+  std::vector<int> ids(rows);
+  for (int r = 0; r < rows; ++r) ids[r] = (r * 7 + 3) % vocabulary;
+  const PositionTable positions(dim, 120);
+  for (int first : {0, 5, 60}) {  // 60 + 100 rows go past the 120 cached positions
+    std::vector<float> want(std::size_t(rows) * dim);
+    embed_with_positions(table, dim, ids.data(), rows, first, 17.3, want.data());
+    for (int count : {1, 2}) {
+      if (count > 1 && !threads_supported()) continue;
+      set_threads(count);
+      std::vector<float> got(want.size(), -1.0f);
+      positions.embed(table, ids.data(), rows, first, 17.3, got.data());
+      set_threads(1);
+      INFO("first position " << first << ", " << count << " thread(s)");
+      CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+    }
+  }
+  ids[rows - 1] = vocabulary;  // outside the vocabulary: named, before any row is written
+  std::vector<float> x(std::size_t(rows) * dim);
+  CHECK_THROWS_WITH(positions.embed(table, ids.data(), rows, 0, 1.0, x.data()), Catch::Contains("vocabulary"));
+}
+
 TEST_CASE("LayerNorm gives the same bits on one thread or two", "[kernels]") {
   // A long sentence's rows are normalized in groups on the threads (70 rows of 300: enough work
   // for two); each row must be what it is alone, the last group's short tail included.

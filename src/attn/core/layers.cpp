@@ -255,11 +255,26 @@ void PositionTable::embed(const std::vector<float>& table, const int* ids, int r
     return;
   }
   check_ids(table, dim_, ids, rows);
-  for (int r = 0; r < rows; ++r) {
-    add_row(table.data() + static_cast<std::size_t>(ids[r]) * dim_, scale,
-            values_.data() + static_cast<std::size_t>(first_position + r) * dim_, dim_,
-            x + static_cast<std::size_t>(r) * dim_);
+  const auto add_rows = [&](int first, int count) {
+    for (int r = first; r < first + count; ++r) {
+      add_row(table.data() + static_cast<std::size_t>(ids[r]) * dim_, scale,
+              values_.data() + static_cast<std::size_t>(first_position + r) * dim_, dim_,
+              x + static_cast<std::size_t>(r) * dim_);
+    }
+  };
+  // Groups of rows on the threads for a long sentence: each row is a vocabulary row read from
+  // memory (a table of megabytes), 1.2 % of a 2-thread forced decoding at 59 words on the calling
+  // thread alone (perf). A row costs about as long as 75 x dim multiply-adds (measured natively),
+  // the unit workers_for weighs work in; each row is computed alone, so the bits do not depend on
+  // the threads.
+  constexpr int group = 8;
+  const int groups = (rows + group - 1) / group;
+  const int workers = workers_for(groups, 75.0 * dim_ * group);
+  if (workers <= 1) {
+    add_rows(0, rows);
+    return;
   }
+  parallel_for(groups, workers, [&](int g, int) { add_rows(g * group, std::min(group, rows - g * group)); });
 }
 
 void split_heads(const float* x, int rows, int heads, int width, float* out) {
