@@ -79,6 +79,10 @@ void Linear::forward_outputs(const float* x, int rows, int first, int count, flo
 void Linear::forward_heads(const float* x, int rows, int heads, float* y) const {
   if (heads < 1 || out_ % heads != 0)
     fail(Field{"heads"}, " must divide the linear layer's ", out_, " outputs, got ", heads);
+  if (heads == 1) {  // the layout forward writes
+    forward(x, rows, y);
+    return;
+  }
   const int P = kernels::packed_width(), width = out_ / heads;
   if (width % P != 0) {  // a head's columns do not start on a panel: the product, then the copy
     Scratch side_by_side(element_count("projected inputs", {rows, out_}));
@@ -263,7 +267,7 @@ void PositionTable::embed(const std::vector<float>& table, const int* ids, int r
     }
   };
   // Groups of rows on the threads for a long sentence: each row is a vocabulary row read from
-  // memory (a table of megabytes), 1.2 % of a 2-thread forced decoding at 59 words on the calling
+  // memory (a table of megabytes), 0.8-1.2 % of a 2-thread forced decoding at 59 words on the calling
   // thread alone (perf). A row costs about as long as 75 x dim multiply-adds (measured natively),
   // the unit workers_for weighs work in; each row is computed alone, so the bits do not depend on
   // the threads.

@@ -28,8 +28,8 @@ class Linear {
   int out() const { return out_; }
   // y [rows][out] = x [rows][in] W^T + b
   void forward(const float* x, int rows, float* y) const;
-  // y = max(x W^T + b, 0): forward, then ReLU, in one pass (the same bits as forward and then
-  // relu_in_place)
+  // y = ReLU(x W^T + b), ReLU as x < 0 ? 0 : x (kernels::relu: -0 and NaN stay): forward, then
+  // ReLU, in one pass (the same bits as forward and then relu_in_place)
   void forward_relu(const float* x, int rows, float* y) const;
   // y += x W^T + b: a residual connection (the bias is added first, then the product accumulates)
   void add_to(const float* x, int rows, float* y) const;

@@ -6,7 +6,6 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 

@@ -89,7 +89,7 @@ inline void parallel_matmul_packed_grouped(int M, int N, int K, const float* A, 
   const int part_columns = std::min(group, P >= 16 ? P : (32 + P - 1) / P * P);
   const int groups = N / group, parts_per_group = (group + part_columns - 1) / part_columns;
   const int workers = workers_for(groups * parts_per_group, double(M) * part_columns * K);
-  if (workers <= 1) {  // a group at a time: one call per group packs A once per group
+  if (workers <= 1) {  // a group at a time (the four-lane builds pack A once per group, not once)
     for (int g = 0; g < groups; ++g) multiply(g, 0, group);
     return;
   }
