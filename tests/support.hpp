@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -20,6 +21,13 @@ inline std::vector<float> random_values(std::size_t count, std::uint64_t seed, f
   std::vector<float> values(count);
   for (float& x : values) x = low + (high - low) * rng.uniform();
   return values;
+}
+
+// The float with these bits (a NaN's sign and payload, a -0, a subnormal, as a test needs them).
+inline float from_bits(std::uint32_t bits) {
+  float x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
 }
 
 // A Shape from its sizes (key_dim, value_dim 0: dim).

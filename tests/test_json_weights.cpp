@@ -11,6 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "../native/json_weights.hpp"
+#include "support.hpp"
+
+using testing::from_bits;
 
 namespace {
 
@@ -27,12 +30,6 @@ bool same_number(const std::string& got, const std::string& want) {
   const bool got_exponent = got.find('e') != std::string::npos, want_exponent = want.find('e') != std::string::npos;
   return std::strtod(got.c_str(), nullptr) == std::strtod(want.c_str(), nullptr) && got_exponent == want_exponent &&
          std::signbit(std::strtod(got.c_str(), nullptr)) == std::signbit(std::strtod(want.c_str(), nullptr));
-}
-
-float from_bits(std::uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
 }
 
 }  // namespace

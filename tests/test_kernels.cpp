@@ -13,6 +13,7 @@
 #include "support.hpp"
 
 using namespace attn;
+using testing::from_bits;
 using testing::random_values;
 
 namespace {
@@ -382,12 +383,6 @@ namespace {
 // x < 0 ? 0 : x, written so that no compiler turns it into a max instruction (which WebAssembly's
 // f32.max is: +0 for -0, a NaN of its own): the reference the kernels' ReLU is held to.
 float exact_relu(float x) { return std::signbit(x) && !std::isnan(x) && x != 0.0f ? 0.0f : x; }
-
-float from_bits(std::uint32_t bits) {
-  float x;
-  std::memcpy(&x, &bits, sizeof x);
-  return x;
-}
 
 }  // namespace
 
