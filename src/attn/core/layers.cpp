@@ -19,6 +19,21 @@ void check_floats(const char* name, const std::vector<float>& data, std::size_t 
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// rows(first, count) over `rows` rows in groups of `group`, the groups on the threads where their
+// work is enough (work_per_row in multiply-adds of a product, the unit workers_for weighs work
+// in), all in one call otherwise. Each row must be computed as it is alone, so that the bits do
+// not depend on the threads.
+template <class Rows>
+void for_row_groups(int rows, int group, double work_per_row, const Rows& rows_of) {
+  const int groups = (rows + group - 1) / group;
+  const int workers = workers_for(groups, work_per_row * group);
+  if (workers <= 1) {
+    rows_of(0, rows);
+    return;
+  }
+  parallel_for(groups, workers, [&](int g, int) { rows_of(g * group, std::min(group, rows - g * group)); });
+}
+
 }  // namespace
 
 void matmul(int M, int N, int K, const float* A, const float* B, float* C, bool accumulate) {
@@ -92,8 +107,8 @@ void Linear::forward_heads(const float* x, int rows, int heads, float* y) const 
   }
   kernels::Epilogue epilogue;
   epilogue.bias = bias_.empty() ? nullptr : bias_.data();
-  parallel_matmul_packed_grouped(rows, out_, in_, x, in_, packed_.data(), static_cast<long>(in_) * P, y, width,
-                                 epilogue);
+  parallel_matmul_packed(rows, out_, in_, x, in_, packed_.data(), static_cast<long>(in_) * P, y, width, false, epilogue,
+                         width);
 }
 
 void Linear::check_part(int first, int width) const {
@@ -122,18 +137,11 @@ void LayerNorm::forward(const float* x, int rows, float* y) const {
   // Groups of four rows (see forward_rows) on the threads for a long sentence: the normalization
   // between a decoder's products was 2.3 % of a 2-thread forced decoding at 59 words, all of it on
   // the calling thread while the other waited (perf). A row takes about as long as 46 x d
-  // multiply-adds of a product (measured natively), the unit workers_for weighs work in. Each row
-  // is computed as it is alone, so the bits do not depend on the threads.
-  constexpr int group = 4;
-  const int groups = (rows + group - 1) / group, d = dim();
-  const int workers = workers_for(groups, 46.0 * d * group);
-  if (workers <= 1) {
-    forward_rows(x, rows, y);
-    return;
-  }
-  parallel_for(groups, workers, [&](int g, int) {
-    const std::size_t first = static_cast<std::size_t>(g) * group;
-    forward_rows(x + first * d, std::min(group, rows - static_cast<int>(first)), y + first * d);
+  // multiply-adds of a product (measured natively).
+  const int d = dim();
+  for_row_groups(rows, 4, 46.0 * d, [&](int first, int count) {
+    const std::size_t offset = static_cast<std::size_t>(first) * d;
+    forward_rows(x + offset, count, y + offset);
   });
 }
 
@@ -259,26 +267,17 @@ void PositionTable::embed(const std::vector<float>& table, const int* ids, int r
     return;
   }
   check_ids(table, dim_, ids, rows);
-  const auto add_rows = [&](int first, int count) {
+  // Groups of 8 rows on the threads for a long sentence: each row is a vocabulary row read from
+  // memory (a table of megabytes), 0.8-1.2 % of a 2-thread forced decoding at 59 words on the
+  // calling thread alone (perf). A row costs about as long as 75 x dim multiply-adds (measured
+  // natively).
+  for_row_groups(rows, 8, 75.0 * dim_, [&](int first, int count) {
     for (int r = first; r < first + count; ++r) {
       add_row(table.data() + static_cast<std::size_t>(ids[r]) * dim_, scale,
               values_.data() + static_cast<std::size_t>(first_position + r) * dim_, dim_,
               x + static_cast<std::size_t>(r) * dim_);
     }
-  };
-  // Groups of rows on the threads for a long sentence: each row is a vocabulary row read from
-  // memory (a table of megabytes), 0.8-1.2 % of a 2-thread forced decoding at 59 words on the calling
-  // thread alone (perf). A row costs about as long as 75 x dim multiply-adds (measured natively),
-  // the unit workers_for weighs work in; each row is computed alone, so the bits do not depend on
-  // the threads.
-  constexpr int group = 8;
-  const int groups = (rows + group - 1) / group;
-  const int workers = workers_for(groups, 75.0 * dim_ * group);
-  if (workers <= 1) {
-    add_rows(0, rows);
-    return;
-  }
-  parallel_for(groups, workers, [&](int g, int) { add_rows(g * group, std::min(group, rows - g * group)); });
+  });
 }
 
 void split_heads(const float* x, int rows, int heads, int width, float* out) {

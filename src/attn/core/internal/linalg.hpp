@@ -47,49 +47,27 @@ inline void parallel_matmul(int M, int N, int K, float alpha, const float* A, in
 // less for the other); with four-lane vectors (WebAssembly, SSE, NEON: 8 columns) 32 columns,
 // since that matmul_packed packs A again for every part (a part of 8 would pack it as often as
 // it multiplies a panel). The epilogue's bias goes with each part's columns.
+// With a `group` (0: none), C's columns go in groups of that many (N a multiple of it, it a
+// multiple of P), each group a matrix of its own: group g's M rows at C + g * M * ldc, ldc apart.
+// With ldc = group that is the heads' layout [heads][rows][width] straight from a projection,
+// which split_heads copied on the calling thread while the others waited (2.3 % of a 2-thread
+// forced decoding at 59 words, perf). Parts stay inside a group; on one thread, a call a group.
 inline void parallel_matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride,
-                                   float* C, int ldc, bool accumulate, kernels::Epilogue epilogue = {}) {
+                                   float* C, int ldc, bool accumulate, kernels::Epilogue epilogue = {}, int group = 0) {
   const int P = kernels::packed_width();
-  const int per_part = P >= 16 ? 1 : (32 + P - 1) / P;
-  const int panels = (N + P - 1) / P, parts = (panels + per_part - 1) / per_part;
-  const int workers = workers_for(parts, double(M) * per_part * P * K);
-  if (workers <= 1) {
-    kernels::matmul_packed(M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate, epilogue);
-    return;
-  }
-  parallel_for(parts, workers, [&](int part, int) {
-    const int first_panel = part * per_part, first = first_panel * P;
-    const int columns = N - first < per_part * P ? N - first : per_part * P;
-    kernels::Epilogue part_epilogue = epilogue;
-    if (part_epilogue.bias) part_epilogue.bias += first;
-    kernels::matmul_packed(M, columns, K, A, lda, packed + first_panel * panel_stride, panel_stride, C + first, ldc,
-                           accumulate, part_epilogue);
-  });
-}
-
-// parallel_matmul_packed with C's columns in groups of `group` (N a multiple of it, it a multiple
-// of P), each group written as a matrix of its own: group g's [M][group] at C + g * M * group. That
-// is the heads' layout [heads][rows][width] straight from a projection, which split_heads copied
-// on the calling thread while the others waited (2.3 % of a 2-thread forced decoding at 59
-// words, perf). Parts stay inside a group; the same sums as parallel_matmul_packed, so the same
-// bits on any thread count.
-inline void parallel_matmul_packed_grouped(int M, int N, int K, const float* A, int lda, const float* packed,
-                                           long panel_stride, float* C, int group, kernels::Epilogue epilogue = {}) {
-  const int P = kernels::packed_width();
+  if (group <= 0) group = std::max(N, 1);
   // columns first .. first + count - 1 of group g
   const auto multiply = [&](int g, int first, int count) {
     const int column = g * group + first;
     kernels::Epilogue part_epilogue = epilogue;
     if (part_epilogue.bias) part_epilogue.bias += column;
     kernels::matmul_packed(M, count, K, A, lda, packed + static_cast<long>(column / P) * panel_stride, panel_stride,
-                           C + static_cast<long>(g) * M * group + first, group, false, part_epilogue);
+                           C + static_cast<long>(g) * M * ldc + first, ldc, accumulate, part_epilogue);
   };
-  // parts as parallel_matmul_packed's (one panel, or 32 columns where A is packed per call), none
-  // across two groups
   const int part_columns = std::min(group, P >= 16 ? P : (32 + P - 1) / P * P);
   const int groups = N / group, parts_per_group = (group + part_columns - 1) / part_columns;
   const int workers = workers_for(groups * parts_per_group, double(M) * part_columns * K);
-  if (workers <= 1) {  // a group at a time (the four-lane builds pack A once per group, not once)
+  if (workers <= 1) {
     for (int g = 0; g < groups; ++g) multiply(g, 0, group);
     return;
   }
