@@ -567,6 +567,64 @@ TEST_CASE("Linear's forward_heads: the bits of forward and split_heads, on one t
   CHECK_THROWS_WITH(layer.forward_heads(x.data(), 2, 0, y.data()), Catch::Contains("heads"));
 }
 
+TEST_CASE("Linear's forward_heads of several layers at once: each layer's own bits, on one thread or two",
+          "[kernels]") {
+  // One job for every layer's parts: an item mapped to the wrong layer, head or bias offset
+  // changes some layer's output. Layers of heads one and five panels wide, one whose heads need
+  // the copy, eleven layers (more than the eight that go in one job); 70 rows of 300 inputs make
+  // the parts large enough for two threads.
+  const int P = Linear::output_alignment(), in = 300, heads = 4;
+  const int widths[] = {P, 5 * P, P + 3, 2 * P, P, 64, 3 * P, P, 5 * P, 2 * P, P};
+  std::vector<Linear> layers;
+  for (int i = 0; i < 11; ++i) {
+    const int out = widths[i] * heads;
+    layers.emplace_back(random_values(std::size_t(out) * in, 990 + i),
+                        i % 3 == 1 ? std::vector<float>{} : random_values(out, 1010 + i), in, out);
+  }
+  int differ = 0, products = 0;
+  for (const Versions& v : versions()) {
+    kernels::set_simd(v.simd);
+    for (int rows : {1, 70}) {
+      const auto x = random_values(std::size_t(rows) * in, 1030 + rows);
+      for (int count : {1, 3, 11}) {
+        std::vector<std::vector<float>> want, got;
+        std::vector<Linear::HeadsOutput> outputs;
+        for (int i = 0; i < count; ++i) {
+          want.emplace_back(std::size_t(rows) * layers[i].out());
+          layers[i].forward_heads(x.data(), rows, heads, want.back().data());
+          got.emplace_back(want.back().size(), -1.0f);
+        }
+        for (int i = 0; i < count; ++i) outputs.push_back({&layers[i], got[i].data()});
+        for (int threads : {1, 2}) {
+          if (threads > 1 && !threads_supported()) continue;
+          for (auto& g : got) std::fill(g.begin(), g.end(), -1.0f);
+          set_threads(threads);
+          Linear::forward_heads(x.data(), rows, heads, outputs.data(), count);
+          set_threads(1);
+          for (int i = 0; i < count; ++i) {
+            ++products;
+            if (std::memcmp(want[i].data(), got[i].data(), want[i].size() * sizeof(float)) != 0 && ++differ <= 3)
+              UNSCOPED_INFO(v.name << " layer " << i << " of " << count << " rows=" << rows << " threads=" << threads);
+          }
+        }
+      }
+    }
+  }
+  kernels::set_simd(true);
+  CHECK(products > 0);
+  CHECK(differ == 0);
+  const auto x = random_values(std::size_t(2) * in, 1040);
+  std::vector<float> y(std::size_t(2) * 12 * P), z(y.size());
+  const Linear narrow(random_values(std::size_t(12) * (in - 1), 1041), {}, in - 1, 12);
+  Linear::HeadsOutput mismatched[] = {{&layers[0], y.data()}, {&narrow, z.data()}};
+  CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, heads, mismatched, 2),
+                    Catch::Contains("layer 1 takes 299 inputs") && Catch::Contains("300"));
+  Linear::HeadsOutput missing[] = {{&layers[0], y.data()}, {nullptr, z.data()}};
+  CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, heads, missing, 2), Catch::Contains("output 1"));
+  Linear::HeadsOutput indivisible[] = {{&layers[0], y.data()}, {&narrow, z.data()}};
+  CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, 5, indivisible, 1), Catch::Contains("heads"));
+}
+
 TEST_CASE("PositionTable's embed gives embed_with_positions' bits, on one thread or two", "[kernels]") {
   // A long sentence's rows are embedded in groups on the threads (100 rows of 300: enough for two);
   // each row must be the uncached function's, the last group's short tail and positions past the

@@ -141,6 +141,62 @@ TEST_CASE("multi-head self-attention is forward(x, x), and causal masking reache
   CHECK_THROWS_WITH(MultiHeadAttention(bad), Contains("not divisible by heads"));
 }
 
+TEST_CASE("multi-head attend_self has the bits of project_keys_values and attend, on one thread or two",
+          "[mechanisms]") {
+  // The Transformer's self-attention sublayer with its three projections in one job: the same
+  // queries, keys and values (a projection written to the wrong buffer or head changes them), the
+  // same weights and the same residual sum, causal or not. 70 rows of 256 make the projections
+  // large enough for two threads; heads of 64 write the heads' layout straight from the product.
+  MultiHeadWeights w;
+  w.model_dim = 256;
+  w.heads = 4;
+  w.query_weight = testing::random_values(256 * 256, 11);
+  w.key_weight = testing::random_values(256 * 256, 12);
+  w.value_weight = testing::random_values(256 * 256, 13);
+  w.output_weight = testing::random_values(256 * 256, 14);
+  w.query_bias = testing::random_values(256, 15);
+  w.key_bias = testing::random_values(256, 16);
+  w.value_bias = testing::random_values(256, 17);
+  w.output_bias = testing::random_values(256, 18);
+  const MultiHeadAttention mha(w);
+  for (int rows : {1, 70}) {
+    const auto x = testing::random_values(std::size_t(rows) * 256, 19 + rows);
+    const auto residual = testing::random_values(x.size(), 20 + rows);
+    for (bool causal : {false, true}) {
+      AttentionOptions options;
+      options.score = Score::scaled_dot;
+      options.mask.causal = causal;
+      std::vector<float> keys(x.size()), values(x.size()), want = residual, want_weights(std::size_t(4) * rows * rows);
+      mha.project_keys_values(x.data(), rows, keys.data(), values.data());
+      mha.attend(x.data(), rows, keys.data(), values.data(), rows, options, want.data(), want_weights.data());
+      for (int threads : {1, 2}) {
+        if (threads > 1 && !threads_supported()) continue;
+        std::vector<float> got = residual, got_weights(want_weights.size(), -1.0f);
+        set_threads(threads);
+        mha.attend_self(x.data(), rows, options, got.data(), got_weights.data());
+        set_threads(1);
+        INFO(rows << " rows, " << threads << " thread(s)" << (causal ? ", causal" : ""));
+        CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+        CHECK(std::memcmp(want_weights.data(), got_weights.data(), want_weights.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+  std::vector<float> x(2 * 256, 0.5f), out(x.size());
+  AttentionOptions additive;
+  additive.score = Score::additive;
+  CHECK_THROWS_WITH(mha.attend_self(x.data(), 2, additive, out.data()), Contains("dot or scaled_dot"));
+  AttentionOptions checked;
+  checked.check_finite = true;
+  x[3] = std::nanf("");
+  CHECK_THROWS_WITH(mha.attend_self(x.data(), 2, checked, out.data()), Contains("input"));
+  MultiHeadWeights cross = w;
+  cross.key_value_dim = 128;
+  cross.key_weight = testing::random_values(256 * 128, 21);
+  cross.value_weight = testing::random_values(256 * 128, 22);
+  CHECK_THROWS_WITH(MultiHeadAttention(cross).attend_self(x.data(), 2, AttentionOptions{}, out.data()),
+                    Contains("key_value_dim is 128"));
+}
+
 TEST_CASE("attention pooling with a learned context vector (hierarchical attention networks)", "[mechanisms]") {
   const int length = 11, dim = 6, hidden = 5;
   const auto h = testing::random_values(length * dim, 1);

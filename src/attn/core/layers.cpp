@@ -92,23 +92,56 @@ void Linear::forward_outputs(const float* x, int rows, int first, int count, flo
 }
 
 void Linear::forward_heads(const float* x, int rows, int heads, float* y) const {
-  if (heads < 1 || out_ % heads != 0)
-    fail(Field{"heads"}, " must divide the linear layer's ", out_, " outputs, got ", heads);
-  if (heads == 1) {  // the layout forward writes
-    forward(x, rows, y);
-    return;
+  const HeadsOutput output{this, y};
+  forward_heads(x, rows, heads, &output, 1);
+}
+
+void Linear::forward_heads(const float* x, int rows, int heads, const HeadsOutput* outputs, int count) {
+  if (count < 0 || (count > 0 && !outputs)) fail("forward_heads needs ", count, " outputs");
+  const int P = kernels::packed_width();
+  // the products that write the heads' layout themselves, run together in groups of up to 8
+  constexpr int most = 8;
+  PackedProduct products[most];
+  int pending = 0;
+  for (int i = 0; i < count; ++i) {
+    if (!outputs[i].layer || !outputs[i].y) fail("forward_heads: output ", i, " needs a layer and a buffer");
+    const Linear& layer = *outputs[i].layer;
+    if (heads < 1 || layer.out_ % heads != 0)
+      fail(Field{"heads"}, " must divide the linear layer's ", layer.out_, " outputs, got ", heads);
+    if (i > 0 && layer.in_ != outputs[0].layer->in_)
+      fail("forward_heads: layer ", i, " takes ", layer.in_, " inputs where layer 0 takes ", outputs[0].layer->in_);
   }
-  const int P = kernels::packed_width(), width = out_ / heads;
-  if (width % P != 0) {  // a head's columns do not start on a panel: the product, then the copy
-    Scratch side_by_side(element_count("projected inputs", {rows, out_}));
-    forward(x, rows, side_by_side.data());
-    split_heads(side_by_side.data(), rows, heads, width, y);
-    return;
+  for (int i = 0; i < count; ++i) {
+    const Linear& layer = *outputs[i].layer;
+    float* y = outputs[i].y;
+    const int width = layer.out_ / heads;
+    if (heads == 1) {  // the layout forward writes
+      layer.forward(x, rows, y);
+    } else if (width % P != 0) {  // a head's columns do not start on a panel: the product, then the copy
+      Scratch side_by_side(element_count("projected inputs", {rows, layer.out_}));
+      layer.forward(x, rows, side_by_side.data());
+      split_heads(side_by_side.data(), rows, heads, width, y);
+    } else {
+      PackedProduct& product = products[pending++];
+      product.M = rows;
+      product.N = layer.out_;
+      product.K = layer.in_;
+      product.A = x;
+      product.lda = layer.in_;
+      product.packed = layer.packed_.data();
+      product.panel_stride = static_cast<long>(layer.in_) * P;
+      product.C = y;
+      product.ldc = width;
+      product.accumulate = false;
+      product.epilogue.bias = layer.bias_.empty() ? nullptr : layer.bias_.data();
+      product.epilogue.relu = false;
+      product.group = width;
+    }
+    if (pending == most || (i + 1 == count && pending > 0)) {
+      parallel_matmul_packed(products, pending);
+      pending = 0;
+    }
   }
-  kernels::Epilogue epilogue;
-  epilogue.bias = bias_.empty() ? nullptr : bias_.data();
-  parallel_matmul_packed(rows, out_, in_, x, in_, packed_.data(), static_cast<long>(in_) * P, y, width, false, epilogue,
-                         width);
 }
 
 void Linear::check_part(int first, int width) const {

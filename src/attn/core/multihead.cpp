@@ -62,20 +62,30 @@ void MultiHeadAttention::project_keys_values(const float* key_value_input, int l
   const MultiHeadShape& w = shape_;
   // the sizes checked before the products write them (size_t is 32-bit in wasm and would wrap)
   element_count("projected inputs", {length, std::max(w.heads * w.key_dim, w.heads * w.value_dim)});
-  key_.forward_heads(key_value_input, length, w.heads, keys);
-  value_.forward_heads(key_value_input, length, w.heads, values);
+  const Linear::HeadsOutput outputs[] = {{&key_, keys}, {&value_, values}};
+  Linear::forward_heads(key_value_input, length, w.heads, outputs, 2);
 }
 
 void MultiHeadAttention::contexts(const float* query_input, int rows, const float* keys, const float* values,
                                   int key_length, const AttentionOptions& options, float* context,
                                   float* weights) const {
-  const MultiHeadShape& w = shape_;
+  check_score(options);
+  Scratch queries(element_count("projected queries", {rows, shape_.heads * shape_.key_dim}));
+  query_.forward_heads(query_input, rows, shape_.heads, queries.data());
+  projected_contexts(queries.data(), rows, keys, values, key_length, options, context, weights);
+}
+
+void MultiHeadAttention::check_score(const AttentionOptions& options) {
   if (options.score != Score::dot && options.score != Score::scaled_dot) {
     fail("multi-head attention projects queries and keys itself; its ", Field{"score"}, " must be dot or scaled_dot");
   }
-  Scratch queries(element_count("projected queries", {rows, w.heads * w.key_dim}));
+}
+
+void MultiHeadAttention::projected_contexts(const float* queries, int rows, const float* keys, const float* values,
+                                            int key_length, const AttentionOptions& options, float* context,
+                                            float* weights) const {
+  const MultiHeadShape& w = shape_;
   element_count("weights", {w.heads, rows, key_length});
-  query_.forward_heads(query_input, rows, w.heads, queries.data());
   Shape shape;
   shape.heads = w.heads;
   shape.query_length = rows;
@@ -86,7 +96,7 @@ void MultiHeadAttention::contexts(const float* query_input, int rows, const floa
   AttentionOutputs outputs;
   outputs.output = per_head.data();
   outputs.weights = weights;
-  attention(shape, queries.data(), keys, values, options, outputs);
+  attention(shape, queries, keys, values, options, outputs);
   merge_heads(per_head.data(), rows, w.heads, w.value_dim, context);
 }
 
@@ -103,15 +113,34 @@ void MultiHeadAttention::attend(const float* query_input, int rows, const float*
   output_.add_to(context.data(), rows, residual);
 }
 
+void MultiHeadAttention::attend_self(const float* input, int rows, const AttentionOptions& options, float* residual,
+                                     float* weights) const {
+  const MultiHeadShape& w = shape_;
+  check_size("rows", rows);
+  if (!input || !residual) fail("multi-head attention needs its input and an output buffer");
+  if (w.key_value_dim != w.model_dim) {
+    fail("self-attention needs keys and values of the model's width: key_value_dim is ", w.key_value_dim,
+         ", model_dim ", w.model_dim);
+  }
+  check_score(options);
+  if (options.check_finite) check_finite("input", input, element_count("input", {rows, w.model_dim}));
+  Scratch queries(element_count("projected queries", {rows, w.heads * w.key_dim}));
+  Scratch keys(element_count("projected keys", {rows, w.heads * w.key_dim}));
+  Scratch values(element_count("projected values", {rows, w.heads * w.value_dim}));
+  const Linear::HeadsOutput projections[] = {{&query_, queries.data()}, {&key_, keys.data()}, {&value_, values.data()}};
+  Linear::forward_heads(input, rows, w.heads, projections, 3);
+  Scratch context(element_count("contexts", {rows, w.heads * w.value_dim}));
+  projected_contexts(queries.data(), rows, keys.data(), values.data(), rows, options, context.data(), weights);
+  output_.add_to(context.data(), rows, residual);
+}
+
 void MultiHeadAttention::forward(const float* query_input, int query_length, const float* key_value_input,
                                  int key_length, const AttentionOptions& options, float* output, float* weights) const {
   const MultiHeadShape& w = shape_;
   check_size("query_length", query_length);
   check_size("key_length", key_length);
   if (!query_input || !key_value_input || !output) fail("multi-head attention needs its inputs and an output buffer");
-  if (options.score != Score::dot && options.score != Score::scaled_dot) {
-    fail("multi-head attention projects queries and keys itself; its ", Field{"score"}, " must be dot or scaled_dot");
-  }
+  check_score(options);
   check_finite("query_input", query_input, element_count("query_input", {query_length, w.model_dim}));
   check_finite("key_value_input", key_value_input, element_count("key_value_input", {key_length, w.key_value_dim}));
   Scratch keys(element_count("projected keys", {key_length, w.heads * w.key_dim}));

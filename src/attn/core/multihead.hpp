@@ -59,6 +59,14 @@ class MultiHeadAttention {
   void attend(const float* query_input, int rows, const float* keys, const float* values, int key_length,
               const AttentionOptions& options, float* residual, float* weights = nullptr) const;
 
+  // Self-attention as a Transformer's sublayer: residual += MultiHead(input) over input
+  // [rows][model_dim] itself, weights [heads][rows][rows] if not null. The same bits as
+  // project_keys_values(input) and then attend(input, ...), with the queries', keys' and values'
+  // projections one job on the threads instead of two. Needs key_value_dim == model_dim; options
+  // as attend's (check_finite covers input).
+  void attend_self(const float* input, int rows, const AttentionOptions& options, float* residual,
+                   float* weights = nullptr) const;
+
   const MultiHeadShape& shape() const { return shape_; }
   // The projections, each d_in -> d_out: a decoder step projects a new position's key and value
   // with these and appends them to its KeyValueCache.
@@ -70,6 +78,11 @@ class MultiHeadAttention {
   // land in context [rows][heads * value_dim].
   void contexts(const float* query_input, int rows, const float* keys, const float* values, int key_length,
                 const AttentionOptions& options, float* context, float* weights) const;
+  // contexts() for queries already projected, in head layout [heads][rows][key_dim]
+  void projected_contexts(const float* queries, int rows, const float* keys, const float* values, int key_length,
+                          const AttentionOptions& options, float* context, float* weights) const;
+  // fails unless the score is dot or scaled_dot
+  static void check_score(const AttentionOptions& options);
 
   MultiHeadShape shape_;
   Linear query_, key_, value_, output_;

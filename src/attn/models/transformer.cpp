@@ -139,11 +139,9 @@ void TransformerModel::feed_forward(const LayerNorm& norm, const FeedForward& ff
 
 void TransformerModel::self_attend(const MultiHeadAttention& attention, const LayerNorm& norm, float* x, int rows,
                                    bool causal, float* weights) const {
-  const std::size_t states = static_cast<std::size_t>(rows) * architecture_.model_dim;
-  Scratch y(states), keys(states), values(states);
+  Scratch y(static_cast<std::size_t>(rows) * architecture_.model_dim);
   norm.forward(x, rows, y.data());
-  attention.project_keys_values(y.data(), rows, keys.data(), values.data());
-  attention.attend(y.data(), rows, keys.data(), values.data(), rows, scaled_dot(causal), x, weights);
+  attention.attend_self(y.data(), rows, scaled_dot(causal), x, weights);
 }
 
 void TransformerModel::cross_attend(int l, const Encoding& encoding, float* x, int rows, float* weights) const {
@@ -190,10 +188,14 @@ TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& sour
   // every decoder layer's cross-attention keys and values, once per sentence
   encoding.cross_keys.resize(states * a.decoder_layers);
   encoding.cross_values.resize(states * a.decoder_layers);
+  // (one job on the threads for all of them: Linear::forward_heads)
+  std::vector<Linear::HeadsOutput> projections;
   for (int l = 0; l < a.decoder_layers; ++l) {
-    decoder_[l].cross_attention.project_keys_values(encoding.memory.data(), S, encoding.cross_keys.data() + l * states,
-                                                    encoding.cross_values.data() + l * states);
+    const MultiHeadAttention& cross = decoder_[l].cross_attention;
+    projections.push_back({&cross.key_projection(), encoding.cross_keys.data() + l * states});
+    projections.push_back({&cross.value_projection(), encoding.cross_values.data() + l * states});
   }
+  Linear::forward_heads(encoding.memory.data(), S, h, projections.data(), static_cast<int>(projections.size()));
   return encoding;
 }
 
