@@ -589,6 +589,7 @@ TEST_CASE("Linear's forward_heads of several layers at once: each layer's own bi
       for (int count : {1, 3, 11}) {
         std::vector<std::vector<float>> want, got;
         std::vector<Linear::HeadsOutput> outputs;
+        set_threads(1);  // the reference: each layer alone, on one thread
         for (int i = 0; i < count; ++i) {
           want.emplace_back(std::size_t(rows) * layers[i].out());
           layers[i].forward_heads(x.data(), rows, heads, want.back().data());
@@ -621,8 +622,17 @@ TEST_CASE("Linear's forward_heads of several layers at once: each layer's own bi
                     Catch::Contains("layer 1 takes 299 inputs") && Catch::Contains("300"));
   Linear::HeadsOutput missing[] = {{&layers[0], y.data()}, {nullptr, z.data()}};
   CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, heads, missing, 2), Catch::Contains("output 1"));
-  Linear::HeadsOutput indivisible[] = {{&layers[0], y.data()}, {&narrow, z.data()}};
-  CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, 5, indivisible, 1), Catch::Contains("heads"));
+  // a bad layer after a good one: refused before the good one's output is written
+  const Linear twelve(random_values(std::size_t(12) * in, 1042), {}, in, 12);
+  std::fill(y.begin(), y.end(), -1.0f);
+  Linear::HeadsOutput indivisible[] = {{&layers[0], y.data()}, {&twelve, z.data()}};
+  CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, 8, indivisible, 2),
+                    Catch::Contains("heads") && Catch::Contains("12 outputs") && Catch::Contains("layer 1"));
+  CHECK(std::all_of(y.begin(), y.end(), [](float v) { return v == -1.0f; }));
+  CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, heads, mismatched, -1), Catch::Contains("negative"));
+  CHECK_THROWS_WITH(Linear::forward_heads(x.data(), 2, heads, nullptr, 2), Catch::Contains("outputs are missing"));
+  CHECK_THROWS_WITH(Linear::forward_heads(nullptr, 2, heads, missing, 1), Catch::Contains("input x is missing"));
+  Linear::forward_heads(x.data(), 2, heads, nullptr, 0);  // nothing to do
 }
 
 TEST_CASE("PositionTable's embed gives embed_with_positions' bits, on one thread or two", "[kernels]") {

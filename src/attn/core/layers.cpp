@@ -34,6 +34,22 @@ void for_row_groups(int rows, int group, double work_per_row, const Rows& rows_o
   parallel_for(groups, workers, [&](int g, int) { rows_of(g * group, std::min(group, rows - g * group)); });
 }
 
+// A linear layer's product (its packed panels from output first_out, a multiple of P), for
+// parallel_matmul_packed: y [rows][count] (+)= x [rows][width] times those panels' rows first ..
+// first + width - 1, as the epilogue finishes it, in C columns `group` wide (0: one matrix).
+PackedProduct linear_product(const std::vector<float>& packed, int in, int first_out, const float* x, int rows,
+                             int first, int width, int count, float* y, int ldc, bool accumulate, const float* bias,
+                             bool relu, int group) {
+  const int P = kernels::packed_width();
+  const long panel_stride = static_cast<long>(in) * P;
+  const float* panels = packed.data() + static_cast<std::size_t>(first_out / P) * panel_stride;
+  kernels::Epilogue epilogue;
+  epilogue.bias = bias;
+  epilogue.relu = relu;
+  return PackedProduct{rows,         count, width, x,          width,    panels + static_cast<std::size_t>(first) * P,
+                       panel_stride, y,     ldc,   accumulate, epilogue, group};
+}
+
 }  // namespace
 
 void matmul(int M, int N, int K, const float* A, const float* B, float* C, bool accumulate) {
@@ -70,14 +86,10 @@ void Linear::forward_relu(const float* x, int rows, float* y) const {
 
 void Linear::multiply(const float* x, int rows, int first, int width, int first_out, int count, float* y,
                       bool accumulate, bool with_bias, bool relu) const {
-  const int P = kernels::packed_width();
-  const long panel_stride = static_cast<long>(in_) * P;  // first_out is a whole number of panels
-  const float* panels = packed_.data() + static_cast<std::size_t>(first_out / P) * panel_stride;
-  kernels::Epilogue epilogue;
-  epilogue.bias = with_bias && !bias_.empty() ? bias_.data() + first_out : nullptr;
-  epilogue.relu = relu;
-  parallel_matmul_packed(rows, count, width, x, width, panels + static_cast<std::size_t>(first) * P, panel_stride, y,
-                         count, accumulate, epilogue);
+  const float* bias = with_bias && !bias_.empty() ? bias_.data() + first_out : nullptr;
+  const PackedProduct product =
+      linear_product(packed_, in_, first_out, x, rows, first, width, count, y, count, accumulate, bias, relu, 0);
+  parallel_matmul_packed(&product, 1);
 }
 
 int Linear::output_alignment() { return kernels::packed_width(); }
@@ -97,45 +109,42 @@ void Linear::forward_heads(const float* x, int rows, int heads, float* y) const 
 }
 
 void Linear::forward_heads(const float* x, int rows, int heads, const HeadsOutput* outputs, int count) {
-  if (count < 0 || (count > 0 && !outputs)) fail("forward_heads needs ", count, " outputs");
+  if (count < 0) fail("forward_heads: the count of outputs must not be negative, got ", count);
+  if (count > 0 && !outputs) fail("forward_heads: the outputs are missing (null) for a count of ", count);
+  if (count > 0 && !x && rows > 0) fail("forward_heads: the input x is missing (null)");
+  // every layer checked before any output is written
+  for (int i = 0; i < count; ++i) {
+    if (!outputs[i].layer || !outputs[i].y) fail("forward_heads: output ", i, " needs a layer and a buffer");
+    const Linear& layer = *outputs[i].layer;
+    if (heads < 1 || layer.out_ % heads != 0) {
+      fail(Field{"heads"}, " must divide the linear layer's ", layer.out_, " outputs, got ", heads,
+           count > 1 ? " (layer " + std::to_string(i) + ")" : std::string());
+    }
+    if (i > 0 && layer.in_ != outputs[0].layer->in_)
+      fail("forward_heads: layer ", i, " takes ", layer.in_, " inputs where layer 0 takes ", outputs[0].layer->in_);
+    element_count("projected inputs", {rows, layer.out_});
+  }
+  // The products that write the heads' layout themselves (and, with one head, forward's), run
+  // together in jobs of up to 8; a head that does not start on a panel is the product, then the copy.
   const int P = kernels::packed_width();
-  // the products that write the heads' layout themselves, run together in groups of up to 8
   constexpr int most = 8;
   PackedProduct products[most];
   int pending = 0;
   for (int i = 0; i < count; ++i) {
-    if (!outputs[i].layer || !outputs[i].y) fail("forward_heads: output ", i, " needs a layer and a buffer");
-    const Linear& layer = *outputs[i].layer;
-    if (heads < 1 || layer.out_ % heads != 0)
-      fail(Field{"heads"}, " must divide the linear layer's ", layer.out_, " outputs, got ", heads);
-    if (i > 0 && layer.in_ != outputs[0].layer->in_)
-      fail("forward_heads: layer ", i, " takes ", layer.in_, " inputs where layer 0 takes ", outputs[0].layer->in_);
-  }
-  for (int i = 0; i < count; ++i) {
     const Linear& layer = *outputs[i].layer;
     float* y = outputs[i].y;
     const int width = layer.out_ / heads;
-    if (heads == 1) {  // the layout forward writes
-      layer.forward(x, rows, y);
-    } else if (width % P != 0) {  // a head's columns do not start on a panel: the product, then the copy
+    const float* bias = layer.bias_.empty() ? nullptr : layer.bias_.data();
+    if (heads == 1) {  // the layout forward writes, in its call
+      products[pending++] = linear_product(layer.packed_, layer.in_, 0, x, rows, 0, layer.in_, layer.out_, y,
+                                           layer.out_, false, bias, false, 0);
+    } else if (width % P == 0) {
+      products[pending++] = linear_product(layer.packed_, layer.in_, 0, x, rows, 0, layer.in_, layer.out_, y, width,
+                                           false, bias, false, width);
+    } else {
       Scratch side_by_side(element_count("projected inputs", {rows, layer.out_}));
       layer.forward(x, rows, side_by_side.data());
       split_heads(side_by_side.data(), rows, heads, width, y);
-    } else {
-      PackedProduct& product = products[pending++];
-      product.M = rows;
-      product.N = layer.out_;
-      product.K = layer.in_;
-      product.A = x;
-      product.lda = layer.in_;
-      product.packed = layer.packed_.data();
-      product.panel_stride = static_cast<long>(layer.in_) * P;
-      product.C = y;
-      product.ldc = width;
-      product.accumulate = false;
-      product.epilogue.bias = layer.bias_.empty() ? nullptr : layer.bias_.data();
-      product.epilogue.relu = false;
-      product.group = width;
     }
     if (pending == most || (i + 1 == count && pending > 0)) {
       parallel_matmul_packed(products, pending);

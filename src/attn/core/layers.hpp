@@ -48,11 +48,13 @@ class Linear {
   // the same bits), written in that layout by the product itself where out / heads is a multiple
   // of output_alignment(), instead of copied there after it. heads must divide out.
   void forward_heads(const float* x, int rows, int heads, float* y) const;
-  // forward_heads of one input through several layers as one job on the threads (a
-  // self-attention's queries, keys and values; every decoder layer's cross-attention keys and
-  // values from one encoder output): the same bits as forward_heads layer by layer, the threads
-  // meeting once instead of once a layer. Every layer's in() must be x's width; heads must divide
-  // each layer's outputs.
+  // forward_heads of one input through several layers, their products one job on the threads
+  // (up to eight layers a job; a layer whose heads are not a whole number of output_alignment()
+  // wide runs its own, product then copy): a self-attention's queries, keys and values, every
+  // decoder layer's cross-attention keys and values from one encoder output. The same bits as
+  // forward_heads layer by layer, the threads meeting once instead of once a layer. Every layer's
+  // in() must be x's width and heads must divide each layer's outputs (checked for all before any
+  // is written); the outputs must not overlap each other or x.
   struct HeadsOutput {
     const Linear* layer;
     float* y;

@@ -70,6 +70,7 @@ void MultiHeadAttention::contexts(const float* query_input, int rows, const floa
                                   int key_length, const AttentionOptions& options, float* context,
                                   float* weights) const {
   check_score(options);
+  element_count("weights", {shape_.heads, rows, key_length});
   Scratch queries(element_count("projected queries", {rows, shape_.heads * shape_.key_dim}));
   query_.forward_heads(query_input, rows, shape_.heads, queries.data());
   projected_contexts(queries.data(), rows, keys, values, key_length, options, context, weights);
@@ -124,6 +125,7 @@ void MultiHeadAttention::attend_self(const float* input, int rows, const Attenti
   }
   check_score(options);
   if (options.check_finite) check_finite("input", input, element_count("input", {rows, w.model_dim}));
+  element_count("weights", {w.heads, rows, rows});
   Scratch queries(element_count("projected queries", {rows, w.heads * w.key_dim}));
   Scratch keys(element_count("projected keys", {rows, w.heads * w.key_dim}));
   Scratch values(element_count("projected values", {rows, w.heads * w.value_dim}));

@@ -62,8 +62,9 @@ class MultiHeadAttention {
   // Self-attention as a Transformer's sublayer: residual += MultiHead(input) over input
   // [rows][model_dim] itself, weights [heads][rows][rows] if not null. The same bits as
   // project_keys_values(input) and then attend(input, ...), with the queries', keys' and values'
-  // projections one job on the threads instead of two. Needs key_value_dim == model_dim; options
-  // as attend's (check_finite covers input).
+  // projections together (Linear::forward_heads of the three: one job on the threads where the
+  // heads are a whole number of Linear::output_alignment() wide, the Transformers' 64 are).
+  // Needs key_value_dim == model_dim; options as attend's (check_finite covers input).
   void attend_self(const float* input, int rows, const AttentionOptions& options, float* residual,
                    float* weights = nullptr) const;
 

@@ -188,7 +188,7 @@ TransformerModel::Encoding TransformerModel::encode(const std::vector<int>& sour
   // every decoder layer's cross-attention keys and values, once per sentence
   encoding.cross_keys.resize(states * a.decoder_layers);
   encoding.cross_values.resize(states * a.decoder_layers);
-  // (one job on the threads for all of them: Linear::forward_heads)
+  // (their products together on the threads, up to eight a job: Linear::forward_heads)
   std::vector<Linear::HeadsOutput> projections;
   for (int l = 0; l < a.decoder_layers; ++l) {
     const MultiHeadAttention& cross = decoder_[l].cross_attention;

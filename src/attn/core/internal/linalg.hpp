@@ -107,7 +107,7 @@ inline void parallel_matmul_packed(const PackedProduct* products, int count) {
   }
   parallel_for(items, workers, [&](int item, int) {
     int i = 0;
-    for (;; ++i) {  // the product that holds the item
+    for (;; ++i) {  // the product that holds the item (a few products: a linear search)
       const int parts = products[i].N / group_of(products[i]) * parts_per_group(products[i]);
       if (item < parts) break;
       item -= parts;
@@ -122,19 +122,7 @@ inline void parallel_matmul_packed(const PackedProduct* products, int count) {
 // One product on the pool (see above).
 inline void parallel_matmul_packed(int M, int N, int K, const float* A, int lda, const float* packed, long panel_stride,
                                    float* C, int ldc, bool accumulate, kernels::Epilogue epilogue = {}, int group = 0) {
-  PackedProduct product;
-  product.M = M;
-  product.N = N;
-  product.K = K;
-  product.A = A;
-  product.lda = lda;
-  product.packed = packed;
-  product.panel_stride = panel_stride;
-  product.C = C;
-  product.ldc = ldc;
-  product.accumulate = accumulate;
-  product.epilogue = epilogue;
-  product.group = group;
+  const PackedProduct product{M, N, K, A, lda, packed, panel_stride, C, ldc, accumulate, epilogue, group};
   parallel_matmul_packed(&product, 1);
 }
 
