@@ -124,8 +124,9 @@ void Linear::forward_heads(const float* x, int rows, int heads, const HeadsOutpu
       fail("forward_heads: layer ", i, " takes ", layer.in_, " inputs where layer 0 takes ", outputs[0].layer->in_);
     element_count("projected inputs", {rows, layer.out_});
   }
-  // The products that write the heads' layout themselves (and, with one head, forward's), run
-  // together in jobs of up to 8; a head that does not start on a panel is the product, then the copy.
+  // The products that write the heads' layout themselves (one head: forward's layout, a single
+  // group), run together in jobs of up to 8; a head that does not start on a panel is the product,
+  // then the copy.
   const int P = kernels::packed_width();
   constexpr int most = 8;
   PackedProduct products[most];
@@ -135,10 +136,7 @@ void Linear::forward_heads(const float* x, int rows, int heads, const HeadsOutpu
     float* y = outputs[i].y;
     const int width = layer.out_ / heads;
     const float* bias = layer.bias_.empty() ? nullptr : layer.bias_.data();
-    if (heads == 1) {  // the layout forward writes, in its call
-      products[pending++] = linear_product(layer.packed_, layer.in_, 0, x, rows, 0, layer.in_, layer.out_, y,
-                                           layer.out_, false, bias, false, 0);
-    } else if (width % P == 0) {
+    if (heads == 1 || width % P == 0) {
       products[pending++] = linear_product(layer.packed_, layer.in_, 0, x, rows, 0, layer.in_, layer.out_, y, width,
                                            false, bias, false, width);
     } else {

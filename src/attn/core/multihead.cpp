@@ -59,11 +59,9 @@ MultiHeadAttention::MultiHeadAttention(MultiHeadWeights weights) {
 
 void MultiHeadAttention::project_keys_values(const float* key_value_input, int length, float* keys,
                                              float* values) const {
-  const MultiHeadShape& w = shape_;
-  // the sizes checked before the products write them (size_t is 32-bit in wasm and would wrap)
-  element_count("projected inputs", {length, std::max(w.heads * w.key_dim, w.heads * w.value_dim)});
+  // (forward_heads checks every output's size before any is written: size_t is 32-bit in wasm)
   const Linear::HeadsOutput outputs[] = {{&key_, keys}, {&value_, values}};
-  Linear::forward_heads(key_value_input, length, w.heads, outputs, 2);
+  Linear::forward_heads(key_value_input, length, shape_.heads, outputs, 2);
 }
 
 void MultiHeadAttention::contexts(const float* query_input, int rows, const float* keys, const float* values,
@@ -85,8 +83,7 @@ void MultiHeadAttention::check_score(const AttentionOptions& options) {
 void MultiHeadAttention::projected_contexts(const float* queries, int rows, const float* keys, const float* values,
                                             int key_length, const AttentionOptions& options, float* context,
                                             float* weights) const {
-  const MultiHeadShape& w = shape_;
-  element_count("weights", {w.heads, rows, key_length});
+  const MultiHeadShape& w = shape_;  // (the weights' size checked by the callers, before projecting)
   Shape shape;
   shape.heads = w.heads;
   shape.query_length = rows;

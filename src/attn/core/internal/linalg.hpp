@@ -80,19 +80,20 @@ inline void parallel_matmul_packed(const PackedProduct* products, int count) {
   const auto parts_per_group = [&](const PackedProduct& p) {
     return (group_of(p) + part_columns(p) - 1) / part_columns(p);
   };
+  const auto parts_of = [&](const PackedProduct& p) { return p.N / group_of(p) * parts_per_group(p); };
   // columns first .. first + columns - 1 of group g of product p
-  const auto multiply = [](const PackedProduct& p, int group, int g, int first, int columns) {
+  const auto multiply = [P](const PackedProduct& p, int group, int g, int first, int columns) {
     const int column = g * group + first;
     kernels::Epilogue part_epilogue = p.epilogue;
     if (part_epilogue.bias) part_epilogue.bias += column;
-    kernels::matmul_packed(
-        p.M, columns, p.K, p.A, p.lda, p.packed + static_cast<long>(column / kernels::packed_width()) * p.panel_stride,
-        p.panel_stride, p.C + static_cast<long>(g) * p.M * p.ldc + first, p.ldc, p.accumulate, part_epilogue);
+    kernels::matmul_packed(p.M, columns, p.K, p.A, p.lda, p.packed + static_cast<long>(column / P) * p.panel_stride,
+                           p.panel_stride, p.C + static_cast<long>(g) * p.M * p.ldc + first, p.ldc, p.accumulate,
+                           part_epilogue);
   };
   int items = 0;
   double work = 0.0;
   for (int i = 0; i < count; ++i) {
-    const int parts = products[i].N / group_of(products[i]) * parts_per_group(products[i]);
+    const int parts = parts_of(products[i]);
     items += parts;
     work += double(parts) * products[i].M * part_columns(products[i]) * products[i].K;
   }
@@ -107,11 +108,7 @@ inline void parallel_matmul_packed(const PackedProduct* products, int count) {
   }
   parallel_for(items, workers, [&](int item, int) {
     int i = 0;
-    for (;; ++i) {  // the product that holds the item (a few products: a linear search)
-      const int parts = products[i].N / group_of(products[i]) * parts_per_group(products[i]);
-      if (item < parts) break;
-      item -= parts;
-    }
+    for (; item >= parts_of(products[i]); ++i) item -= parts_of(products[i]);  // its product (a few: a linear search)
     const PackedProduct& p = products[i];
     const int group = group_of(p), per_group = parts_per_group(p), columns = part_columns(p);
     const int first = item % per_group * columns;
