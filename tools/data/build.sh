@@ -14,7 +14,9 @@
 # Beside the splits, data/en-XX/extra.{en,XX,origin} (extra.py; --no-extra leaves it out): the
 # statistical aligners' extra training data, the catalogs of every bookworm package with XX
 # catalogs and the bilingual word lists of FreeDict and CLDR (lexicons.py), about 1-2 GB of .debs
-# per language the first time (shared between languages).
+# per language the first time (shared between languages). And data/en-XX/prose.{en,XX,origin}
+# (prose.py; --no-prose leaves it out): the Debian Administrator's Handbook, the Bible (Spanish)
+# and the stories and encyclopedia of prose-packages.txt, for the Transformer (train.py --corpora).
 #
 # Legacy: the data the models in models/ were trained on and tools/train/train.py reads,
 # data/{train,valid,test}.{en,es,origin} (Brown corpus -> apertium, Spanish gettext catalogs).
@@ -37,7 +39,7 @@ all_langs="bg da de es et fr hu it nl pt ru sl"
 # there is none for Bulgarian.
 help_langs="da de es et fr hu it nl pt ru sl"
 
-langs=() legacy=auto xl_wa_train=1 extra=1
+langs=() legacy=auto xl_wa_train=1 extra=1 prose=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --pair)
@@ -50,7 +52,8 @@ while [ $# -gt 0 ]; do
     --no-legacy) legacy=no; shift ;;
     --no-xl-wa-train) xl_wa_train=; shift ;;
     --no-extra) extra=; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --no-prose) prose=; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -225,6 +228,20 @@ build_pair() {
     local gold=()
     [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
     python3 "$here/extra.py" "$xx" "$work" "$out" "${gold[@]}"
+  fi
+  # 7. Prose beside the splits (prose.py): the handbook, the Bible where XX has one, and the
+  # catalogs of prose-packages.txt (stories, dialogue, encyclopedia entries).
+  if [ -n "$prose" ]; then
+    local bible=()
+    [ "$xx" = es ] && bible=(--bible "$(fetch sword-text-web)" "$(fetch sword-text-sparv)")
+    debs=()
+    for p in $(grep -v '^#' "$here/prose-packages.txt"); do debs+=("$(fetch "$p")"); done
+    python3 "$here/catalogs.py" --lang "$xx" --prefix stories/ "$work/stories.tsv" \
+      "$work/prose-catalog-sources.tsv" "$work/prose-catalogs.json" "${debs[@]}" >/dev/null
+    local gold=()
+    [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
+    python3 "$here/prose.py" "$xx" "$out" "$(fetch debian-handbook)" --catalogs "$work/stories.tsv" \
+      "${bible[@]}" "${gold[@]}"
   fi
   echo "en-$xx: $((SECONDS - start)) s, $(wc -l < "$out/train.en") train pairs in $out"
 }

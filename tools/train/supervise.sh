@@ -5,7 +5,8 @@
 #
 #   tools/train/supervise.sh [XX ...]        default: every data/en-XX/
 #
-# Writes data/en-XX/train.align (and data/train.align for the legacy en-es data) from
+# Writes data/en-XX/train.align (and data/train.align for the legacy en-es data; NAME.align for the
+# corpora beside the splits, extra and prose, where built) from
 # models/hmm-en-XX.safetensors, or, for a pair with no shipped aligner yet, from an HMM trained
 # here on the pair's train split (data/en-XX/hmm-5-5.safetensors: words cut to 5 characters,
 # the setting most shipped pairs chose on XL-WA's silver links).
@@ -42,6 +43,10 @@ for xx in "${langs[@]}"; do
     fi
   fi
   align "$hmm" "$data/train.en" "$data/train.$xx" "$data/train.align"
+  # the corpora beside the splits that train.py --corpora may add (tools/data/extra.py, prose.py)
+  for name in extra prose; do
+    [ ! -f "$data/$name.$xx" ] || align "$hmm" "$data/$name.en" "$data/$name.$xx" "$data/$name.align"
+  done
   if [ "$xx" = es ] && [ -f "$root/data/train.en" ]; then
     align "$hmm" "$root/data/train.en" "$root/data/train.es" "$root/data/train.align"
   fi

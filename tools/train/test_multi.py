@@ -143,5 +143,22 @@ def test_batches_made_ahead_in_workers_are_the_batches_made_here_and_resume_wher
     assert stream({"chunk": chunk, "batch": index}, 0, 4) == here[5:9]
 
 
+def test_a_corpus_beside_the_splits_is_drawn_as_a_source_of_its_own_weighted_by_its_factor():
+    import train_multi
+    factors = train_multi.corpus_factors("extra,prose:3")
+    assert factors == {"extra": 1.0, "prose": 3.0}
+    weights = train_multi.language_weights({"es": 400, "es:extra": 1600, "es:prose": 100, "fr": 400}, factors)
+    # n^0.5 times the factor: 20, 40, 30, 20 of 110
+    assert [round(weights[k] * 110, 6) for k in ("es", "es:extra", "es:prose", "fr")] == [20, 40, 30, 20]
+    assert train_multi.language_weights({"es": 1, "fr": 4}) == {"es": 1 / 3, "fr": 2 / 3}
+    for bad in ("train", "prose:x", ":2", "a/b"):
+        try:
+            train_multi.corpus_factors(bad)
+        except SystemExit as error:
+            assert bad in str(error)
+        else:
+            raise AssertionError(f"--corpora {bad} was accepted")
+
+
 if __name__ == "__main__":
     run_tests(globals())

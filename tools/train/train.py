@@ -75,6 +75,10 @@ def parse_args():
     p.add_argument("--init-from", default=None,
                    help="multilingual: start from a shipped file's weights and vocabulary (a new machine "
                         "without runs/); ignored once the checkpoint exists")
+    p.add_argument("--corpora", default=None,
+                   help="multilingual: corpora beside the splits to train on too, NAME[:FACTOR],...: "
+                        "DATA/en-XX/NAME.{en,XX} (+ NAME.align), each drawn as a source of its own, its "
+                        "weight times FACTOR (e.g. extra:1,prose:3)")
     p.add_argument("--sentences-per-language", type=int, default=40000,
                    help="multilingual: sentences of each language the BPE is learned on")
     p.add_argument("--no-legacy", action="store_true",

@@ -25,10 +25,27 @@ from train import ROOT, TRANSFORMER_KEYS, check_resumable, optimizer_step, save,
 from transformer import Transformer
 
 
-def language_weights(sizes, alpha=0.5):
-    """Sampling weights n^alpha, normalized (Arivazhagan et al. 2019 use temperature sampling so
-    that small languages are not drowned)."""
-    raw = {lang: n ** alpha for lang, n in sizes.items()}
+def corpus_factors(text):
+    """--corpora "extra:1,prose:3" -> {"extra": 1.0, "prose": 3.0} (a factor defaults to 1)."""
+    factors = {}
+    for item in filter(None, (text or "").split(",")):
+        name, _, factor = item.partition(":")
+        if not name or name in ("train", "valid", "test") or "/" in name:
+            raise SystemExit(f"--corpora: '{item}' is not NAME or NAME:FACTOR (NAME a file stem beside the splits)")
+        try:
+            factors[name] = float(factor or 1)
+        except ValueError:
+            raise SystemExit(f"--corpora: the factor of '{item}' is not a number") from None
+    return factors
+
+
+def language_weights(sizes, factors=None):
+    """Sampling weights n^0.5, normalized (Arivazhagan et al. 2019 use temperature sampling so
+    that small languages are not drowned). A key "XX:NAME" is a corpus beside XX's splits (--corpora)
+    drawn as a source of its own, its weight times the corpus's factor, so that a large corpus of
+    software messages does not crowd out a small one of prose."""
+    factors = factors or {}
+    raw = {key: n ** 0.5 * factors.get(key.partition(":")[2], 1.0) for key, n in sizes.items()}
     total = sum(raw.values())
     return {lang: w / total for lang, w in raw.items()}
 
@@ -241,26 +258,33 @@ def load_corpus(args, languages, bpe):
     """The encoded corpus, every language's training examples (both directions) and the
     validation examples (150 pairs of each language, both directions)."""
     data, started = Path(args.data), time.monotonic()
-    corpus, jobs = multi.Corpus(bpe), []
+    corpus, jobs, keys = multi.Corpus(bpe), [], []
+    corpora = corpus_factors(args.corpora)
     for lang in languages:
         folder = data / f"en-{lang}"
         jobs.append((folder / "train.en", folder / f"train.{lang}", lang, folder / "train.align"))
+        keys.append(lang)
         if lang == "es" and not args.no_legacy and (data / "train.en").exists():
             jobs.append((data / "train.en", data / "train.es", "es", data / "train.align"))
+            keys.append(lang)
         jobs.append((folder / "valid.en", folder / f"valid.{lang}", lang, None, 150))
+        keys.append(lang)
+        for name in corpora:  # beside the splits: drawn as a source of its own (language_weights)
+            if (folder / f"{name}.{lang}").exists():
+                jobs.append((folder / f"{name}.en", folder / f"{name}.{lang}", lang, folder / f"{name}.align"))
+                keys.append(f"{lang}:{name}")
     train_by_lang, valid = {}, []
-    for job, added in zip(jobs, corpus.add_many(jobs, args.workers)):
-        lang = job[2]
+    for job, key, added in zip(jobs, keys, corpus.add_many(jobs, args.workers)):
         if len(job) == 5:
             valid += [(i, to_en) for i in added for to_en in (False, True)]
             continue
         unsupervised = sum(corpus.links[i] is None for i in added)
         if unsupervised:
-            print(f"warning: {unsupervised} {lang} pairs of {job[1]} have no alignment supervision", flush=True)
-        train_by_lang.setdefault(lang, []).extend((i, to_en) for i in added for to_en in (False, True))
-    sizes = {lang: len(e) for lang, e in train_by_lang.items()}
+            print(f"warning: {unsupervised} {key} pairs of {job[1]} have no alignment supervision", flush=True)
+        train_by_lang.setdefault(key, []).extend((i, to_en) for i in added for to_en in (False, True))
+    sizes = {key: len(e) for key, e in train_by_lang.items()}
     print(f"examples (both directions): {sizes}; weights "
-          f"{ {k: round(v, 3) for k, v in language_weights(sizes).items()} }; valid {len(valid)}; "
+          f"{ {k: round(v, 3) for k, v in language_weights(sizes, corpora).items()} }; valid {len(valid)}; "
           f"encoded in {time.monotonic() - started:.0f} s", flush=True)
     return corpus, train_by_lang, valid
 
@@ -312,7 +336,7 @@ class Run:
 
     def train(self, train_by_lang):
         args, state, model = self.args, self.state, self.model
-        weights = language_weights({lang: len(e) for lang, e in train_by_lang.items()})
+        weights = language_weights({key: len(e) for key, e in train_by_lang.items()}, corpus_factors(args.corpora))
 
         def draw(chunk):
             examples, rng = draw_chunk(train_by_lang, weights, chunk, args.seed, args.chunk_examples)

@@ -1,0 +1,96 @@
+"""Tests of prose.py (the handbook, stories and Bible beside the splits). Builds tiny .debs with dpkg-deb.
+
+    python3 tools/data/test_prose.py
+"""
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import prose  # noqa: E402
+from test_extra import make_deb  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+PAGES = "usr/share/doc/debian-handbook/html"
+
+
+def page(*blocks):
+    body = "".join(blocks)
+    return f"<html><head><title>T</title></head><body>{body}</body></html>".encode("utf-8")
+
+
+class Handbook(unittest.TestCase):
+    def test_docbook_paragraphs_titles_and_items_are_blocks_in_order_without_section_numbers(self):
+        text = page('<h2 class="title">6.2.7. Tracking Packages</h2>', '<div class="para">One <code>two</code>.'
+                    '<div class="note">inner</div></div>', "<ul><li><p>An item.</p></li></ul>")
+        self.assertEqual(prose.page_blocks(text.decode()), ["T", "Tracking Packages", "One two.inner", "An item."])
+
+    def test_pages_pair_block_by_block_and_a_page_with_other_counts_is_skipped(self):
+        with tempfile.TemporaryDirectory() as folder:
+            deb = make_deb(folder, "debian-handbook", {
+                f"{PAGES}/en-US/a.html": page('<div class="para">The cat sleeps.</div>', "<p>Save the file.</p>"),
+                f"{PAGES}/es-ES/a.html": page('<div class="para">El gato duerme.</div>', "<p>Guarda el archivo.</p>"),
+                f"{PAGES}/en-US/b.html": page("<p>One.</p>", "<p>Two.</p>"),
+                f"{PAGES}/es-ES/b.html": page("<p>Uno y dos.</p>"),
+                f"{PAGES}/fr-FR/a.html": page("<p>Le chat dort.</p>", "<p>x</p>"),
+            })
+            stats = {}
+            units = list(prose.handbook_units(deb, "es", stats))
+        self.assertEqual(units, [("handbook/a", "T", "T"), ("handbook/a", "The cat sleeps.", "El gato duerme."),
+                                 ("handbook/a", "Save the file.", "Guarda el archivo.")])
+        self.assertEqual(stats["handbook"], {"pages paired": 1, "pages with different block counts (skipped)": 1,
+                                             "blocks": 3})
+
+
+class Written(unittest.TestCase):
+    def run_prose(self, folder, lang, extra_args=()):
+        out = Path(folder) / "out"
+        out.mkdir()
+        for split in ("train", "valid", "test"):
+            (out / f"{split}.en").write_text("Save the file .\n")
+            (out / f"{split}.{lang}").write_text("Guarda el archivo .\n")
+        subprocess.run([sys.executable, str(HERE / "prose.py"), lang, str(out), *extra_args],
+                       check=True, stdout=subprocess.DEVNULL)
+        return out
+
+    def test_the_gold_set_and_the_splits_lines_are_kept_out_and_stories_are_read(self):
+        with tempfile.TemporaryDirectory() as folder:
+            deb = make_deb(folder, "debian-handbook", {
+                f"{PAGES}/en-US/a.html": page("<p>The cat sleeps in the garden.</p>", "<p>Save the file.</p>",
+                                              "<p>He was the father of five children.</p>"),
+                f"{PAGES}/es-ES/a.html": page("<p>El gato duerme en el jardín.</p>", "<p>Guarda el archivo.</p>",
+                                              "<p>Fue padre de cinco hijos.</p>"),
+            })
+            gold = Path(folder) / "gold" / "es"
+            gold.mkdir(parents=True)
+            (gold / "dev.tsv").write_text("He was the father of five children .\tFue padre de cinco hijos .\t0-0\n")
+            stories = Path(folder) / "stories.tsv"
+            stories.write_text("stories/wesnoth-1.16-httt/wesnoth-httt\tWhere is the king?\t¿Dónde está el rey?\n")
+            out = self.run_prose(folder, "es", [deb, "--catalogs", str(stories), "--xl-wa", str(gold.parent)])
+            en = (out / "prose.en").read_text().splitlines()
+            es = (out / "prose.es").read_text().splitlines()
+            origins = (out / "prose.origin").read_text().splitlines()
+            stats = json.loads((out / "prose-stats.json").read_text())
+        self.assertEqual(list(zip(en, es)), [("The cat sleeps in the garden .", "El gato duerme en el jardín ."),
+                                             ("Where is the king ?", "¿ Dónde está el rey ?")])
+        self.assertEqual(origins, ["handbook/a", "stories/wesnoth-1.16-httt/wesnoth-httt"])
+        self.assertEqual(stats["filters"]["handbook"]["dropped: sentence of the XL-WA gold set"], 1)
+        self.assertEqual(stats["dropped: a side is a line of train, valid or test"], {"handbook": 1})
+        self.assertEqual(stats["written"], {"handbook": 1, "stories": 1})
+
+
+class Bible(unittest.TestCase):
+    def test_words_that_touch_only_through_markup_are_spaced_and_notes_dropped(self):
+        osis = ('<w>In</w> <w>the</w> <w>beginning</w>, <w>God</w><w>created</w> only born<w>Son</w>'
+                '<note type="x">a note</note>.<milestone type="line"/>')
+        self.assertEqual(prose.verse_text(osis), "In the beginning, God created only born Son.")
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")  # the line ./run counts
+    sys.exit(1 if failed else 0)
