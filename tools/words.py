@@ -15,12 +15,19 @@ kept deliberately small:
     indicators pair into flags, so "❤️" and "👨‍👩‍👧" are one token each. The C++ library takes
     utf8proc's grapheme clusters (UAX #29); this is the same for every text but exotic ones.
 
+Chinese (`tokenize(text, "zh")`) has no spaces between words: every token holding a Han character
+(U+4E00-U+9FD5, jieba's range) is cut into words by jieba's accurate mode with its HMM
+(`jieba.cut(token, HMM=True)`, Debian's python3-jieba; the C++ library has the same segmenter), the
+rest stays as above. Text that is already segmented, with whitespace between two Han characters, is
+taken as given: nothing is cut.
+
 No case folding and no Unicode normalization happen here: the data pipeline NFC-normalizes text
 before tokenizing, as the C++ library does at its entry points (src/attn/models/text.hpp).
 
 Run `python3 tools/words.py --ranges` to print the word-character and space code-point ranges, to
 compare with the C++ classes (which come from utf8proc's Unicode data).
 """
+import re
 import sys
 import unicodedata
 
@@ -54,8 +61,33 @@ def _cluster_end(text, i):
     return min(i, n)
 
 
-def tokenize(text):
-    """Split `text` into word and punctuation tokens (see module docstring)."""
+HAN = re.compile("[\u4e00-\u9fd5]")
+SEGMENTED = re.compile("[\u4e00-\u9fd5]\\s+[\u4e00-\u9fd5]")
+_jieba = None
+
+
+def segment_chinese(tokens):
+    """Each token with a Han character cut into jieba's words (accurate mode, HMM on)."""
+    global _jieba
+    if _jieba is None:
+        import jieba
+        jieba.setLogLevel(60)  # no "Building prefix dict" lines on stderr
+        _jieba = jieba
+    out = []
+    for token in tokens:
+        out += _jieba.lcut(token, HMM=True) if HAN.search(token) else [token]
+    return out
+
+
+def tokenize(text, lang=None):
+    """Split `text` into word and punctuation tokens (see module docstring); lang "zh" segments Han."""
+    tokens = _tokens(text)
+    if lang == "zh" and not SEGMENTED.search(text):
+        tokens = segment_chinese(tokens)
+    return tokens
+
+
+def _tokens(text):
     tokens = []
     i, n = 0, len(text)
     while i < n:

@@ -64,19 +64,24 @@ def non_ascii_letters(text):
     return sum(1 for ch in text if ord(ch) > 127 and ch.isalpha())
 
 
-def line_key(line):
-    return line.lower()
+def line_key(line, lang=None):
+    """The form in which two lines count as the same: lowercased; Chinese without its spaces, so
+    that another segmentation of a sentence is still that sentence."""
+    return line.replace(" ", "") if lang == "zh" else line.lower()
 
 
 class XlWa:
     """Sentences of the XL-WA gold set, as lowercased token strings (both languages)."""
 
-    def __init__(self, path):
+    def __init__(self, path, lang=None):
         self.sentences = set()
         for line in Path(path).read_text(encoding="utf-8").splitlines():
             en, xx, _ = line.split("\t")
             for side in (en, xx):
                 self.sentences.add(line_key(" ".join(tokenize(unicodedata.normalize("NFC", side)))))
+            if lang == "zh":  # the gold set's own segmentation need not be jieba's
+                self.sentences.add(line_key(xx, "zh"))
+        self.lang = lang
         self.long = [f" {s} " for s in self.sentences if len(s.split()) >= XL_WA_CONTAINED]
         self.sixgrams = set()
         for s in self.sentences:
@@ -84,7 +89,8 @@ class XlWa:
             self.sixgrams.update(tuple(tokens[i:i + 6]) for i in range(len(tokens) - 5))
 
     def equal(self, *lines):
-        return any(line_key(line) in self.sentences for line in lines)
+        return any(line_key(line) in self.sentences for line in lines) or \
+            (self.lang == "zh" and any(line_key(line, "zh") in self.sentences for line in lines))
 
     def contained(self, *lines):
         padded = [f" {line_key(line)} " for line in lines]
@@ -145,15 +151,16 @@ def copied_share(en_tokens, xx_tokens):
     return sum(w in en_words for w in xx_words) / len(xx_words), len(xx_words)
 
 
-def filtered(pairs, xl_wa, stats):
-    """Tokenized pairs that pass every filter, counting each drop (per source) in order."""
+def filtered(pairs, xl_wa, stats, lang=None):
+    """Tokenized pairs that pass every filter, counting each drop (per source) in order (the other
+    side tokenized as `lang`: Chinese is segmented, tools/words.py)."""
     counts = collections.defaultdict(collections.Counter)
     letters = collections.Counter()
     seen = set()
     for origin, en, xx in pairs:
         c = counts[group_of(origin)]
         c["input"] += 1
-        en_tokens, xx_tokens = tokenize(en), tokenize(xx)
+        en_tokens, xx_tokens = tokenize(en), tokenize(xx, lang)
         en_line, xx_line = " ".join(en_tokens), " ".join(xx_tokens)
         # Tokenizing only removes whitespace: every character survives.
         assert en_line.replace(" ", "") == "".join(en.split()), en
@@ -300,12 +307,12 @@ def main():
         stats["extraction"][path.name[:-len("-stats.json")]] = json.loads(path.read_text())
     xl_wa = None
     if xl_wa_dir:
-        xl_wa = XlWa(xl_wa_dir / lang / "dev.tsv")
+        xl_wa = XlWa(xl_wa_dir / lang / "dev.tsv", lang)
         stats["xl_wa_gold_sentences"] = len(xl_wa.sentences)
     else:
         print("warning: no XL-WA folder given, evaluation-set overlap not removed", file=sys.stderr)
     units = read_units(work, lang, xl_wa_dir, use_train)
-    kept = list(filtered(split_units(units, lang, stats), xl_wa, stats))
+    kept = list(filtered(split_units(units, lang, stats), xl_wa, stats, lang))
     parts = held_out_split(kept)
 
     kept_by_package = collections.Counter(package_of(origin) for origin, _, _ in kept)

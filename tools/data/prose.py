@@ -156,7 +156,7 @@ def main():
         del args[i:i + 2]
     if "--xl-wa" in args:
         i = args.index("--xl-wa")
-        xl_wa = pairs.XlWa(Path(args[i + 1]) / args[0] / "dev.tsv")
+        xl_wa = pairs.XlWa(Path(args[i + 1]) / args[0] / "dev.tsv", args[0])
         del args[i:i + 2]
     if "--bible" in args:
         i = args.index("--bible")
@@ -168,7 +168,7 @@ def main():
         for suffix in ("en", lang):
             path = out / f"{split}.{suffix}"
             if path.exists():
-                known.update(pairs.line_key(line) for line in path.read_text(encoding="utf-8").splitlines())
+                known.update(pairs.line_key(line, suffix) for line in path.read_text(encoding="utf-8").splitlines())
     stats = {"pair": f"en-{lang}"}
     units = []
     if lang in HANDBOOK_FOLDERS:
@@ -184,14 +184,15 @@ def main():
 
     def tokenizable():  # as extra.py: tokenizing may only remove whitespace
         for origin, en, xx in sentences:
-            if all(" ".join(pairs.tokenize(side)).replace(" ", "") == "".join(side.split()) for side in (en, xx)):
+            if all(" ".join(pairs.tokenize(side, code)).replace(" ", "") == "".join(side.split())
+                   for side, code in ((en, "en"), (xx, lang))):
                 yield origin, en, xx
             else:
                 tokenizer_drops[pairs.group_of(origin)] += 1
 
     kept, dropped = [], collections.Counter()
-    for origin, en, xx in pairs.filtered(tokenizable(), xl_wa, stats):
-        if pairs.line_key(en) in known or pairs.line_key(xx) in known:
+    for origin, en, xx in pairs.filtered(tokenizable(), xl_wa, stats, lang):
+        if pairs.line_key(en) in known or pairs.line_key(xx, lang) in known:
             dropped[pairs.group_of(origin)] += 1
         else:
             kept.append((origin, en, xx))

@@ -1,4 +1,4 @@
-"""Rule-based sentence splitter for English and the ten paired languages.
+"""Rule-based sentence splitter for English and the paired languages.
 
 A paragraph is split after `.`, `!`, `?` or `…` (and any closing quotes or brackets after it)
 when whitespace follows and the next word starts with a capital letter (an opening quote,
@@ -9,6 +9,8 @@ already collapsed).
 
 `split_pair` splits both sides of a pair and keeps the split only when both sides give the same
 number of sentences; otherwise the pair stays whole.
+
+Chinese is split after `。`, `！` or `？` (and closing quotes or brackets), whatever follows.
 """
 import re
 
@@ -35,8 +37,19 @@ _ABBREV = {lang: set(words.split()) for lang, words in ABBREVIATIONS.items()}
 BOUNDARY = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s+[\"'“‘«„(\[¿¡]*[^\W\d_])")
 
 
+# Chinese ends a sentence with a full-width mark and starts the next without a space or a capital.
+ZH_BOUNDARY = re.compile(r"[。！？]+[”’」』）\]]*(?=\s*\S)")
+
+
 def split(text, lang):
     """Sentences of one paragraph (see the module docstring)."""
+    if lang == "zh":
+        out, start = [], 0
+        for found in ZH_BOUNDARY.finditer(text):
+            out.append(text[start:found.end()].strip())
+            start = found.end()
+        tail = text[start:].strip()
+        return [sentence for sentence in out + [tail] if sentence]
     abbreviations = _ABBREV.get(lang, set()) | _ABBREV["en"]  # English ones occur everywhere
     out, start = [], 0
     for found in BOUNDARY.finditer(text):
