@@ -125,17 +125,17 @@ for (const file of models) {
       kind: `RNN with ${meta.attention} attention (${meta.direction})`,
       summary: `encoder ${architecture.encoder_hidden}, decoder ${architecture.decoder_hidden}`,
       parameters, minutes, gpuMinutes, data: 'Spanish software strings and apertium-translated English prose',
-      section: section('Architecture'),
+      section: section('The attentional RNNs (English ↔ Spanish)'),
     };
   } else if (['attnscope-hmm-v1', 'attnscope-hmm-v2', 'attnscope-hmm-v3'].includes(meta.format)) {
     const prefix = meta['forward.source_prefix'];
     const words = prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words';
     facts[file] = {
       kind: 'HMM aligner', summary: meta['compounds.target'] || meta['compounds.source'] ? `${words}, compounds split` : words,
-      section: section('Twelve language pairs'),
+      section: section('The statistical aligners (HMM and IBM Model 2)'),
     };
   } else if (meta.format === 'attnscope-ibm2-v1' || meta.format === 'attnscope-ibm2-v2') {
-    facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior', section: section('Twelve language pairs') };
+    facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior', section: section('The statistical aligners (HMM and IBM Model 2)') };
   }
 }
 await writeFile(resolve(folder, 'index.json'), `${JSON.stringify({ models, pairs, multilingual, facts, familiarity }, null, 2)}\n`);

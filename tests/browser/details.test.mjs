@@ -210,7 +210,8 @@ describe('what drew each figure', () => {
     await page.waitForSelector('#compare-figure:not([hidden])', { timeout: 60000 });
     await page.waitForFunction(() => /general attention/.test(document.getElementById('compare-model').textContent), null, { timeout: 60000 });
     assert.match(await page.textContent('#compare-model'), /^Drawn by the RNN with general attention \(en-es\) \(encoder 192, decoder 256, 3\.7 M parameters, 33 CPU minutes/);
-    assert.deepEqual(await cardSection('compare-model'), ['model card: Architecture', '#architecture']);
+    assert.deepEqual(await cardSection('compare-model'),
+      ['model card: The attentional RNNs (English ↔ Spanish)', '#the-attentional-rnns-english--spanish']);
     await page.uncheck('#compare');
     // the model view's large map
     await page.locator('#model-section').scrollIntoViewIfNeeded();

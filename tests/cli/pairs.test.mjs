@@ -35,7 +35,7 @@ test('align --pair picks each pair\'s shipped models: its HMM links the example,
 });
 
 test('the hybrid mixes at the pair\'s statistical weight unless --statistical-weight is given', () => {
-  // the default is the pair's 0.4 (the library's, since session 22), and a flag still wins
+  // the default is the pair's 0.4 (the library's, since 2026-11-27), and a flag still wins
   const lines = [PAIR_EXAMPLES.it, PAIR_EXAMPLES.et, PAIR_EXAMPLES.hu].map(({ source, target }) => `${source} ||| ${target}`);
   for (const [pair, line] of [['en-it', lines[0]], ['en-et', lines[1]], ['en-hu', lines[2]]]) {
     const byDefault = attn(['align', '--pair', pair], `${line}\n`).stdout;

@@ -10,16 +10,16 @@
 #   2. picks the candidate with which the pair's default (`attn align --pair en-XX --hmm FILE`,
 #      the hybrid with the attention models) has the lowest AER on XL-WA's *silver* links
 #      (../shared/data/xl-wa/XX/train.tsv, made by statistical aligners; never the gold dev set),
-#      which every candidate trains without (held_out.py; since session 22: those pairs are also
+#      which every candidate trains without (held_out.py; since 2026-11-27: those pairs are also
 #      in the pairs' training text, where they rank nothing that helps with unseen words),
 #      or the smallest file among those within the set's noise of the lowest (choose.py: a paired
-#      bootstrap over the set's sentences; until session 22 fixed margins, 0.003 on silver and
+#      bootstrap over the set's sentences; until 2026-11-27 fixed margins, 0.003 on silver and
 #      0.01 on a 100-sentence dev set);
-#      the HMM alone is scored too (the rule until session 13: it and the default disagree);
+#      the HMM alone is scored too (the rule until 2026-11-26: it and the default disagree);
 #      a pair without silver links (en-de, en-fr) chooses on its Europarl dev set, the set that
 #      the French and German issue measures and chooses on (so their dev figures are optimistic);
 #   3. trains the chosen candidate again on all the pair's text, the silver pairs too (as every
-#      shipped HMM was trained until session 22), into data/en-XX/hmm-NAME-all.safetensors, and
+#      shipped HMM was trained until 2026-11-27), into data/en-XX/hmm-NAME-all.safetensors, and
 #      writes that to models/hmm-en-XX.safetensors (entries >= MIN_PROBABILITY kept);
 #   4. trains IBM Model 2 for comparison (data/en-XX/ibm2-en-XX.safetensors, not shipped) and
 #      scores the shipped HMM, `attn align --pair en-XX` and IBM Model 2 on the gold dev set (IBM
@@ -126,7 +126,7 @@ for pair in "${pairs[@]}"; do
     [[ "$flags" == *c* ]] && suffix=${suffix}c
     [ -n "$suffix" ] && name=$name-$suffix
     # each candidate is kept (data/en-XX/[held-]hmm-S-T[-FLAGS].safetensors) and reused while newer
-    # than the data; "held-" marks one trained without the silver pairs (none before session 22)
+    # than the data; "held-" marks one trained without the silver pairs (none before 2026-11-27)
     model="$data/${held}hmm-$name.safetensors"
     start=$SECONDS
     hmm_train "$model" "$trained_on" "$setting"
@@ -149,13 +149,13 @@ for pair in "${pairs[@]}"; do
   # within the set's noise of the lowest, since the page downloads the file (en-fr's whole words
   # with the extra data, 8.6 MB, against 4.6 MB for its 5-character prefixes, 0.005 apart on
   # Europarl's dev set). Noise: a paired bootstrap over the set's sentences (choose.py; until
-  # session 22 fixed margins, 0.01 on a 100-sentence gold set and 0.003 on the silver pairs).
+  # 2026-11-27 fixed margins, 0.01 on a 100-sentence gold set and 0.003 on the silver pairs).
   "$here/choose.py" "$silver" "${chosen[@]}" > "$work/choice" 2> "$data/choice.txt" ||
     { cat "$data/choice.txt" >&2; exit 1; }
   read -r best_aer _ best < "$work/choice"
   shipped="$data/${held}hmm-$best.safetensors"
   if [ "$corpus" != "$data_corpus" ]; then
-    # chosen without the silver pairs; shipped trained on all the pair's text, as before session 22
+    # chosen without the silver pairs; shipped trained on all the pair's text, as before 2026-11-27
     trained_on=$data_corpus
     if [[ "${setting_of[$best]}" == */*/*x* ]]; then
       cat "$data_corpus.en" "$data_extra.en" > "$work/all.en"

@@ -3,7 +3,7 @@
   /usr/bin/python3 tools/train/train.py --arch transformer --languages bg,da,de,es,et,fr,hu,it,nl,pt,ru,sl \\
       --out build/train/multilingual.safetensors --minutes 600 --bf16
 
-The schedule suits training spread over many sessions: a warm-up, then a constant learning rate
+The schedule suits training spread over many runs: a warm-up, then a constant learning rate
 for the trunk (runs/<name>.pt, resumed by rerunning the command with a larger --minutes); to
 ship, copy the trunk's checkpoint and run a branch of it with --cooldown-minutes C, which decays
 the rate to a tenth over its last C minutes (warmup-stable-decay). Every --eval-minutes the

@@ -77,7 +77,7 @@ struct AlignDefaults {
   StatisticalKind statistical = StatisticalKind::hmm;
   // 0.4: the lowest mean dev AER over the twelve pairs' gold sets of 0.3 .. 0.6, and for each pair
   // over the other eleven (MODEL_CARD.md: XL-WA's silver links no longer rank the hybrid, since
-  // the Transformer trained on them); 0.6 until session 22, chosen on en-es with its RNNs
+  // the Transformer trained on them); 0.6 until 2026-11-27, chosen on en-es with its RNNs
   float statistical_weight = 0.4f;
   Mix mix = Mix::linear;
   Symmetrization symmetrization = Symmetrization::posterior_mean;

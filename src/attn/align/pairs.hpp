@@ -26,7 +26,7 @@ struct LanguagePair {
   AlignMethod method = align_defaults.method;
   float posterior_threshold = align_defaults.posterior_threshold;
   // The hybrid's weight of the statistical posteriors against attention (AlignOptions's), for the
-  // pair's own attention models: the library's 0.4 for every pair since session 22, chosen on the
+  // pair's own attention models: the library's 0.4 for every pair since 2026-11-27, chosen on the
   // twelve gold dev sets, each pair by the other eleven (models/MODEL_CARD.md).
   float statistical_weight = align_defaults.statistical_weight;
   // `--method attention`: the extraction from the attention models alone (no statistical model)

@@ -163,7 +163,7 @@ std::atomic<bool> use_simd{ATTN_SIMD != 0};
 // inline them into their caller: under WebAssembly, binaryen inlines a function into its only
 // caller, and V8 then allocates registers over the whole merged function; the micro-kernel's
 // loop, alone in a function, ran at 25 GMAC/s (the SIMD128 multiply-add peak), merged with the
-// dispatcher and the scalar twin at 17 (measured in Node 20, 2026-11-26).
+// dispatcher and the scalar twin at 17 (measured in Node 20).
 using MatmulKernel = void (*)(int, int, int, float, const float*, int, const float*, int, float*, int, bool) noexcept;
 using MatmulPackedKernel = void (*)(int, int, int, const float*, int, const float*, long, float*, int, bool,
                                     Epilogue) noexcept;
