@@ -1,17 +1,6 @@
-// attn: the command-line tool.
-//   attn align [--pair en-XX] [-m MODEL] [-r REVERSE_MODEL] [--method M] [--shift] [-i FILE]
-//       lines "source ||| target" (fast_align's input; words are the space-separated tokens)
-//       -> one line of 0-based source-target links per pair (Pharaoh format)
-//   attn translate [--pair en-XX|XX-en] [-m MODEL] [--beam N] [-i FILE]     one translation per line
-//   (--pair picks the shipped models of a language pair, attn/align/pairs.hpp; without it, en-es)
-//   attn aer GOLD PREDICTED                              AER, precision, recall
-//   attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]
-//       trains the statistical baseline (IBM Model 2 + fast_align's diagonal prior, both directions)
-//   attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]
-//                  [--source-prefix N] [--target-prefix N] [--agreement] [--source-compounds] [--target-compounds]
-//       trains the HMM aligner (from IBM Model 2, both directions; words cut to N characters)
-//   attn upgrade-aligner -i FILE -o FILE
-//       rewrites an aligner's file (either kind, version 1) as version 2: the same model, about half the bytes
+// attn: the command-line tool (align, translate, attentions, aer and the aligners' trainers).
+// usage() below is the one statement of its commands and options; command_options() says which
+// options each command takes, and parse() refuses any other.
 #include <unistd.h>
 
 #include <algorithm>
@@ -193,11 +182,57 @@ auto named_flag(const std::string& flag, const std::string& text, Parse parse) {
   }
 }
 
-Arguments parse(int argc, char** argv, int first) {
+// The options each command takes, by their short names where they have one (--model is -m).
+const std::vector<std::pair<std::string, std::vector<std::string>>>& command_options() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
+      {"align",
+       {"--pair", "-m", "-r", "--target-language", "--method", "--shift", "--threshold", "--ibm2", "--hmm",
+        "--statistical", "--statistical-weight", "--mix", "--symmetrize", "--posterior-threshold", "--viterbi", "-i",
+        "--threads"}},
+      {"translate", {"--pair", "-m", "--target-language", "--beam", "-i", "--threads"}},
+      {"attentions", {"--pair", "-m", "--target-language", "--pieces", "-i", "--threads"}},
+      {"aer", {}},
+      {"ibm2-train", {"-s", "-t", "-o", "--min-probability", "--threads"}},
+      {"hmm-train",
+       {"-s", "-t", "-o", "--min-probability", "--iterations", "--null-probability", "--source-prefix",
+        "--target-prefix", "--agreement", "--source-compounds", "--target-compounds", "--threads"}},
+      {"upgrade-aligner", {"-i", "-o"}},
+  };
+  return table;
+}
+
+std::string short_name(const std::string& flag) {
+  static const std::vector<std::pair<std::string, std::string>> aliases = {{"--model", "-m"},  {"--reverse", "-r"},
+                                                                           {"--input", "-i"},  {"--source", "-s"},
+                                                                           {"--target", "-t"}, {"--output", "-o"}};
+  for (const auto& [long_name, short_form] : aliases)
+    if (flag == long_name) return short_form;
+  return flag;
+}
+
+// A known option that `command` does not take is refused, naming both (attn aer --beam 5 is a
+// mistake, not a no-op); an unknown command is left to main().
+void check_option(const std::string& command, const std::string& flag) {
+  const auto& table = command_options();
+  const auto found =
+      std::find_if(table.begin(), table.end(), [&](const auto& entry) { return entry.first == command; });
+  if (found == table.end()) return;
+  const auto& taken = found->second;
+  if (std::find(taken.begin(), taken.end(), short_name(flag)) != taken.end()) return;
+  for (const auto& [other, flags] : table) {
+    if (std::find(flags.begin(), flags.end(), short_name(flag)) == flags.end()) continue;
+    std::string list;
+    for (const auto& name : taken) list += (list.empty() ? "" : " ") + name;
+    fail(flag, " is not an option of ", command, " (", command, " takes: ", list.empty() ? "no options" : list, ")");
+  }
+}
+
+Arguments parse(int argc, char** argv, int first, const std::string& command) {
   Arguments a;
   a.align.method = align_defaults.method;
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg.size() > 1 && arg[0] == '-') check_option(command, arg);
     const auto value = [&]() -> std::string {
       if (i + 1 >= argc) fail(arg, " needs a value");
       return argv[++i];
@@ -623,7 +658,7 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   try {
-    const Arguments arguments = parse(argc, argv, 2);
+    const Arguments arguments = parse(argc, argv, 2, command);
     set_threads(arguments.threads ? arguments.threads : hardware_threads());
     if (command == "align") return align(arguments);
     if (command == "translate") return translate(arguments);

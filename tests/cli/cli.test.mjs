@@ -148,7 +148,6 @@ test('a bad flag value names the flag and the value, and nothing is aligned', ()
     [['--threshold', 'abc'], /--threshold needs a number, got 'abc'/],
     [['--threshold', '0.3x'], /--threshold needs a number, got '0.3x'/],
     [['--statistical-weight', ''], /--statistical-weight needs a number, got ''/],
-    [['--beam', '-2'], /--beam needs a whole number, got '-2'/],
     [['--method', 'nope'], /--method: unknown alignment method 'nope' \(known: argmax, .*hybrid, hmm, ibm2\)/],
     [['--mix', 'cubic'], /--mix: unknown mix 'cubic' \(known: linear, geometric\)/],
     [['--symmetrize', 'both'], /--symmetrize: unknown symmetrization 'both' \(known: grow-diag-final-and, posterior\)/],
@@ -161,6 +160,9 @@ test('a bad flag value names the flag and the value, and nothing is aligned', ()
     assert.equal(stdout, '', flags.join(' '));
     assert.match(stderr, message, flags.join(' '));
   }
+  const beam = attn(['translate', '-m', FORWARD, '--beam', '-2'], 'the cat\n');
+  assert.equal(beam.status, 1);
+  assert.match(beam.stderr, /--beam needs a whole number, got '-2'/);
 });
 
 test('--help lists every alignment method and the defaults from the library', () => {
@@ -271,4 +273,20 @@ test('translate and align take a Transformer model as they take an RNN', () => {
   const wrong = attn(['align', '-m', HMM, '--method', 'argmax'], 'a ||| b\n');
   assert.equal(wrong.status, 1);
   assert.match(wrong.stderr, /expected attnscope-rnn-v1 or attnscope-transformer-v1/);
+});
+
+test('an option the command does not take is refused, naming both; the long and short names are one option', () => {
+  const aer = attn(['aer', '--beam', '5', 'gold', 'links']);
+  assert.equal(aer.status, 1);
+  assert.match(aer.stderr, /attn aer: --beam is not an option of aer \(aer takes: no options\)/);
+  const translate = attn(['translate', '-m', FORWARD, '--method', 'hmm'], 'the cat\n');
+  assert.equal(translate.status, 1);
+  assert.match(translate.stderr, /--method is not an option of translate \(translate takes: .*--beam/);
+  const trainer = attn(['hmm-train', '--model', FORWARD]);
+  assert.match(trainer.stderr, /--model is not an option of hmm-train/);
+  assert.equal(attn(['align', '--bogus']).stderr.trim(), 'attn align: unknown option --bogus');
+  const long = attn(['align', '--model', FORWARD, '--method', 'argmax', '--input', '-'], 'the cat ||| el gato\n');
+  const short = attn(['align', '-m', FORWARD, '--method', 'argmax', '-i', '-'], 'the cat ||| el gato\n');
+  assert.equal(long.status, 0, long.stderr);
+  assert.equal(long.stdout, short.stdout);
 });
