@@ -40,6 +40,9 @@ def lines(jieba):
             yield f'{character} {float(log_probability)!r}'
     with open(os.path.join(jieba, 'dict.txt'), encoding='utf-8') as f:
         words = [line.strip().split(' ')[:2] for line in f]  # as jieba's gen_pfdict reads a line
+    # sorted by their UTF-8 bytes (the loader's order, so it has nothing to sort), stably: a word
+    # listed twice keeps its lines' order, and jieba's last-line-wins with it
+    words.sort(key=lambda entry: entry[0].encode('utf-8'))
     yield f'words {len(words)}'
     for word, frequency in words:
         yield f'{word} {int(frequency)}'

@@ -161,16 +161,31 @@ class SegmenterReader {
     std::int64_t frequency;
   };
 
+  // "<word> <frequency>[ <tag>]", read without allocating: 350 000 of them in jieba's dictionary
   Entry word_line() {
-    const std::vector<std::string_view> parts = fields(next_line());
-    if (parts.size() < 2 || parts.size() > 3 || parts[0].empty())
+    const std::string_view line = next_line();
+    const std::size_t space = line.find(' ');
+    const std::size_t tag = space == std::string_view::npos ? space : line.find(' ', space + 1);
+    if (space == 0 || space == std::string_view::npos ||
+        (tag != std::string_view::npos && line.find(' ', tag + 1) != std::string_view::npos))
       problem("expected '<word> <frequency>' or '<word> <frequency> <tag>'");
-    if (valid_utf8(parts[0]) != parts[0]) problem("the word is not valid UTF-8");
-    const std::string_view digits = parts[1];
-    if (digits.empty() || digits.size() > 15 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      problem("'", std::string(digits), "' is not a frequency (a whole number >= 0)");
-    return {parts[0], std::stoll(std::string(digits))};
+    const std::string_view word = line.substr(0, space), digits = line.substr(space + 1, tag - space - 1);
+    for (std::size_t i = 0; i < word.size();) {
+      const std::size_t start = i;
+      if (next_code_point(word, i) == replacement_character && word.compare(start, 3, "\xEF\xBF\xBD") != 0)
+        problem("the word is not valid UTF-8");
+    }
+    std::int64_t frequency = 0;
+    for (const char c : digits) {
+      if (c < '0' || c > '9') digits_problem(digits);
+      frequency = frequency * 10 + (c - '0');
+    }
+    if (digits.empty() || digits.size() > 15) digits_problem(digits);
+    return {word, frequency};
+  }
+
+  [[noreturn]] void digits_problem(std::string_view digits) const {
+    problem("'", std::string(digits), "' is not a frequency (a whole number >= 0)");
   }
 
   // jieba's gen_pfdict: a word listed twice keeps its last frequency, the total counts both.
@@ -186,8 +201,9 @@ class SegmenterReader {
     if (total <= 0) problem("the words' frequencies add up to 0");
     std::vector<std::size_t> order(entries.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return entries[a].word < entries[b].word; });
+    const auto before = [&](std::size_t a, std::size_t b) { return entries[a].word < entries[b].word; };
+    // make_jieba.py writes the words sorted (stably, repeats in their order): nothing to sort then
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::stable_sort(order.begin(), order.end(), before);
     Segmenter& s = segmenter_;
     for (std::size_t k = 0; k < order.size(); ++k) {
       const Entry& entry = entries[order[k]];
