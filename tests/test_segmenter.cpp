@@ -150,7 +150,7 @@ TEST_CASE("a damaged data file is refused with the line and the problem", "[segm
   std::string bad_number = good;
   bad_number.replace(bad_number.find("-0.26268660809250016"), 20, "-0.2626866080925oops");
   CHECK_THROWS_WITH(Segmenter::from_bytes(bad_number),
-                    Contains("line 2: '-0.2626866080925oops' is not a log-probability"));
+                    Contains("line 20: '-0.2626866080925oops' is not a log-probability"));
   CHECK_THROWS_WITH(Segmenter::from_file(std::string(ATTN_TEST_DATA) + "/no-such-file.txt"),
                     Contains("cannot open the jieba dictionary"));
 }

@@ -12,6 +12,24 @@ import gzip
 import os
 import sys
 
+NOTICE = """jieba 0.42.1's prefix dictionary and finalseg HMM (https://github.com/fxsjy/jieba), from
+Debian's python3-jieba, rewritten by attnscope's tools/data/make_jieba.py (the tags dropped).
+Copyright 2012-2017 Sun Junyi <ccnusjy@gmail.com>. License: Expat (MIT):
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT
+NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
+CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE."""
 STATES = 'BEMS'
 MIN_FLOAT = -3.14e100  # finalseg's, for a transition the table lacks
 
@@ -31,6 +49,7 @@ def lines(jieba):
     trans = table(os.path.join(jieba, 'finalseg', 'prob_trans.py'))
     emit = table(os.path.join(jieba, 'finalseg', 'prob_emit.py'))
     yield 'attnscope-jieba-v1'
+    yield from ('# ' + line if line else '#' for line in NOTICE.split('\n'))
     yield 'start ' + ' '.join(repr(float(start[s])) for s in STATES)
     for source in STATES:
         yield f'trans {source} ' + ' '.join(repr(float(trans[source].get(s, MIN_FLOAT))) for s in STATES)

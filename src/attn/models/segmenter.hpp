@@ -3,6 +3,7 @@
 // dictionary and its finalseg HMM) is one file, attnscope-jieba-v1 (docs/MODEL_FORMAT.md style):
 //
 //   attnscope-jieba-v1
+//   # ...                                 lines of the data's source and licence
 //   start <B> <E> <M> <S>                 log-probabilities of the first state
 //   trans <from> <B> <E> <M> <S>          four lines, from B, E, M, S
 //   emit <state> <count>                  four sections, then <count> lines "<character> <log-probability>"

@@ -38,6 +38,8 @@ class SegmenterReader {
   Segmenter read() {
     if (next_line() != format_name)
       fail("not a jieba dictionary file: the first line must be '", format_name, "' (line 1)");
+    while (position_ < bytes_.size() && bytes_[position_] == '#')
+      next_line();  // the notice: the data's source and licence
     read_start_and_transitions();
     for (int state = 0; state < 4; ++state) read_emissions(state);
     const std::size_t words_line = line_number_;
