@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "attn/core/error.hpp"
 #include "attn/models/text.hpp"
@@ -92,7 +93,9 @@ class SegmenterRun {
     const Segmenter& s = segmenter_;
     std::vector<std::vector<Edge>> edges(to - from);
     for (std::size_t k = from; k < to; ++k) {
-      std::size_t low = 0, high = s.frequencies_.size();
+      const auto first = s.words_starting_with_.find(characters_[k]);
+      std::size_t low = 0, high = 0;  // no word starts with the character
+      if (first != s.words_starting_with_.end()) std::tie(low, high) = first->second;
       for (std::size_t i = k; i < to; ++i) {
         const std::string_view fragment = span(k, i + 1);
         const auto prefix = [&](std::size_t w) { return s.word(w).substr(0, fragment.size()); };

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -49,6 +51,8 @@ class Segmenter {
   std::vector<std::uint32_t> starts_;   // where each sorted word starts in bytes_
   std::vector<std::uint32_t> lengths_;  // its length in bytes
   std::vector<std::int64_t> frequencies_;
+  // the sorted words that start with each character: [first, last)
+  std::unordered_map<char32_t, std::pair<std::uint32_t, std::uint32_t>> words_starting_with_;
   double log_total_ = 0;  // log of the sum of every line's frequency (a repeated word counts twice)
   StateLogs start_{};
   std::array<StateLogs, 4> transitions_{};  // [from][to]

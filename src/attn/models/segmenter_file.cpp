@@ -216,6 +216,12 @@ class SegmenterReader {
       s.bytes_.append(entry.word);
     }
     s.log_total_ = std::log(static_cast<double>(total));
+    for (std::size_t w = 0; w < s.frequencies_.size(); ++w) {  // sorted: each character's words are one run
+      std::size_t position = 0;
+      auto& range = s.words_starting_with_[next_code_point(s.word(w), position)];
+      if (range.second == 0) range.first = static_cast<std::uint32_t>(w);
+      range.second = static_cast<std::uint32_t>(w + 1);
+    }
   }
 };
 
