@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "attn/align/pairs.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/threads.hpp"
+#include "attn/models/segmenter.hpp"
 #include "json_weights.hpp"
 
 namespace {
@@ -155,6 +157,8 @@ struct Arguments {
   int beam = 4;
   int threads = 0;  // 0: every core the hardware offers
   bool pieces = false;
+  std::string language = "zh";  // segment: the word tokenizer's language
+  std::string dictionary;       // segment: the Chinese segmenter's data file
 };
 
 // A flag's value as a number: the whole text must be one, or the error names the flag and the text.
@@ -252,6 +256,10 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
       a.method_given = true;
     } else if (arg == "-i" || arg == "--input")
       a.input = value();
+    else if (arg == "--lang")
+      a.language = value();
+    else if (arg == "--dictionary")
+      a.dictionary = value();
     else if (arg == "--ibm2")
       a.ibm2 = value();
     else if (arg == "--hmm")
@@ -573,6 +581,32 @@ int hmm_train(const Arguments& a) {
   return 0;
 }
 
+std::string joined(const std::vector<std::string>& names, const char* separator) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : separator) + name;
+  return text;
+}
+
+// Each line's words as the models read them, one space between words: Chinese (zh) by jieba's
+// accurate mode (attn/models/segmenter.hpp; a line already segmented is kept as given), any other
+// language by the word tokenizer.
+int segment(const Arguments& a) {
+  std::unique_ptr<Segmenter> chinese;
+  if (a.language == "zh") {
+    std::string path = a.dictionary;
+    if (path.empty()) path = std::getenv("ATTN_JIEBA") ? std::getenv("ATTN_JIEBA") : ATTN_DEFAULT_JIEBA;
+    chinese = std::make_unique<Segmenter>(Segmenter::from_file(path));
+  }
+  const std::vector<std::string> lines = read_lines(a.input);
+  Progress progress(lines.size(), "segmenting");
+  for_each_line("segment", lines, progress, [&](const std::string& line) {
+    LineResult result;
+    result.output = joined(split_words(line, a.language, chinese.get()), " ");
+    return result;
+  });
+  return 0;
+}
+
 // An aligner's file rewritten in the format serialize() writes now (version 2 of either kind: the
 // vocabularies once, the entries row by row): the same model, the entries it holds all kept.
 int upgrade_aligner(const Arguments& a) {
@@ -583,12 +617,6 @@ int upgrade_aligner(const Arguments& a) {
   std::cerr << "wrote " << a.output << " (" << bytes.size() << " bytes, " << file.metadata().at("format") << " -> "
             << SafeTensors::parse(bytes).meta("format") << ")\n";
   return 0;
-}
-
-std::string joined(const std::vector<std::string>& names, const char* separator) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : separator) + name;
-  return text;
 }
 
 void usage() {
@@ -619,6 +647,10 @@ void usage() {
          "                 [--source-compounds] [--target-compounds]   (a side's compound words split into words\n"
          "                 of the training text, Koehn & Knight 2003; the splitter is stored in the file)\n"
          "  attn upgrade-aligner -i FILE -o FILE   (an aligner's file as version 2: the same model, half the bytes)\n"
+         "  attn segment [--lang zh] [--dictionary FILE] [-i FILE]   (each line's words, one space between: zh by\n"
+         "               jieba's accurate mode, a line with spaces between Han characters kept as given; FILE\n"
+         "               default $ATTN_JIEBA, else the build's, " ATTN_DEFAULT_JIEBA
+         ")\n"
          "alignment methods (--method):\n";
   for (const AlignMethodInfo& method : align_methods()) {
     std::fprintf(stderr, "  %-20s %s%s\n", method.name, method.description,
@@ -667,6 +699,7 @@ int main(int argc, char** argv) {
     if (command == "ibm2-train") return ibm2_train(arguments);
     if (command == "hmm-train") return hmm_train(arguments);
     if (command == "upgrade-aligner") return upgrade_aligner(arguments);
+    if (command == "segment") return segment(arguments);
     std::cerr << "attn: unknown command '" << command << "'\n";
     usage();
     return 2;

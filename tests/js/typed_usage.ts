@@ -214,6 +214,14 @@ async function models(attn: Attn, bytes: Uint8Array): Promise<void> {
   await attn.loadModel('models/en-es-additive.safetensors');
   // @ts-expect-error: reverse is a loaded model
   model.align('a', 'b', { reverse: 'es-en' });
+  const segmenter = await attn.loadSegmenter(bytes);
+  const tokens: string[] = segmenter.cut('我爱北京');
+  const zhWords: string[] = segmenter.words('我 爱 北京');
+  const segmented: number = segmenter.wordCount + tokens.length + zhWords.length;
+  if (segmented < 0) throw new Error('negative count');
+  // @ts-expect-error: cut takes a string
+  segmenter.cut(['我']);
+  segmenter.delete();
   const hmm = await attn.loadStatisticalAligner(bytes);
   const kind: 'ibm2' | 'hmm' = hmm.kind;
   hmm.align('The cat.', 'El gato.', { symmetrize: 'posterior', threshold: 0.35 });

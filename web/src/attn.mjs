@@ -198,6 +198,24 @@ function warmUp(attn) {
   }
 }
 
+// Embind's UTF-8 encoding joins a lone surrogate with the code unit after it into a character that
+// is not in the text: each becomes U+FFFD first, as TextEncoder makes it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const wellFormed = (text) => (typeof text === 'string' ? text.replace(LONE_SURROGATE, '\ufffd') : text);
+
+const isGzip = (bytes) => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+
+// A gzip file's contents, inflated by the engine's DecompressionStream (browsers, Node 18+).
+async function gunzip(bytes) {
+  if (typeof DecompressionStream !== 'function') throw new Error('this engine cannot inflate gzip (no DecompressionStream): pass the file inflated');
+  try {
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  } catch (error) {
+    throw new Error(`the gzipped file is damaged: ${error.message}`);
+  }
+}
+
 function deepFreeze(value) {
   if (value !== null && typeof value === 'object') Object.values(value).forEach(deepFreeze);
   return Object.freeze(value);
@@ -344,6 +362,27 @@ function wrapModule(module, simd, threaded, options) {
     live();
     if (!(bytes instanceof Uint8Array)) throw new Error('loadModel(bytes) needs the model file as a Uint8Array');
     return wrapModel(checked(module.loadModel(bytes)), live);
+  };
+  // Chinese word segmentation with jieba's dictionary (dist/models/zh-jieba.txt.gz, gzipped or not)
+  attn.loadSegmenter = async (bytes) => {
+    live();
+    if (!(bytes instanceof Uint8Array)) throw new Error('loadSegmenter(bytes) needs the dictionary file as a Uint8Array');
+    const handle = checked(module.loadSegmenter(isGzip(bytes) ? await gunzip(bytes) : bytes));
+    let deleted = false;
+    const use = () => {
+      live();
+      if (deleted) throw new Error('this segmenter was deleted');
+      return handle;
+    };
+    return Object.freeze({
+      wordCount: handle.wordCount(),
+      cut: (text) => checked(use().cut(wellFormed(text))),
+      words: (text) => checked(use().words(wellFormed(text))),
+      delete() {
+        if (!deleted) handle.delete();
+        deleted = true;
+      },
+    });
   };
   // Ends the module's threads (a threads build's Workers are terminated) and makes every later
   // call throw; a second call does nothing. A module dropped without it has its threads ended
