@@ -25,6 +25,9 @@
 # Downloads (npm package, Debian .debs) are kept (tools/data/node_modules/, data/cache/debs/), so a
 # rebuild needs no network and gives the same files; data/ is git-ignored.
 set -euo pipefail
+# Debian's Python: the pipeline needs only its standard library, and python3-jieba for Chinese
+# (an interpreter earlier on PATH, such as pyenv's, lacks the Debian packages).
+python3() { /usr/bin/python3 "$@"; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -34,10 +37,14 @@ xl_wa_dir="$root/../shared/data/xl-wa"  # evaluation sets: kept out of training
 # French and German have no XL-WA set: their gold set (Europarl, dev only) is kept out the same way.
 europarl_dir="$root/../shared/data/europarl-gold"
 europarl_langs="de fr"
-all_langs="bg da de es et fr hu it nl pt ru sl"
+all_langs="bg da de es et fr hu it nl pt ru sl zh"
+# Chinese: Debian names its packages zh-cn and its catalogs and help zh_CN; its gold set is NIST's.
+nist_dir="$root/../shared/data/nist-zh-gold"
+locale_of() { if [ "$1" = zh ]; then echo zh_CN; else echo "$1"; fi; }
+package_suffix() { if [ "$1" = zh ]; then echo zh-cn; else echo "$1"; fi; }
 # Languages with a libreoffice-help-XX package in bookworm (`apt-cache search libreoffice-help`):
 # there is none for Bulgarian.
-help_langs="da de es et fr hu it nl pt ru sl"
+help_langs="da de es et fr hu it nl pt ru sl zh"
 
 langs=() legacy=auto xl_wa_train=1 extra=1 prose=1
 while [ $# -gt 0 ]; do
@@ -173,14 +180,14 @@ build_pair() {
   if [[ " $help_langs " == *" $xx "* ]]; then
     local en_help xx_help
     en_help=$(fetch libreoffice-help-en-us)
-    xx_help=$(fetch "libreoffice-help-$xx")
+    xx_help=$(fetch "libreoffice-help-$(package_suffix "$xx")")
     printf 'lo-help\t%s\nlo-help\t%s\n' "$en_help" "$xx_help" >> "$work/debs.tsv"
     python3 "$here/lohelp.py" "$work/lo-help.tsv" "$work/lo-help-stats.json" "$en_help" "$xx_help"
   fi
   # 2. LibreOffice UI: the gettext catalogs of libreoffice-l10n-XX.
-  deb=$(fetch "libreoffice-l10n-$xx")
+  deb=$(fetch "libreoffice-l10n-$(package_suffix "$xx")")
   printf 'lo-ui\t%s\n' "$deb" >> "$work/debs.tsv"
-  python3 "$here/catalogs.py" --lang "$xx" --prefix lo-ui/ "$work/lo-ui.tsv" \
+  python3 "$here/catalogs.py" --lang "$(locale_of "$xx")" --prefix lo-ui/ "$work/lo-ui.tsv" \
     "$work/catalog-sources-lo-ui.tsv" "$work/lo-ui-stats.json" "$deb" >/dev/null
   # 3. The gettext catalogs of the packages in catalog-packages.txt.
   local debs=()
@@ -189,7 +196,7 @@ build_pair() {
     debs+=("$deb")
     printf 'gettext\t%s\n' "$deb" >> "$work/debs.tsv"
   done
-  python3 "$here/catalogs.py" --lang "$xx" --prefix gettext/ "$work/gettext.tsv" \
+  python3 "$here/catalogs.py" --lang "$(locale_of "$xx")" --prefix gettext/ "$work/gettext.tsv" \
     "$work/catalog-sources-gettext.tsv" "$work/gettext-stats.json" "${debs[@]}" >/dev/null
   # 4. GNOME help (Mallard pages): the desktop help and the applications of help-packages.txt.
   debs=()
@@ -198,13 +205,18 @@ build_pair() {
     debs+=("$deb")
     printf 'gnome-help\t%s\n' "$deb" >> "$work/debs.tsv"
   done
-  python3 "$here/gnomehelp.py" "$xx" "$work/gnome-help.tsv" "$work/gnome-help-stats.json" "${debs[@]}"
+  python3 "$here/gnomehelp.py" "$(locale_of "$xx")" "$work/gnome-help.tsv" "$work/gnome-help-stats.json" "${debs[@]}"
   if [ ! -s "$work/gnome-help.tsv" ]; then
     rm "$work/gnome-help.tsv" "$work/gnome-help-stats.json"
   fi
   # 5. Sentences, tokens, filters, XL-WA gold set out, held-out splits, counts, licences.
   local opts=() gold_dir="$xl_wa_dir"
   [[ " $europarl_langs " == *" $xx "* ]] && gold_dir="$europarl_dir"
+  if [ "$xx" = zh ]; then  # NIST's file laid out as DIR/zh/dev.tsv, as pairs.py reads a gold set
+    gold_dir="$data/work/gold-zh"
+    mkdir -p "$gold_dir/zh"
+    ln -sf "$nist_dir/dev.tsv" "$gold_dir/zh/dev.tsv"
+  fi
   if [ -f "$gold_dir/$xx/dev.tsv" ]; then
     opts=(--xl-wa "$gold_dir")
     # Europarl's gold set has no silver train split.
@@ -214,7 +226,7 @@ build_pair() {
   fi
   python3 "$here/pairs.py" "$xx" "$work" "$out" "${opts[@]}"
   # 6. The aligners' extra data (extra.py, beside the splits: the Transformer does not read it).
-  if [ -n "$extra" ]; then
+  if [ -n "$extra" ] && [ "$xx" != zh ]; then  # no word lists or extra catalogs for Chinese yet
     : > "$work/debs-extra.tsv"
     # shellcheck disable=SC2046
     extra_debs catalogs-all "$work/debs-extra.tsv" $(catalog_packages "$xx") > "$work/debs.list"
@@ -236,7 +248,7 @@ build_pair() {
     [ "$xx" = es ] && bible=(--bible "$(fetch sword-text-web)" "$(fetch sword-text-sparv)")
     debs=()
     for p in $(grep -v '^#' "$here/prose-packages.txt"); do debs+=("$(fetch "$p")"); done
-    python3 "$here/catalogs.py" --lang "$xx" --prefix stories/ "$work/stories.tsv" \
+    python3 "$here/catalogs.py" --lang "$(locale_of "$xx")" --prefix stories/ "$work/stories.tsv" \
       "$work/prose-catalog-sources.tsv" "$work/prose-catalogs.json" "${debs[@]}" >/dev/null
     local gold=()
     [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
