@@ -29,7 +29,8 @@ const Segmenter& jieba_segmenter() {
 
 struct JiebaCase {
   std::string text;
-  Words words;
+  Words words;        // python3-jieba's jieba.cut
+  Words model_words;  // tools/words.py's tokenize(text, "zh"): what the training text was split into
 };
 
 std::vector<JiebaCase> jieba_cases() {
@@ -37,7 +38,8 @@ std::vector<JiebaCase> jieba_cases() {
   std::vector<JiebaCase> cases;
   for (std::string line; std::getline(lines, line);) {
     const nlohmann::json row = nlohmann::json::parse(line);
-    cases.push_back({row.at("text").get<std::string>(), row.at("words").get<Words>()});
+    cases.push_back(
+        {row.at("text").get<std::string>(), row.at("words").get<Words>(), row.at("model_words").get<Words>()});
   }
   return cases;
 }
@@ -72,6 +74,16 @@ TEST_CASE("the segmenter splits 400 catalog sentences as python3-jieba's jieba.c
   CHECK(different == 0);
 }
 
+TEST_CASE("the models' words of the fixture sentences are those the training text was split into", "[segmenter]") {
+  int different = 0;
+  for (const JiebaCase& example : jieba_cases()) {
+    const Words words = jieba_segmenter().words(example.text);
+    if (words == example.model_words) continue;
+    if (++different <= 5) CHECK(words == example.model_words);
+  }
+  CHECK(different == 0);
+}
+
 TEST_CASE("Latin words, numbers, decimals, punctuation and whitespace come out as jieba's", "[segmenter]") {
   const Segmenter& jieba = jieba_segmenter();
   CHECK(jieba.cut("我爱Python和C++，也用C#写过3.5%的代码。") ==
@@ -94,8 +106,13 @@ TEST_CASE("invalid UTF-8 bytes become U+FFFD, a token of their own", "[segmenter
   CHECK(jieba_segmenter().cut("\xE4\xB8") == Words{"\xEF\xBF\xBD", "\xEF\xBF\xBD"});  // a truncated 中
 }
 
-TEST_CASE("zh words: jieba's tokens without whitespace; text with spaces between Han taken as given", "[segmenter]") {
+TEST_CASE("zh words: the word tokenizer's tokens, those with Han cut by jieba; spaces between Han taken as given",
+          "[segmenter]") {
   const Segmenter& jieba = jieba_segmenter();
+  // tools/words.py's rule, which split the training text: "3.5%" is four tokens as in every
+  // language, not jieba's one block (tokenize("3.5%的人", "zh") in Python gives these)
+  CHECK(jieba.words("3.5%的人") == Words{"3", ".", "5", "%", "的", "人"});
+  CHECK(jieba.words("他说：“你好！”") == Words{"他", "说", "：", "“", "你好", "！", "”"});
   CHECK(jieba.words("iPhone 15售价") == Words{"iPhone", "15", "售价"});
   CHECK(jieba.words("我爱你") == Words{"我爱你"});
   CHECK(jieba.words("我 爱 你。") == Words{"我", "爱", "你", "。"});

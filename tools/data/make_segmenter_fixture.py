@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes tests/data/zh-segmentation.jsonl: Chinese sentences and the tokens python3-jieba's
-jieba.cut(text, HMM=True) gives for them, one JSON object a line ({"text": ..., "words": [...]}),
+jieba.cut(text, HMM=True) gives for them, and the words the models read (tools/words.py's tokenize(text, "zh"),
+which split the training text), one JSON object a line ({"text": ..., "words": [...], "model_words": [...]}),
 which the segmenter's tests (tests/test_segmenter.cpp, tests/js/segmenter.test.mjs) compare with.
 
 The sentences: every zh_CN message catalog of this machine (Debian bookworm's, read with gettext),
@@ -17,8 +18,12 @@ import hashlib
 import json
 import re
 import sys
+import unicodedata
 
 import jieba
+
+sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[1]))
+from words import tokenize  # noqa: E402  (tools/words.py: the words the training text was split into)
 
 HAN = re.compile('[\u4e00-\u9fd5]')
 
@@ -71,7 +76,9 @@ def main():
     sentences = WRITTEN + catalog_sentences()[:count]
     with open(output, 'w', encoding='utf-8', newline='\n') as f:
         for text in sentences:
-            f.write(json.dumps({'text': text, 'words': list(jieba.cut(text, HMM=True))}, ensure_ascii=False) + '\n')
+            record = {'text': text, 'words': list(jieba.cut(text, HMM=True)),
+                      'model_words': tokenize(unicodedata.normalize('NFC', text), 'zh')}
+            f.write(json.dumps(record, ensure_ascii=False) + '\n')
     print(f'{output}: {len(sentences)} sentences', file=sys.stderr)
 
 

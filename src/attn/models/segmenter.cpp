@@ -197,14 +197,19 @@ bool already_segmented(std::string_view text) {
 
 std::vector<std::string> Segmenter::words(std::string_view text) const {
   const std::string normalized = nfc(text);
-  if (already_segmented(normalized)) return split_words(normalized);
-  std::vector<std::string> words = cut(normalized);
-  words.erase(std::remove_if(words.begin(), words.end(),
-                             [](const std::string& word) {
-                               std::size_t position = 0;
-                               return is_space(next_code_point(word, position));  // whitespace tokens are whole
-                             }),
-              words.end());
+  std::vector<std::string> tokens = split_words(normalized);
+  if (already_segmented(normalized)) return tokens;
+  std::vector<std::string> words;
+  words.reserve(tokens.size());
+  for (std::string& token : tokens) {
+    bool han = false;
+    for (std::size_t i = 0; i < token.size() && !han;) han = is_han(next_code_point(token, i));
+    if (!han) {
+      words.push_back(std::move(token));
+      continue;
+    }
+    for (std::string& word : cut(token)) words.push_back(std::move(word));  // a token holds no whitespace
+  }
   return words;
 }
 
