@@ -226,6 +226,9 @@ TEST_CASE("a translation writes characters outside the vocabulary as the input h
     CHECK(translated.attention.weights.size() == words * translated.attention.source_words.size());
     for (const std::string& word : translated.attention.target_words) CHECK(!word.empty());
   }
+  // the words the model tried to spell in bytes are the input's own, as typed
   const WordTranslation heart = translate_words(model, split_words("I \xE2\x9D\xA4\xEF\xB8\x8F \xF0\x9F\x8D\x95 ."));
-  CHECK(heart.text.find("\xF0\x9F\x8D\x95") != std::string::npos);  // the pizza, copied from the input
+  CHECK(heart.text.find("\xE2\x9D\xA4\xEF\xB8\x8F \xF0\x9F\x8D\x95") != std::string::npos);
+  // "\xF0\x9F" + "u" (a malformed start of the folder, then a piece of text) is such an attempt too
+  CHECK(translate_words(model, split_words("\xF0\x9F\x93\x81")).text == "\xF0\x9F\x93\x81");
 }

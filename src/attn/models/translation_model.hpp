@@ -85,8 +85,9 @@ struct WordTranslation {
 // (alignment_shift = 1) is always read so.
 WordAttention align_words(const TranslationModel& model, const std::vector<std::string>& source_words,
                           const std::vector<std::string>& target_words, bool shift = false, bool with_log_prob = false);
-// Words the model spelled wholly in byte pieces (characters outside its vocabulary) become the
-// source word with such characters that they attend to most, as written, each source word once;
+// Words the model spelled in byte pieces (characters outside its vocabulary: wholly in bytes, or
+// with bytes that make no printable text) become the source word with such characters that they
+// attend to most, as written, each source word once;
 // byte pieces that make no printable text are dropped, and a word left empty with them.
 // shift: `cross` reads a target word's rows where its pieces are the decoder's input (a
 // Transformer's step after the one that predicts it), the rows where a head trained with

@@ -85,20 +85,35 @@ std::vector<float> word_map(const float* pieces, int rows, int cols, const std::
 
 namespace {
 
-// Which words of `ids` hold a byte piece, and which are spelled in nothing else (a lone ▁ aside).
+// Which words of `ids` hold a byte piece (`some`), and which are the model's attempt at a character
+// outside its vocabulary (`attempt`): spelled in byte pieces alone (a lone ▁ aside), or holding a
+// run of byte pieces that is no printable text (malformed bytes, controls: "\xF0\x9F" + "u").
 void byte_words(const Bpe& bpe, const std::vector<int>& ids, const std::vector<int>& word_of, int words,
-                std::vector<char>& some, std::vector<char>& only) {
+                std::vector<char>& some, std::vector<char>& attempt) {
   some.assign(words, 0);
-  only.assign(words, 1);
+  std::vector<char> only(words, 1), broken(words, 0);
+  std::string run;
+  int run_word = -1;
+  const auto end_run = [&] {
+    if (run_word >= 0 && printable_utf8(run) != run) broken[run_word] = 1;
+    run.clear();
+    run_word = -1;
+  };
   for (std::size_t k = 0; k < ids.size() && k < word_of.size(); ++k) {
     const int word = word_of[k];
+    if (word < 0 || word >= words || !Bpe::is_byte(ids[k]) || word != run_word) end_run();
     if (word < 0 || word >= words) continue;
-    if (Bpe::is_byte(ids[k]))
+    if (Bpe::is_byte(ids[k])) {
       some[word] = 1;
-    else if (bpe.piece(ids[k]) != "\xE2\x96\x81")  // a lone ▁ only starts the word
+      run_word = word;
+      run += static_cast<char>(ids[k] - Bpe::first_byte_id);
+    } else if (bpe.piece(ids[k]) != "\xE2\x96\x81") {  // a lone ▁ only starts the word
       only[word] = 0;
+    }
   }
-  for (int w = 0; w < words; ++w) only[w] = only[w] && some[w];
+  end_run();
+  attempt.assign(words, 0);
+  for (int w = 0; w < words; ++w) attempt[w] = some[w] && (only[w] || broken[w]);
 }
 
 }  // namespace
@@ -107,11 +122,11 @@ bool restore_unknown_words(const Bpe& bpe, const std::vector<int>& target_ids, c
                            const std::vector<std::string>& source_words, const std::vector<float>& weights,
                            std::vector<std::string>& target_words, std::vector<int>& target_word_of) {
   const int Sw = static_cast<int>(source_words.size()), Tw = static_cast<int>(target_words.size());
-  std::vector<char> source_bytes, unused_only, target_bytes, spelled_in_bytes;
-  byte_words(bpe, source.ids, source.word_of_piece, Sw, source_bytes, unused_only);
-  byte_words(bpe, target_ids, target_word_of, Tw, target_bytes, spelled_in_bytes);
+  std::vector<char> source_bytes, unused, target_bytes, attempts;
+  byte_words(bpe, source.ids, source.word_of_piece, Sw, source_bytes, unused);
+  byte_words(bpe, target_ids, target_word_of, Tw, target_bytes, attempts);
   for (int t = 0; t < Tw; ++t) {
-    if (!spelled_in_bytes[t]) continue;
+    if (!attempts[t]) continue;
     int best = -1;
     for (int s = 0; s < Sw; ++s) {
       const float weight = weights[static_cast<std::size_t>(t) * Sw + s];

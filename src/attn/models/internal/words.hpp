@@ -30,10 +30,11 @@ WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with
 std::vector<float> word_map(const float* pieces, int rows, int cols, const std::vector<int>& row_word_of, int row_words,
                             const std::vector<int>& col_word_of, int col_words);
 
-// A translation's words that the model spelled wholly in byte pieces (its way of writing
-// characters outside its vocabulary) become the source word, as written, that they attend to most
-// among the source words with byte pieces, each of those once; words still empty (bytes that were
-// no printable text) are removed, their pieces' word becoming -1. weights: [target words][source
+// A translation's words that are the model's attempt at characters outside its vocabulary (spelled
+// wholly in byte pieces, or holding byte pieces that are no printable text) become the source word,
+// as written, that they attend to most among the source words with byte pieces, each of those
+// once; words still empty (bytes that were no printable text) are removed, their pieces' word
+// becoming -1. weights: [target words][source
 // words]. Returns whether a word was removed (the caller aggregates again).
 bool restore_unknown_words(const Bpe& bpe, const std::vector<int>& target_ids, const Pieces& source,
                            const std::vector<std::string>& source_words, const std::vector<float>& weights,
