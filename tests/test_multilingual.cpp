@@ -164,3 +164,32 @@ TEST_CASE("a head trained on shifted rows is read where the word is the decoder'
   CHECK(testing::max_abs_difference(translated.attention.weights, expected) < 1e-6);
   CHECK_THROWS_WITH(TranslationModel::load(shifted_by(2)), Contains("alignment_shift = 2 is outside 0..1"));
 }
+
+TEST_CASE("every map read with shift holds a word's row where the aligning head holds it", "[multilingual]") {
+  const TranslationModel shifted = TranslationModel::load(with_metadata([](auto& m) {
+                                     auto a = nlohmann::json::parse(m["architecture"]);
+                                     a["alignment_shift"] = 1;
+                                     m["architecture"] = a.dump();
+                                   })).for_target("fr");
+  const TransformerArchitecture& a = shifted.transformer()->architecture();
+  const std::vector<std::string> source{"the", "cat", "sleeps"}, target{"le", "chat", "dort"};
+  const auto head_of = [&](const std::vector<float>& maps, int rows, int cols) {
+    const float* at = maps.data() + (std::size_t(a.alignment_layer) * a.heads + a.alignment_head) * rows * cols;
+    return std::vector<float>(at, at + std::size_t(rows) * cols);
+  };
+  const int S = int(source.size()), T = int(target.size());
+  const AttentionMaps read = attention_maps(shifted, source, target, false, false, true);
+  const AttentionMaps raw = attention_maps(shifted, source, target);
+  CHECK(testing::max_abs_difference(head_of(read.cross, T, S), align_words(shifted, source, target).weights) < 1e-6);
+  CHECK(testing::max_abs_difference(head_of(raw.cross, T, S), align_words(shifted, source, target).weights) > 1e-3);
+  // the decoder's rows move with them: a word's row attends to itself and the words before it
+  const std::vector<float> decoder = head_of(read.decoder, T, T);
+  CHECK(decoder[0] > 0.0f);  // the first word's own key (unshifted, its row sees only <s>, left out)
+  CHECK(decoder[1] == 0.0f);
+  CHECK(attention_maps(shifted, source, target, true, false, true).cross ==
+        attention_maps(shifted, source, target, true).cross);
+  const WordTranslation translated = translate_words(shifted, source, 1, true);
+  const int Tw = int(translated.attention.target_words.size());
+  CHECK(testing::max_abs_difference(head_of(translated.cross, Tw, S), translated.attention.weights) < 1e-6);
+  CHECK(translate_words(shifted, source, 1).cross != translated.cross);
+}

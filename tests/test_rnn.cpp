@@ -68,6 +68,24 @@ TEST_CASE("BPE encodes any word like the reference, with byte fallback, and deco
   CHECK_THROWS_WITH(bpe.decode_words({bpe.size()}), Contains("outside the vocabulary"));
 }
 
+TEST_CASE("byte pieces decode to printable text, never U+FFFD or control characters", "[rnn][tokenizer]") {
+  const Bpe& bpe = model("additive").tokenizer();
+  const int space = Bpe::first_byte_id + 256;  // ▁, after the specials and the byte pieces (from_json checks it)
+  REQUIRE(bpe.piece(space) == "\xE2\x96\x81");
+  const auto bytes = [&](std::initializer_list<int> values) {
+    std::vector<int> ids{space};
+    for (int b : values) ids.push_back(Bpe::first_byte_id + b);
+    return ids;
+  };
+  CHECK(bpe.decode_words(bytes({0xF0, 0x9F, 0x93, 0x81})) == std::vector<std::string>{"\xF0\x9F\x93\x81"});
+  // what a model wrote for "I ❤️ 🍕 .": U+200B, U+2028 and a truncated sequence, each a word
+  std::vector<int> ids = bytes({0xE2, 0x80, 0x8B});
+  for (const std::vector<int>& more : {bytes({0xE2, 0x80, 0xA8}), bytes({0xF0, 0x9F, 0x8D}), bytes({0x41, 0x07})})
+    ids.insert(ids.end(), more.begin(), more.end());
+  CHECK(bpe.decode_words(ids) == std::vector<std::string>{"", "", "", "A"});
+  CHECK(bpe.word_of_pieces(ids).back() == 3);  // the words keep their count and order
+}
+
 TEST_CASE("forced decoding matches the numpy reference for both attention types", "[rnn]") {
   for (const std::string attention : {"additive", "general"}) {
     const RnnModel& m = model(attention);

@@ -97,6 +97,21 @@ TEST_CASE("every language of the shipped pairs keeps its letters through tokeniz
   }
 }
 
+TEST_CASE("printable text keeps what shows and drops malformed bytes, controls and separators", "[text]") {
+  CHECK(printable_utf8("\xF0\x9F\x93\x81") == "\xF0\x9F\x93\x81");  // U+1F4C1, a folder
+  CHECK(printable_utf8("\xE2\x82\xAC") == "\xE2\x82\xAC");          // U+20AC, the euro sign
+  CHECK(printable_utf8("\xE2\x80\x8B") == "");                      // U+200B zero width space (Cf)
+  CHECK(printable_utf8("\xE2\x80\xA8") == "");                      // U+2028 line separator (Zl)
+  CHECK(printable_utf8("\xE2\x80\xA9\x07\x1B") == "");              // U+2029 (Zp), BEL, ESC (Cc)
+  CHECK(printable_utf8("\xEE\x80\x80") == "");                      // U+E000 private use
+  CHECK(printable_utf8(fffd + "a\xF0\x9F" + "b\xFF") == "ab");      // U+FFFD itself, truncated, invalid
+  // the emoji joiner (Cf) and the variation selector (Mn) stay: a ZWJ sequence keeps its meaning
+  const std::string technologist = "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB", heart = "\xE2\x9D\xA4\xEF\xB8\x8F";
+  CHECK(printable_utf8(technologist) == technologist);
+  CHECK(printable_utf8(heart) == heart);
+  CHECK(printable_utf8("caf\xC3\xA9 \t") == "caf\xC3\xA9 ");  // a space shows, a tab is a control
+}
+
 TEST_CASE("invalid UTF-8 becomes U+FFFD, one byte at a time", "[text]") {
   CHECK(valid_utf8("a\xFF"
                    "b") == "a" + fffd + "b");

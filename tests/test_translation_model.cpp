@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "attn/models/text.hpp"
+#include "attn/models/tokenizer.hpp"
 #include "attn/models/translation_model.hpp"
 #include "fixtures.hpp"
 #include "support.hpp"
@@ -205,4 +207,28 @@ TEST_CASE("align_words reads the alignment head; translate_words its rows while 
   CHECK(rnn_maps.decoder.empty());
   CHECK(testing::max_abs_difference(rnn_maps.cross, rnn_words.weights) < 1e-6);
   CHECK_THROWS_WITH(attention_maps(transformer(), {}, target), Contains("source sentence is empty"));
+}
+
+TEST_CASE("a translation writes characters outside the vocabulary as the input has them, never broken text",
+          "[translation_model]") {
+  const TranslationModel model =
+      TranslationModel::load(read_file("../../models/multilingual-transformer.safetensors"))  // shipped
+          .for_target("es");
+  const auto shows = [](const std::string& text) { return printable_utf8(text) == text; };
+  for (const std::string& sentence :
+       {std::string("I \xE2\x9D\xA4\xEF\xB8\x8F \xF0\x9F\x8D\x95 ."), std::string("\xF0\x9F\x93\x81"),
+        std::string("Save the file \xF0\x9F\x93\x81 .")}) {
+    const WordTranslation translated = translate_words(model, split_words(sentence));
+    INFO(sentence << " -> " << translated.text);
+    CHECK(shows(translated.text));
+    CHECK(translated.text.find("\xE2\x82\xAC") == std::string::npos);  // "€" for a folder
+    const std::size_t words = translated.attention.target_words.size();
+    CHECK(translated.attention.weights.size() == words * translated.attention.source_words.size());
+    for (const std::string& word : translated.attention.target_words) CHECK(!word.empty());
+  }
+  // the words the model tried to spell in bytes are the input's own, as typed
+  const WordTranslation heart = translate_words(model, split_words("I \xE2\x9D\xA4\xEF\xB8\x8F \xF0\x9F\x8D\x95 ."));
+  CHECK(heart.text.find("\xE2\x9D\xA4\xEF\xB8\x8F \xF0\x9F\x8D\x95") != std::string::npos);
+  // "\xF0\x9F" + "u" (a malformed start of the folder, then a piece of text) is such an attempt too
+  CHECK(translate_words(model, split_words("\xF0\x9F\x93\x81")).text == "\xF0\x9F\x93\x81");
 }

@@ -6,6 +6,8 @@
 // shows next to its control and clears the figures, links and exports it no longer matches.
 import { Requests, copyText, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
+import { lengthNote } from './familiarity.mjs';
+import { restNote } from './matrices.mjs';
 import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
 import { headingAnchor } from './text.mjs';
@@ -142,7 +144,8 @@ export class AlignView {
     const compare = $('compare');
     compare.disabled = !pair.files.general;
     compare.parentElement.title = pair.files.general ? '' : `no general-attention model is shipped for ${pair.name}`;
-    $('shift').disabled = !pair.files.forward;
+    this.alwaysShifted = false;  // known from the model's first answer
+    this.fitShift();
     for (const hint of document.querySelectorAll('[data-pair-kind]')) {
       hint.hidden = hint.dataset.pairKind !== (pair.files.forward ? 'attention' : 'statistical');
     }
@@ -191,14 +194,30 @@ export class AlignView {
   // what was typed either way.
   fitThreshold() {
     const box = $('threshold'), rule = this.rules.methods.find((method) => method.name === $('method').value);
+    // the chosen method in full: a narrow select cuts its option's text
+    $('method-note').textContent = rule ? $('method').selectedOptions[0]?.textContent ?? '' : '';
     box.disabled = !rule?.readsThreshold;
     box.parentElement.title = box.disabled ? `${rule?.name ?? 'this method'} does not read a threshold` : '';
     if (box.disabled) showProblem(box, '');
   }
 
+  // The shift box is live only where it changes the figure: a method that reads a model's
+  // attention, of a model not always read shifted (a Transformer whose aligning head was trained on
+  // the shifted rows, alignment_shift 1, is read there whatever the box says); it says why.
+  fitShift() {
+    const box = $('shift'), rule = this.rules.methods.find((method) => method.name === $('method').value);
+    const reason = !this.pair?.files.forward ? `no attention model is shipped for ${this.pair?.name}`
+      : !rule?.needsModel ? `${rule?.name ?? 'this method'} reads no attention`
+        : this.alwaysShifted ? 'this model is always read there: its aligning head was trained on those rows (alignment_shift 1)' : '';
+    box.disabled = Boolean(reason);
+    box.parentElement.title = reason;
+    $('shift-note').textContent = reason ? `Shift does nothing here: ${reason}.` : '';
+  }
+
   // The settings, or null when one is refused (its message is then next to it).
   settings() {
     this.fitThreshold();
+    this.fitShift();
     const box = $('threshold');
     const threshold = box.disabled ? this.rules.defaults.threshold : readNumber(box);
     if (threshold === null) return null;
@@ -257,11 +276,13 @@ export class AlignView {
       return;
     }
     this.result = reply.result;
+    if (reply.result.alignmentShift !== undefined) {
+      this.alwaysShifted = reply.result.alignmentShift === 1;
+      this.fitShift();
+    }
     this.generalResult = reply.general?.type === 'result' ? reply.general.result : null;
     if (reply.general && reply.general.type !== 'result') showProblem($('compare'), reply.general.message ?? 'cancelled');
     $('heatmap').dataset.answeredAt = String(performance.now());
-    const r = this.result;
-    $('align-status').textContent = `${r.targetWords.length} × ${r.sourceWords.length} words, aligned in ${r.milliseconds.toFixed(1)} ms`;
     $('align-view').dataset.state = 'ok';
     await this.draw();
   }
@@ -300,6 +321,11 @@ export class AlignView {
       const chosen = $('method').value;
       figure.caption = `Shown while the ${chosen} method's model downloads (its figure follows): ${figure.caption}`;
     }
+    const attention = !preview && this.rules.methods.find((rule) => rule.name === method)?.needsModel;
+    const long = attention ? lengthNote(r.sourceWords.length, r.targetWords.length) : '';
+    if (long) figure.caption += ` ${long}.`;
+    const rest = attention ? restNote(r.weights, r.targetWords.length, r.sourceWords.length, 'the end of the English sentence (its token </s>)') : '';
+    $('align-status').textContent = `${r.targetWords.length} × ${r.sourceWords.length} words, aligned in ${r.milliseconds.toFixed(1)} ms${rest ? `; ${rest}` : ''}`;
     const files = filesOf(this.rules, pair, method);
     figure.about = { pair: pair.name, method, models: Object.values(files), caption: figure.caption };
     $('align-model').replaceChildren(`${figure.caption} `, cardLink(this.facts, files.forward ?? files.statistical));

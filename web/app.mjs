@@ -105,6 +105,16 @@ function startPresets(pairs) {
       $(id).value = text;
       $(id).dispatchEvent(new Event('input', { bubbles: true }));
     }
+    if (preset.translate && !$('translate').disabled) {  // its note points at the translation view: the sentence is there
+      const models = $('translate-model');
+      if (!models.value.startsWith(`${preset.pair}-`)) {
+        models.selectedIndex = 0;  // English -> the pair's language comes first
+        models.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      $('translate-source').value = preset.source;
+      $('translate-source').dispatchEvent(new Event('change', { bubbles: true }));
+      $('translate').click();
+    }
     applying = false;
   });
   for (const id of ['source', 'target']) {
@@ -130,7 +140,7 @@ async function startAlignment(client, state) {
   for (const role of ['reverse', 'general']) document.body.dataset[`${role}Shipped`] = String(Boolean(enEs[role]));
   document.body.dataset.statisticalShipped = String(Boolean(enEs.hmm && enEs.ibm2));
   const align = new AlignView(client, module);
-  const translate = new TranslateView(client, module);
+  const translate = new TranslateView(client, module, () => state.applying);
   const inside = new ModelView(client, module);
   // the sentences first: the hash's, if any, before the pair decides whether its example replaces them
   controls(state, [['s', 'source'], ['t', 'target']]);

@@ -115,7 +115,9 @@ export class ByoView {
     for (const id of ['byo-export-svg', 'byo-export-png']) $(id).disabled = false;
     const score = $('byo-score');
     if (view.score) {
-      score.textContent = `AER ${view.score.aer.toFixed(3)} · precision ${view.score.precision.toFixed(3)} · recall ${view.score.recall.toFixed(3)} against ${view.goldName}`;
+      score.textContent = `AER ${view.score.aer.toFixed(3)} · precision ${view.score.precision.toFixed(3)} · recall ${view.score.recall.toFixed(3)} against ${view.goldName}` +
+        (view.goldNote ? ` · ⚠ ${view.goldName}: ${view.goldNote}` : '');
+      score.dataset.goldShape = view.goldNote ? 'differs' : 'fits';
       score.dataset.aer = String(view.score.aer);
     } else {
       score.textContent = '';

@@ -29,7 +29,9 @@ export const isExample = (source, target) => source === EXAMPLE_SOURCE && Object
  * line on what to look for. Bahdanau, Cho and Bengio (2015) Figure 3's four English–French
  * sentences, tokenized as the paper's figure shows them, d2l's toy pair (Dive into Deep
  * Learning, "Machine translation and the dataset"), then en-es's: a long sentence, an idiom, a
- * pair that is not a translation, and an everyday and a software sentence side by side.
+ * pair that is not a translation, and an everyday and a software sentence side by side (these two,
+ * `translate: true`, also put their English sentence in the translation view, which their notes
+ * point at, and translate it).
  */
 export const PRESETS = [
   {
@@ -84,14 +86,14 @@ export const PRESETS = [
       'every row, so the figure is never empty: look at how far from the model\'s data the line below it says this pair is.',
   },
   {
-    id: 'everyday', pair: 'en-es', label: 'Side by side, 1: an everyday sentence',
+    id: 'everyday', pair: 'en-es', label: 'Side by side, 1: an everyday sentence', translate: true,
     source: 'Where is the train station ?', target: '¿ Dónde está la estación de tren ?',
     note: 'The model learned from software help and interface text. Aligned to a good translation, this short ' +
       'question reads as familiar, but translated on its own (the translation view below) it becomes ' +
       '"¿ Dónde es la salida ?": compare with the next example, a software sentence.',
   },
   {
-    id: 'software', pair: 'en-es', label: 'Side by side, 2: a software sentence',
+    id: 'software', pair: 'en-es', label: 'Side by side, 2: a software sentence', translate: true,
     source: 'Click Save to keep the changes to the document .', target: 'Haga clic en Guardar para conservar los cambios del documento .',
     note: 'The kind of sentence the model was trained on (help pages and interface text): it translates it well ' +
       '("Pulse Guardar para mantener los cambios en el documento ."); compare with the everyday question before it.',

@@ -97,18 +97,35 @@ export class SvgSurface {
   }
 }
 
-// The exported figure's geometry: a title, the line saying what drew it (figure.caption, when the
-// figure has one), the heatmap at a readable size (cells of at least one pixel for large
-// matrices), the legend below.
+/** `text` in lines of at most `width` pixels as `measure` reads them, broken at spaces (a word
+ * longer than the width stands alone on its line). */
+export function wrapLines(text, width, measure) {
+  const lines = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const last = lines.at(-1);
+    if (last !== undefined && measure(`${last} ${word}`) <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+// The exported figure's geometry: a title, the lines saying what drew it (figure.caption, when the
+// figure has one, wrapped to the figure's width or CAPTION_WIDTH, whichever is wider, so a slide
+// gets the figure and not a long strip of text), the heatmap at a readable size (cells of at least
+// one pixel for large matrices), the legend below.
+const CAPTION_WIDTH = 560;
 function documentOf(heatmap) {
   const figure = heatmap.figure;
   const theme = themeOf(heatmap.host);
   const cell = Math.max(1, Math.min(DEFAULT_CELL(figure.cols), Math.floor(2400 / Math.max(figure.rows, figure.cols))));
-  const layout = layoutFigure(figure, cell, measurer(theme));
+  const measure = measurer(theme);
+  const layout = layoutFigure(figure, cell, measure);
   const title = figure.title ?? heatmap.label;
-  const caption = figure.caption ?? '';
-  const top = TITLE + (caption ? CAPTION : 0);
-  const width = Math.ceil(Math.max(layout.width, 320, measurer(theme)(title) * 1.3, measurer(theme)(caption) * 1.1) + 2 * MARGIN);
+  const room = Math.max(layout.width, CAPTION_WIDTH);
+  const captionSize = (text) => measure(text) * 1.1;  // the measurer's 13 px labels, for 12 px text with margin
+  const caption = wrapLines(figure.caption ?? '', room, captionSize);
+  const top = TITLE + caption.length * CAPTION;
+  const width = Math.ceil(Math.max(layout.width, 320, measure(title) * 1.3, ...caption.map(captionSize)) + 2 * MARGIN);
   const height = Math.ceil(top + layout.height + LEGEND_GAP + 30 + MARGIN);
   return { figure, theme, layout, title, caption, top, width, height };
 }
@@ -116,7 +133,7 @@ function documentOf(heatmap) {
 function paintDocument(surface, { figure, theme, layout, title, caption, top, width, height }) {
   surface.fill(0, 0, width, height, theme.bg);
   surface.text(title, MARGIN, 21, { fill: theme.fg, bold: true, size: 14, className: 'title' });
-  if (caption) surface.text(caption, MARGIN, TITLE + 10, { fill: theme.fg, size: 12, className: 'caption' });
+  caption.forEach((line, k) => surface.text(line, MARGIN, TITLE + 10 + k * CAPTION, { fill: theme.fg, size: 12, className: 'caption' }));
   surface.group(MARGIN, top, () => paintHeatmap(surface, figure, layout, theme, { x: 0, y: 0, width: layout.width, height: layout.height }));
   surface.group(MARGIN, top + layout.height + LEGEND_GAP, () => {
     paintLegend(surface, theme, { colormap: figure.colormap, links: figure.links.length > 0, gold: (figure.gold ?? []).length > 0, width: 120 });

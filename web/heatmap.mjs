@@ -138,6 +138,7 @@ export class Heatmap extends CanvasFigure {
     this.size = null;
     this.wrapper.hidden = true;
     this.readout.textContent = '';
+    this.described = null;
     Object.assign(this.host.dataset, { rows: '0', cols: '0', links: '0' });
     delete this.host.dataset.focusRow;
     delete this.host.dataset.focusCol;
@@ -169,7 +170,12 @@ export class Heatmap extends CanvasFigure {
     Object.assign(this.host.dataset, { rows: String(figure.rows), cols: String(figure.cols), links: String(figure.links.length) });
     this.paintNow();
     this.paintLegend();
-    if (this.focusCell) this.announce(...this.focusCell);
+    // the readout never speaks of a matrix no longer shown: the cell it described, read anew from
+    // this one, or nothing where the shape changed
+    if (reshaped) this.described = null;
+    const told = this.focusCell ?? this.described;
+    if (told) this.announce(...told);
+    else this.readout.textContent = '';
     this.host.dataset.drawnAt = String(performance.now());
     return true;
   }
@@ -419,6 +425,7 @@ export class Heatmap extends CanvasFigure {
     const marks = [this.linkKeys.has(key) ? 'link' : '', this.goldKeys.has(key) ? 'gold link' : ''].filter(Boolean);
     const text = `${rowLabels[t]} ← ${colLabels[s]}: ${weights[key].toFixed(3)}${marks.length ? ` (${marks.join(', ')})` : ''}`;
     this.readout.textContent = `${text} · row ${t + 1} of ${rows}, column ${s + 1} of ${cols}`;
+    this.described = [t, s];
   }
 
   announce(t, s) {

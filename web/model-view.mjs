@@ -10,6 +10,7 @@ import { Requests, showProblem } from './controls.mjs';
 import { colourInto, colourTable } from './colormap.mjs';
 import { fileOfModel, forwardModelName, reverseModelName } from './methods.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
+import { restNote } from './matrices.mjs';
 import { Heatmap, LineView } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -71,6 +72,8 @@ export class ModelView {
     const redraw = () => (this.result && this.result.pieces === this.settings().pieces ? this.draw() : this.update());
     for (const id of ['attention-kind', 'model-aggregate']) $(id).addEventListener('input', redraw);
     $('colormap').addEventListener('input', () => this.draw());
+    $('model-view').addEventListener('pointermove', (event) => this.point(event));
+    $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; });
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {
       if (event.key === 'Enter' || event.key === ' ') {
@@ -151,6 +154,8 @@ export class ModelView {
     this.heatmap.clear();
     this.lines.clear();
     $('model-status').textContent = '';
+    $('model-rows').textContent = '';
+    $('model-cell').textContent = '';
     $('model-links-from').textContent = '';
   }
 
@@ -167,12 +172,12 @@ export class ModelView {
     if (aggregate === 'heads') {
       const maps = [];
       for (let l = 0; l < layers; l++) {
-        for (let h = 0; h < heads; h++) maps.push({ ...base, layer: l, head: h, label: `layer ${l + 1}, head ${h + 1}`, data: slice(map, l, h) });
+        for (let h = 0; h < heads; h++) maps.push({ ...base, layer: l, head: h, label: `layer ${l}, head ${h}`, data: slice(map, l, h) });
       }
       return { maps, layers, heads };
     }
     if (aggregate === 'layer-mean') {
-      const maps = Array.from({ length: layers }, (_, l) => ({ ...base, layer: l, head: 'mean', label: `layer ${l + 1}, mean over heads`, data: meanOverHeads(map, l) }));
+      const maps = Array.from({ length: layers }, (_, l) => ({ ...base, layer: l, head: 'mean', label: `layer ${l}, mean over heads`, data: meanOverHeads(map, l) }));
       return { maps, layers, heads: 1 };
     }
     if (aggregate === 'mean') {
@@ -183,7 +188,7 @@ export class ModelView {
     if (kind === 'cross') return { problem: 'Rollout follows self-attention through the layers: choose encoder or decoder self-attention.' };
     const rolled = rollout(map);
     return {
-      maps: rolled.map((data, l) => ({ ...base, layer: l, head: 'rollout', label: `rollout through layer ${l + 1}`, data })),
+      maps: rolled.map((data, l) => ({ ...base, layer: l, head: 'rollout', label: `rollout through layer ${l}`, data })),
       layers, heads: 1,
     };
   }
@@ -194,6 +199,7 @@ export class ModelView {
     const grid = $('model-view');
     const chosen = this.chosenMaps();
     grid.replaceChildren();
+    $('model-cell').textContent = '';
     if (chosen.problem) {
       this.maps = [];
       grid.dataset.layers = '0';
@@ -205,14 +211,15 @@ export class ModelView {
     this.maps = chosen.maps;
     grid.dataset.layers = String(chosen.layers);
     grid.dataset.heads = String(chosen.heads);
-    grid.style.gridTemplateColumns = `repeat(${chosen.heads}, auto)`;
+    grid.style.gridTemplateColumns = `repeat(${chosen.heads}, minmax(0, max-content))`;
     const table = colourTable($('colormap').value);
     const aligning = alignmentHead(r.info);
     for (const [index, map] of this.maps.entries()) grid.append(smallMap(map, index, table, aligning));
     grid.dataset.drawnAt = String(performance.now());
     const { architecture, layers, heads } = r.info;
     $('model-status').textContent = `${r.target.length} × ${r.source.length} ${r.pieces ? 'pieces' : 'words'}; ` +
-      `${architecture === 'transformer' ? `Transformer, ${layers} layers × ${heads} heads` : 'RNN, one attention'}; maps in ${r.milliseconds.toFixed(1)} ms`;
+      `${architecture === 'transformer' ? `Transformer, ${layers} layers × ${heads} heads (counted from 0)` : 'RNN, one attention'}; maps in ${r.milliseconds.toFixed(1)} ms`;
+    $('model-rows').textContent = rowsNote(r, $('attention-kind').value);
     $('model-links-from').textContent = this.linksFrom(architecture, aligning);
     const shown = this.chosenIndex !== undefined && this.maps[this.chosenIndex] ? this.chosenIndex : null;
     if (shown === null) $('head-figure').hidden = true;
@@ -226,7 +233,7 @@ export class ModelView {
     const stem = this.result.model, forward = forwardModelName(this.pair), reverse = reverseModelName(this.pair);
     if (stem === forward) {
       return architecture === 'transformer'
-        ? `The links of the alignment view come from layer ${aligning.layer + 1}, head ${aligning.head + 1} of the encoder–decoder attention (the head trained to align), outlined.`
+        ? `The links of the alignment view come from layer ${aligning.layer}, head ${aligning.head} of the encoder–decoder attention (the head trained to align), outlined; layers and heads are counted from 0.`
         : 'The links of the alignment view come from this attention, the RNN\'s only one.';
     }
     if (stem === reverse) {
@@ -234,6 +241,18 @@ export class ModelView {
     }
     return `The links of the alignment view do not come from this model: they come from ${forward}` +
       `${reverse ? ` (with ${reverse} for the methods that read both directions)` : ''}.`;
+  }
+
+  // The words and weight under the pointer on a small map, in the line under the grid (the maps
+  // are too small for labels of their own).
+  point(event) {
+    const canvas = event.target.closest?.('canvas');
+    const map = canvas && this.maps[Number(canvas.parentElement.dataset.index)];
+    if (!map) return;
+    const box = canvas.getBoundingClientRect();
+    const s = Math.floor(((event.clientX - box.left) / box.width) * map.cols), t = Math.floor(((event.clientY - box.top) / box.height) * map.rows);
+    if (s < 0 || t < 0 || s >= map.cols || t >= map.rows) return;
+    $('model-cell').textContent = `${map.label}: ${map.rowLabels[t]} ← ${map.colLabels[s]} ${map.data[t * map.cols + s].toFixed(3)}`;
   }
 
   choose(cell) {
@@ -248,8 +267,10 @@ export class ModelView {
     const map = this.maps[index];
     $('head-figure').hidden = false;
     $('head-caption').textContent = `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`;
+    const kind = $('attention-kind').value;
+    const rest = this.result.pieces ? '' : restNote(map.data, map.rows, map.cols, kind === 'decoder' ? 'the decoder’s start token <s>' : 'the end token </s>');
     showDrawnBy($('head-model'), this.facts, fileOfModel(this.pair, this.result.model),
-      `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`);
+      [`${KIND_LABELS[kind]}, ${map.label}`, rowsNote(this.result, kind), rest].filter(Boolean).join(' · '));
     const figure = {
       weights: map.data, rows: map.rows, cols: map.cols, rowLabels: map.rowLabels, colLabels: map.colLabels, links: [],
       colormap: $('colormap').value, title: `${this.result.model}: ${map.label}`,
@@ -257,6 +278,16 @@ export class ModelView {
     this.lines.draw({ ...figure, topK: 3 });
     await this.heatmap.draw(figure);
   }
+}
+
+// Which step a target row is, where a Transformer's aligning head is read shifted (alignment_shift
+// 1): over words the worker reads each word's rows there (every head's, cross and decoder self-
+// attention alike); over pieces the rows are the model's own, row t the step that predicts piece t.
+function rowsNote(r, kind) {
+  if (!r.info.alignmentShift || kind === 'encoder') return '';
+  return r.pieces
+    ? 'raw rows: row t is the step that predicts piece t; the head the model aligns with holds piece t at row t + 1 (its alignment_shift 1)'
+    : 'a target word’s row is the step where the word is the decoder’s input, where the head the model aligns with holds it (its alignment_shift 1)';
 }
 
 // The decoder's keys are its inputs: <s> then the target pieces (at word level, the target words).
@@ -280,8 +311,8 @@ function smallMap(map, index, table, aligning) {
   canvas.width = map.cols;
   canvas.height = map.rows;
   const scale = Math.max(1, Math.floor(MAP_PIXELS / Math.max(map.rows, map.cols)));
-  canvas.style.width = `${map.cols * scale}px`;
-  canvas.style.height = `${map.rows * scale}px`;
+  canvas.style.width = `${map.cols * scale}px`;  // at most; a narrow screen shrinks it (style.css), keeping its shape
+  canvas.style.aspectRatio = `${map.cols} / ${map.rows}`;
   const image = new ImageData(map.cols, map.rows);
   colourInto(new Uint32Array(image.data.buffer), map.data, table);  // weights past 1 (summed pieces' rounding) clamp
   canvas.getContext('2d').putImageData(image, 0, 0);

@@ -15,7 +15,7 @@
 import loadAttn from './dist/attn.mjs';
 import { checkNumber } from './controls.mjs';
 import { hideSpecial, mergeSubwords, selectMatrix } from './matrices.mjs';
-import { goldOutOfRange, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from './parsers.mjs';
+import { goldOutOfRange, goldShapeNote, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from './parsers.mjs';
 import { answerRequests } from './worker-client.mjs';
 
 let attn = null;
@@ -55,6 +55,7 @@ function view(of, goldLine, settings) {
     if (!result.goldProblem) {
       result.gold = pairs;
       result.score = attn.alignmentError([extracted.pharaoh], [goldLine.line]);
+      result.goldNote = goldShapeNote(pairs, matrix.rows, matrix.cols);
     }
   }
   return result;

@@ -40,19 +40,28 @@ export const fontOf = (theme, { bold = false, size = FONT_SIZE } = {}) => `${bol
 
 /**
  * The geometry of a figure drawn with cells of `cell` pixels: label gutters (left: row labels,
- * top: column labels at 45 degrees), the whole size, and the stride at which labels still fit.
+ * top: column labels at 45 degrees, right: room for the last column labels' slant), the whole
+ * size, and the stride at which labels still fit. Where labels are thinned (a stride over 1) each
+ * label starts with its index, counted from 0, so a reader knows which row or column it names.
  * measure(text) gives a label's width in pixels.
  */
 export function layoutFigure(figure, cell, measure) {
-  const rowText = figure.rowLabels.map((word) => shortLabel(word));
-  const colText = figure.colLabels.map((word) => shortLabel(word));
+  const stride = Math.max(1, Math.ceil((FONT_SIZE + 3) / cell));
+  const label = (word, i) => (stride > 1 ? `${i} ${shortLabel(word)}` : shortLabel(word));
+  const rowText = figure.rowLabels.map(label);
+  const colText = figure.colLabels.map(label);
   const widest = (texts) => texts.reduce((most, text) => Math.max(most, measure(text)), 20);
   const left = Math.ceil(Math.min(140, widest(rowText)) + 12);
   const top = Math.ceil(Math.min(110, widest(colText) * 0.72 + 14));
+  // a label drawn at 45 degrees reaches 0.71 of its width to the right of its column's middle
+  let right = 0;
+  for (let s = Math.max(0, figure.cols - 40); s < figure.cols; s += 1) {
+    if (s % stride) continue;
+    right = Math.max(right, Math.min(110, measure(colText[s]) * 0.72 + 4) - (figure.cols - s - 0.5) * cell);
+  }
   return {
     cell, left, top, rowText, colText,
-    width: left + figure.cols * cell, height: top + figure.rows * cell,
-    stride: Math.max(1, Math.ceil((FONT_SIZE + 3) / cell)),
+    width: left + figure.cols * cell + Math.ceil(right), height: top + figure.rows * cell, stride,
   };
 }
 

@@ -137,3 +137,16 @@ export function goldOutOfRange(pairs, rows, cols) {
   if (!outside) return '';
   return `gold link ${outside[0]}-${outside[1]} is outside the matrix shown (source words 0-${cols - 1}, target words 0-${rows - 1})`;
 }
+
+// A gold file that covers much less of the matrix than the matrix holds was likely made for
+// another one (a 6 × 7 sentence's gold scored against a 512 × 512 matrix): '' when its links reach
+// the last rows and columns but for a few (unlinked end punctuation is usual), else why it looks so.
+export function goldShapeNote(pairs, rows, cols) {
+  if (pairs.length === 0) return '';
+  const reach = (index) => Math.max(...pairs.map((pair) => pair[index])) + 1;
+  const sourceWords = reach(0), targetWords = reach(1);
+  const short = (reached, size) => size - reached > Math.max(2, Math.floor(size / 10));
+  if (!short(targetWords, rows) && !short(sourceWords, cols)) return '';
+  return `its links reach only ${targetWords} target × ${sourceWords} source words of this ${rows} × ${cols} matrix: ` +
+    'made for another sentence or matrix, it scores nothing meaningful here';
+}

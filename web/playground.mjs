@@ -84,6 +84,17 @@ function number(id) {
   return value;
 }
 
+// D, the local window's half-width. local-p weighs the keys by a Gaussian of standard deviation
+// D / 2 around the position it predicts, so D = 0 leaves it no window: refused beside D, in words.
+function halfWidth(local) {
+  const value = number('half-width');
+  if (local !== 'predictive' || value >= 1) return value;
+  const problem = 'D = 0 leaves local-p no window: it weighs the keys by a bell curve D / 2 wide around the position ' +
+    'it predicts. Choose D of 1 or more (local-m takes D = 0: each query then sees the key at its own position only).';
+  showProblem($('half-width'), problem);
+  throw Object.assign(new Error(problem), { beside: true });
+}
+
 const setupName = () => (SETUPS[$('playground-setup').value] ? $('playground-setup').value : 'tokens');
 
 // Shows the controls of the chosen set-up's kind and its one-line note; the masked softmax takes
@@ -132,7 +143,7 @@ function tensorsRequest(name, setup) {
   }
   $('pg-show').max = String(asked.batch - 1);
   $('half-width').max = String(Math.max(1, asked.cols - 1));  // the local window's half-width, up to the keys
-  if (asked.options.local) asked.options.local.halfWidth = number('half-width');
+  if (asked.options.local) asked.options.local.halfWidth = halfWidth(asked.options.local.mode);
   return { ...asked, kind: setup.kind, setup, shown: number('pg-show') };
 }
 
@@ -158,7 +169,7 @@ function request() {
     temperature: number('temperature'),
     causal: $('causal').checked,
     validLength: number('valid-length'),
-    ...(local === 'none' ? {} : { local: { mode: local, halfWidth: number('half-width'), ...(local === 'predictive' ? p.local : {}) } }),
+    ...(local === 'none' ? {} : { local: { mode: local, halfWidth: halfWidth(local), ...(local === 'predictive' ? p.local : {}) } }),
     returnScores: true,
   };
   return { type: 'attention', kind: 'tokens', options, heads, d, shown };

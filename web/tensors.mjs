@@ -1,7 +1,7 @@
 // Tensors as the tutorials write them, for the playground: a nested list ([[1, 2], [3, 4]]) or
 // the few PyTorch expressions their worked examples use (torch.ones((2, 1, 2)),
 // torch.arange(40, dtype=torch.float32).reshape(1, 10, 4).repeat(2, 1, 1), torch.tensor([2, 6]),
-// torch.normal(0, 1, (2, 1, 20)), torch.rand(2, 2, 4)). Random ones come from a seeded
+// torch.normal(0, 1, (2, 1, 20)), torch.rand(2, 2, 4), torch.randn(2, 4)). Random ones come from a seeded
 // generator, so a link reproduces them; their values are not PyTorch's. Pure (tests/js/playground.test.mjs).
 
 import { shortLabel } from './text.mjs';
@@ -139,9 +139,12 @@ class Parser {
       const shape = checkShape(this.sizes(), this.what);
       const fill = fn === 'ones' ? () => 1 : fn === 'zeros' ? () => 0 : this.random;
       tensor = { shape, data: Array.from({ length: size(shape) }, fill) };
-    } else if (fn === 'normal') {
-      const mean = this.number(); this.take(',');
-      const std = this.number(); this.take(',');
+    } else if (fn === 'normal' || fn === 'randn') {
+      let mean = 0, std = 1;  // randn: the standard normal
+      if (fn === 'normal') {
+        mean = this.number(); this.take(',');
+        std = this.number(); this.take(',');
+      }
       const shape = checkShape(this.sizes(), this.what);
       tensor = { shape, data: Array.from({ length: size(shape) }, () => mean + std * Math.sqrt(-2 * Math.log(1 - this.random())) * Math.cos(2 * Math.PI * this.random())) };
     } else if (fn === 'arange') {
@@ -155,7 +158,7 @@ class Parser {
     } else if (fn === 'tensor' || fn === 'array' || fn === 'FloatTensor') {
       tensor = this.list();
     } else {
-      this.fail(`${name}() is not one of ones, zeros, arange, rand, normal, tensor`);
+      this.fail(`${name}() is not one of ones, zeros, arange, rand, randn, normal, tensor`);
     }
     this.keywords();
     this.take(')');

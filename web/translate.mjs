@@ -3,21 +3,28 @@
 // indicator with Cancel shows while it works; an error (an empty sentence, a beam out of range)
 // shows next to its control and clears the translation it no longer matches. A model with several
 // layers or heads (a Transformer) shows the cross-attention of the chosen layer and head, or the
-// mean over the layer's heads; by default the head the model aligns with. The models offered are
-// the chosen language pair's; a pair with no translation model says so instead of translating
-// (never with another pair's model).
+// mean over the layer's heads; by default the head the model aligns with (layers and heads counted
+// from 0, as everywhere on the page). A word's row is read where the model's metadata says its
+// aligning head holds the word (a Transformer of alignment_shift 1: the step where the word is the
+// decoder's input), and the line under the figure says so. The models offered are the chosen
+// language pair's, both directions (English → language and language → English, as `attn translate
+// --pair` does); a pair with no translation model says so instead of translating (never with
+// another pair's model).
 import { showDrawnBy, showFamiliarity } from './align.mjs';
 import { Requests, readNumber, showProblem } from './controls.mjs';
+import { lengthNote } from './familiarity.mjs';
 import { meanOverHeads, slice } from './maps.mjs';
 import { fileOfModel, forwardModelName } from './methods.mjs';
+import { restNote } from './matrices.mjs';
 import { Heatmap } from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 
 export class TranslateView {
-  constructor(client, { models = [], facts = {} } = {}) {
+  constructor(client, { models = [], facts = {} } = {}, applying = () => false) {
+    this.applying = applying;  // whether a link (the URL hash) is setting the controls
     this.client = client;  // the model worker's WorkerClient (worker-client.mjs)
-    this.models = models;  // every shipped translation model's stem: setPair offers the pair's English→language ones
+    this.models = models;  // every shipped translation model's stem: setPair offers the pair's, both directions
     this.facts = facts;    // the model index's facts about each shipped file (the line under the figure)
     this.result = null;
     this.pair = null;
@@ -27,7 +34,10 @@ export class TranslateView {
   }
 
   start() {
-    $('translate-model').addEventListener('input', () => this.translate());
+    $('translate-model').addEventListener('input', () => {
+      this.showDirection({ keepText: this.applying() });
+      this.translate();
+    });
     for (const id of ['translate-layer', 'translate-head']) $(id).addEventListener('input', () => this.draw());
     $('translate').addEventListener('click', () => this.translate());
     $('translate-source').addEventListener('keydown', (event) => { if (event.key === 'Enter') this.translate(); });
@@ -37,13 +47,16 @@ export class TranslateView {
     $('colormap').addEventListener('input', () => this.draw());
   }
 
-  // The pair whose English -> language models translate, starting with the pair's forward model (the
-  // one the alignment view has loaded already: another model is fetched only when chosen, so the
-  // page's start does not wait for it); one without a model says so, and the controls wait for a
-  // pair that has one.
+  // The pair whose models translate (English -> language first, then language -> English), starting
+  // with the pair's forward model (the one the alignment view has loaded already: another model is
+  // fetched only when chosen, so the page's start does not wait for it); one without a model says
+  // so, and the controls wait for a pair that has one.
   setPair(pair) {
     this.pair = pair;
-    const stems = pair.files.forward ? this.models.filter((stem) => stem.startsWith(`${pair.name}-`)) : [];
+    const stems = pair.files.forward ? [
+      ...this.models.filter((stem) => stem.startsWith(`${pair.name}-`)),
+      ...this.models.filter((stem) => stem.startsWith(`${pair.language}-en-`)),
+    ] : [];
     const select = $('translate-model'), chosen = select.value;
     select.replaceChildren(...stems.map((stem) => new Option(stem, stem)));
     const forward = forwardModelName(pair);
@@ -54,13 +67,33 @@ export class TranslateView {
     $('translate-none').textContent = none
       ? `No translation model is shipped for English–${pair.languageName} yet (no attention model could be trained for it so far): the alignment view above uses its HMM aligner.`
       : '';
-    $('translation').lang = pair.language;
+    this.direction = null;
+    this.showDirection();
     $('translate-view').dataset.pair = pair.name;
     if (none) {
       this.requests.refuse();
       this.clear();
       $('translate-view').dataset.state = 'none';
     }
+  }
+
+  // The chosen model's direction: the input's language and the translation's. Turning to the other
+  // direction puts the last translation in the box (a round trip), or else the alignment view's
+  // sentence in that language; a link's own text stays.
+  showDirection({ keepText = true } = {}) {
+    const pair = this.pair, stem = $('translate-model').value;
+    const reverse = Boolean(stem) && stem.startsWith(`${pair.language}-en-`);
+    const direction = reverse ? `${pair.language}-en` : pair.name;
+    $('translate-source-language').textContent = reverse ? pair.languageName : 'English';
+    $('translate-source').lang = reverse ? pair.language : 'en';
+    $('translation').lang = reverse ? 'en' : pair.language;
+    $('translate-view').dataset.direction = direction;
+    const turned = this.direction !== null && this.direction !== direction;
+    this.direction = direction;
+    if (!turned || keepText) return;
+    const last = this.result && this.result.direction !== direction ? this.result.text : '';
+    $('translate-source').value = last || (reverse ? $('target').value : $('source').value);
+    $('translate-source').dispatchEvent(new Event('change', { bubbles: true }));  // the URL hash keeps it
   }
 
   move(delta) {
@@ -97,6 +130,7 @@ export class TranslateView {
       this.clear();
       return;
     }
+    this.showDirection();
     $('translate-view').dataset.state = 'busy';
     const model = $('translate-model').value || undefined;
     const reply = await this.requests.ask('Translating', { type: 'translate', pair: this.pair.name, text: $('translate-source').value, beam, model });
@@ -107,7 +141,7 @@ export class TranslateView {
       return;
     }
     showProblem($('translate-source'), '');
-    this.result = reply.result;
+    this.result = { ...reply.result, direction: $('translate-view').dataset.direction };
     this.beamShown = beam;
     this.resultModel = model ?? forwardModelName(this.pair);  // what drew it, whatever the select says later
     $('translate-view').dataset.state = 'ok';
@@ -166,8 +200,14 @@ export class TranslateView {
     const rows = r.targetWords.length, cols = r.sourceWords.length;
     const { map: weights, what, aligning } = this.chosenMap();
     weights.fill(0, shown * cols);  // words not produced yet have no attention to show
-    showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.resultModel),
-      `its encoder–decoder attention${what ? ` (${what}${aligning ? ', the head it aligns with' : ''})` : ''} while translating with beam ${this.beamShown}`);
+    const notes = [`its encoder–decoder attention${what ? ` (${what}${aligning ? ', the head it aligns with' : ''})` : ''} while translating with beam ${this.beamShown}`];
+    if (r.info.alignmentShift) {
+      notes.push('a word’s row is the step where the word is the decoder’s input (the step after the one that predicts it): there the head the model aligns with holds the word (its alignment_shift 1)');
+    }
+    const language = r.direction === this.pair.name ? 'English' : this.pair.languageName;
+    notes.push(lengthNote(cols, rows));
+    notes.push(restNote(weights.subarray(0, shown * cols), shown, cols, `the end of the ${language} sentence (its token </s>)`));
+    showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.resultModel), notes.filter(Boolean).join(' · '));
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);
     $('step-label').textContent = shown ? `${shown} of ${rows}: “${r.targetWords[shown - 1]}”` : `0 of ${rows}`;

@@ -7,10 +7,13 @@
 //   {type: 'init', simd, pair}                -> {type: 'module', simd, instructionSet, threads, alignment, pairs}
 //                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
 //   {type: 'align', id, pair, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
+//                                                (result.alignmentShift: the model's, where a model drew it)
 //                                                (result.familiarity: web/familiarity.mjs's {level, rank, text, score},
 //                                                where the pair's forward model drew it and it was measured;
 //                                                with preview: true, the HMM's answer while the model downloads)
-//   {type: 'translate', id, pair, text, beam, model?} -> same (model: a file stem of the pair's, else its forward model)
+//   {type: 'translate', id, pair, text, beam, model?} -> same (model: a file stem of the pair's, else its forward model;
+//                                                a Transformer of alignmentShift 1 gives every head's row of a
+//                                                word at the step where the word is the decoder's input)
 //   {type: 'attentions', id, source, target, model, pieces}
 //                                             -> every map of `model` (a shipped file's stem), with its info
 //   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
@@ -230,7 +233,10 @@ async function align({ pair: name, source, target, method: asked, shift, thresho
   // among held-out pairs' (only where the method's model is the pair's forward one, measured)
   const measured = familiarity[pair.name];
   const reference = chosen && role === 'forward' && measured?.file === pair.files.forward ? measured.forced : null;
-  return { ...result, milliseconds, ...(reference ? { familiarity: familiarOf(chosen, source, target, reference, 'pair') } : {}) };
+  return {
+    ...result, milliseconds, ...(chosen ? { alignmentShift: chosen.info.alignmentShift ?? 0 } : {}),
+    ...(reference ? { familiarity: familiarOf(chosen, source, target, reference, 'pair') } : {}),
+  };
 }
 
 // With `preview`, a method whose attention model is still downloading (the page's first minutes: the
@@ -281,9 +287,12 @@ async function modelByStem(stem) {
 async function translate({ pair: name, text, beam, model: stem }) {
   const pair = pairOf(name);
   if (!pair.files.forward) throw onlyStatistical(pair, 'translation model');
-  if (stem && !stem.startsWith(`${pair.name}-`)) throw new Error(`model '${stem}' does not translate ${pair.name}`);
+  if (stem && !stem.startsWith(`${pair.name}-`) && !stem.startsWith(`${pair.language}-en-`)) {
+    throw new Error(`model '${stem}' translates neither ${pair.name} nor ${pair.language}-en`);
+  }
   const chosen = stem ? await modelByStem(stem) : await model(pair, 'forward');
-  const result = chosen.translate(text, { beam });
+  // every head's row of a word where the model's metadata says its aligning head holds the word
+  const result = chosen.translate(text, { beam, shift: Boolean(chosen.info.alignmentShift) });
   // the direction the model translates (a stem names it: 'fr-en-transformer'), and how far the
   // input is from its data: the translation's log-probability per piece among held-out ones'
   const direction = stem ? stem.split('-').slice(0, 2).join('-') : pair.name;
@@ -297,7 +306,9 @@ async function translate({ pair: name, text, beam, model: stem }) {
 async function attentions({ source, target, model: stem, pieces }) {
   const chosen = await modelByStem(stem);
   const started = performance.now();
-  const maps = chosen.attentions(source, target, { pieces: Boolean(pieces) });
+  // over words, a word's rows where the model's metadata says its aligning head holds the word;
+  // pieces keep the raw rows (the view says so)
+  const maps = chosen.attentions(source, target, { pieces: Boolean(pieces), shift: !pieces && Boolean(chosen.info.alignmentShift) });
   return { ...maps, info: chosen.info, milliseconds: performance.now() - started };
 }
 

@@ -76,6 +76,7 @@ describe('bring your own attention', () => {
     await page.waitForFunction(() => document.getElementById('byo-score').textContent.length > 0);
     // A = {0-0, 1-1}, S = {0-0, 1-0}: AER = 1 - 2*1/4 = 0.5, precision 0.5, recall 0.5
     assert.match(await page.textContent('#byo-score'), /AER 0\.500 · precision 0\.500 · recall 0\.500 against gold\.txt/);
+    assert.equal(await page.getAttribute('#byo-score', 'data-gold-shape'), 'fits');
     figure = await figureOf(page, 'byo-heatmap');
     assert.deepEqual(figure.gold, [[0, 0], [1, 0]]);
     const gold = rgbOf(await cssColour(page, '--gold'));
@@ -95,6 +96,91 @@ describe('bring your own attention', () => {
     await shows(page, 1, 1);
     assert.equal(await page.textContent('#byo-score'), '');
     assert.match(await page.textContent('#byo-score-error'), /gold\.txt: gold link 1-0 is outside the matrix shown.*not scored/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('with special tokens shown, merging subwords keeps each special token its own row and column', async () => {
+    const { page, problems } = await openPage();
+    await page.uncheck('#byo-special');
+    await choose(page, file('specials.json', {
+      source: ['<s>', '▁The', '▁ca', 't', '▁sleeps', '.', '</s>'],
+      target: ['▁El', '▁gato', '▁duerme', '</s>'],
+      weights: [[0.1, 0.6, 0.1, 0.1, 0, 0, 0.1], [0, 0.1, 0.3, 0.4, 0.1, 0, 0.1], [0, 0, 0, 0, 0.7, 0.1, 0.2], [0, 0, 0, 0, 0.1, 0.1, 0.8]],
+    }));
+    await shows(page, 4, 5);
+    const figure = await figureOf(page, 'byo-heatmap');
+    assert.deepEqual(figure.colLabels, ['<s>', 'The', 'cat', 'sleeps.', '</s>']);
+    assert.deepEqual(figure.rowLabels, ['El', 'gato', 'duerme', '</s>']);
+    assert.ok(Math.abs(figure.weights[2 * 5 + 4] - 0.2) < 1e-6, 'duerme keeps its </s> weight apart');
+    await choose(page, file('bert.json', { source: ['[CLS]', 'it', 'sl', '##eeps', '.', '[SEP]'], target: ['▁duerme', '.', '</s>'], weights: [[0, 0.1, 0.4, 0.4, 0, 0.1], [0, 0, 0, 0, 0.9, 0.1], [0.1, 0, 0, 0, 0.1, 0.8]] }));
+    await shows(page, 2, 5);
+    const bert = await figureOf(page, 'byo-heatmap');
+    assert.deepEqual(bert.colLabels, ['[CLS]', 'it', 'sleeps', '.', '[SEP]']);
+    assert.deepEqual(bert.rowLabels, ['duerme.', '</s>']);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the cell readout speaks of the matrix shown: a new one of the same shape reads its own value, another shape clears it', async () => {
+    const { page, problems } = await openPage();
+    await choose(page, file('first.json', { source: ['a', 'b'], target: ['x', 'y'], weights: [[0.25, 0.75], [0.5, 0.5]] }));
+    await shows(page, 2, 2);
+    await page.locator('#byo-heatmap').scrollIntoViewIfNeeded();
+    const point = await page.evaluate(async () => {
+      const { heatmapOf } = await import('./views.mjs');
+      const heatmap = heatmapOf(document.getElementById('byo-heatmap'));
+      const { cell, left, top } = heatmap.layout;
+      const box = heatmap.host.getBoundingClientRect();
+      return { x: box.left + heatmap.host.clientLeft + left + 1.5 * cell, y: box.top + heatmap.host.clientTop + top + 0.5 * cell };
+    });
+    await page.mouse.move(point.x, point.y);
+    await page.waitForFunction(() => /x ← b: 0\.750/.test(document.getElementById('byo-heatmap-readout').textContent));
+    await choose(page, file('second.json', { source: ['a', 'b'], target: ['x', 'y'], weights: [[0.9, 0.1], [0.5, 0.5]] }));
+    await page.waitForFunction(() => /x ← b: 0\.100/.test(document.getElementById('byo-heatmap-readout').textContent));
+    await choose(page, file('third.json', { source: ['a', 'b', 'c'], target: ['x'], weights: [[0.2, 0.3, 0.5]] }));
+    await shows(page, 1, 3);
+    assert.equal(await page.textContent('#byo-heatmap-readout'), '');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a gold file made for a smaller matrix is scored with a warning beside the score', async () => {
+    const { page, problems } = await openPage();
+    const size = 64;
+    const values = new Float32Array(size * size).map((_, i) => ((i % size) === Math.floor(i / size) ? 0.9 : 0.1 / size));
+    await choose(page, file('big.npy', npy([size, size], values)));
+    await shows(page, size, size);
+    await choose(page, file('gold.txt', '0-0 1-1 2-2 6-5\n'));
+    await page.waitForFunction(() => /AER/.test(document.getElementById('byo-score').textContent));
+    assert.match(await page.textContent('#byo-score'), /AER .* against gold\.txt · ⚠ gold\.txt: its links reach only 6 target × 7 source words of this 64 × 64 matrix/);
+    assert.equal(await page.getAttribute('#byo-score', 'data-gold-shape'), 'differs');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('thinned labels start with their index; the last slanted column label has room', async () => {
+    const { page, problems } = await openPage();
+    const size = 200, words = Array.from({ length: size }, (_, i) => `w${i}`);
+    const weights = words.map((_, t) => words.map((__, s) => (s === t ? 0.9 : 0.1 / size)));
+    await choose(page, file('big.json', { source: words, target: words, weights }));
+    await shows(page, size, size);
+    const big = await figureOf(page, 'byo-heatmap');
+    assert.ok(big.cell < 12, `cells of ${big.cell} px thin the labels`);
+    assert.equal(big.rowText[0], '0 w0');
+    assert.equal(big.colText[137], '137 w137');
+    await choose(page, file('small.json', { source: ['a', 'b', 'translations'], target: ['x', 'y'], weights: [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]] }));
+    await shows(page, 2, 3);
+    const small = await figureOf(page, 'byo-heatmap');
+    assert.deepEqual(small.colText, ['a', 'b', 'translations'], 'no indices where every label shows');
+    const room = await page.evaluate(async () => {
+      const { heatmapOf } = await import('./views.mjs');
+      const { measurer, themeOf } = await import('./painters.mjs');
+      const heatmap = heatmapOf(document.getElementById('byo-heatmap'));
+      const { width, left, cell } = heatmap.layout;
+      return { beyond: width - left - 3 * cell, needs: measurer(themeOf(heatmap.host))('translations') * 0.71 - cell / 2 };
+    });
+    assert.ok(room.beyond >= room.needs - 2, `the last label needs ${room.needs} px past the cells, has ${room.beyond}`);
     assert.deepEqual(problems, []);
     await page.close();
   });

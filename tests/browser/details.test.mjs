@@ -155,6 +155,25 @@ describe('details', () => {
     await page.close();
   });
 
+  test('the shift box is disabled where it does nothing, saying why; the chosen method is named in full', async () => {
+    const { page, problems } = await openPage();
+    await page.waitForFunction(() => document.getElementById('align-view').dataset.state === 'ok'
+      && /method hybrid/.test(document.getElementById('align-model').textContent)
+      && !/^Shown while/.test(document.getElementById('align-model').textContent), null, { timeout: 60000 });
+    await page.waitForFunction(() => document.getElementById('shift').disabled);
+    assert.match(await page.textContent('#shift-note'), /^Shift does nothing here: this model is always read there: its aligning head was trained on those rows \(alignment_shift 1\)\.$/);
+    const before = await figureOf(page, 'heatmap');
+    await redrawn(page, 'heatmap', () => page.selectOption('#method', 'hmm'));
+    assert.match(await page.textContent('#shift-note'), /hmm reads no attention/);
+    assert.match(await page.$eval('#shift', (box) => box.parentElement.title), /hmm reads no attention/);
+    assert.match(await page.textContent('#method-note'), /^hmm — dev AER 0\.\d{3}: /);
+    await redrawn(page, 'heatmap', () => page.selectOption('#method', 'hybrid'));
+    assert.equal(await page.isDisabled('#shift'), true);
+    assert.deepEqual((await figureOf(page, 'heatmap')).weights, before.weights);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('the threshold box is live only for methods that read it, and keeps what was typed', async () => {
     const { page, problems } = await openPage();
     await aligned(page);
@@ -203,7 +222,7 @@ describe('what drew each figure', () => {
     await page.waitForSelector('#translate-view[data-state="ok"]', { timeout: 60000 });
     const translated = await page.textContent('#translate-model-line');
     assert.match(translated, TRANSFORMER);
-    assert.match(translated, /encoder–decoder attention \(layer \d, head \d, the head it aligns with\) while translating with beam 4\./);
+    assert.match(translated, /encoder–decoder attention \(layer \d, head \d, the head it aligns with\) while translating with beam 4 · /);
     assert.equal((await cardSection('translate-model-line'))[1], '#the-multilingual-transformer-english--twelve-languages');
     // the comparison with the general-attention RNN
     await page.check('#compare');
@@ -220,7 +239,7 @@ describe('what drew each figure', () => {
     await page.waitForSelector('#head-figure:not([hidden])');
     const large = await page.textContent('#head-model');
     assert.match(large, TRANSFORMER);
-    assert.match(large, /· encoder–decoder attention, layer 2, head 3\./);  // the grid counts from 1
+    assert.match(large, /· encoder–decoder attention, layer 1, head 2 · /);  // counted from 0, as everywhere on the page
     // the link opens the model card as a page, at that section (a raw .md would be downloaded)
     const response = await page.goto(href);
     assert.match(response.headers()['content-type'], /text\/html/);

@@ -49,7 +49,7 @@ describe('model view', () => {
     assert.equal(shown.heads, 2);
     assert.deepEqual(shown.maps, [['0', '0'], ['0', '1'], ['1', '0'], ['1', '1']]);
     assert.deepEqual(shown.aligns, [['0', '0']]);  // the fixture's alignment head
-    assert.match(await page.textContent('#model-links-from'), /layer 1, head 1/);
+    assert.match(await page.textContent('#model-links-from'), /layer 0, head 0 .*counted from 0/);
 
     await page.click('#model-view [data-layer="1"][data-head="0"]');
     await page.waitForSelector('#head-figure:not([hidden])');
@@ -57,7 +57,7 @@ describe('model view', () => {
     const words = (await page.inputValue('#source')).trim().split(/\s+/);
     assert.equal(figure.cols, words.length);
     assert.deepEqual(figure.colLabels, words);
-    assert.match(await page.textContent('#head-caption'), /layer 2, head 1/);
+    assert.match(await page.textContent('#head-caption'), /layer 1, head 0$/);
 
     await page.selectOption('#attention-kind', 'encoder');
     shown = await grid(page);
@@ -146,6 +146,52 @@ describe('model view', () => {
     await page.selectOption('#translate-model', 'en-es-additive');
     await page.waitForFunction(() => document.getElementById('translate-heads').hidden, null, { timeout: 20000 });
     await translated();
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the large map reads each word\'s row where the aligning head holds it, as the alignment view does', async () => {
+    const source = 'Save the file before closing the window .', target = 'Guardar el archivo antes de cerrar la ventana .';
+    const { page, problems } = await openPage(`#s=${encodeURIComponent(source)}&t=${encodeURIComponent(target)}&m=argmax`);
+    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 60000 });
+    assert.equal(await page.inputValue('#model'), 'en-es-transformer');
+    await page.click('#model-view [data-aligns="true"]');
+    await page.waitForSelector('#head-figure:not([hidden])');
+    const large = await figureOf(page, 'head-view');
+    const argmax = (figure) => figure.rowLabels.map((word, t) => {
+      const row = figure.weights.slice(t * figure.cols, (t + 1) * figure.cols);
+      return `${word}←${figure.colLabels[row.indexOf(Math.max(...row))]}`;
+    });
+    const pairs = argmax(large);
+    for (const expected of ['Guardar←Save', 'el←the', 'archivo←file', 'ventana←window']) assert.ok(pairs.includes(expected), pairs.join(' '));
+    assert.match(await page.textContent('#head-model'), /decoder’s input.*alignment_shift 1/);
+    assert.match(await page.textContent('#model-rows'), /decoder’s input/);
+    await page.waitForFunction(() => /method argmax/.test(document.getElementById('align-model').textContent), null, { timeout: 60000 });
+    const aligned = await figureOf(page, 'heatmap');
+    aligned.weights.forEach((w, i) => assert.ok(Math.abs(w - large.weights[i]) < 1e-4, `cell ${i}: ${w} aligned, ${large.weights[i]} large`));
+    // over pieces (rollout of the decoder's self-attention) the rows are the model's own, and it says so
+    await page.selectOption('#attention-kind', 'decoder');
+    await answered(page, () => page.selectOption('#model-aggregate', 'rollout'));
+    assert.match(await page.textContent('#model-rows'), /raw rows: row t is the step that predicts piece t/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('at 390 × 844 the layer × head grid fits the phone: no sideways scroll, every head in view', async () => {
+    const { page, problems } = await openPage('#model=en-es-transformer', { width: 390, height: 844, touch: true });
+    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 60000 });
+    const sizes = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      grid: document.getElementById('model-view').getBoundingClientRect().right,
+      maps: [...document.querySelectorAll('#model-view .map')].map((map) => map.getBoundingClientRect().right),
+      heads: Number(document.getElementById('model-view').dataset.heads),
+    }));
+    assert.equal(sizes.heads, 4);
+    assert.ok(sizes.page <= 390, `the page is ${sizes.page} px wide`);
+    for (const right of sizes.maps) assert.ok(right <= 390, `a map ends at ${right} px`);
+    await page.screenshot({ path: new URL('model-view-phone.png', SCREENSHOTS).pathname });
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -22,6 +22,31 @@ async function openPlayground(path = '', options = {}) {
 }
 
 describe('playground errors', () => {
+  test('local-p with D = 0 is explained in plain words beside D; torch.randn is read, seeded; the conventions are stated', async () => {
+    const { page, problems } = await openPlayground();
+    await page.selectOption('#local', 'predictive');
+    await page.fill('#half-width', '0');
+    await page.waitForSelector('#half-width-error:not([hidden])');
+    const said = await page.textContent('#half-width-error');
+    assert.match(said, /D = 0 leaves local-p no window/);
+    assert.doesNotMatch(`${said} ${await page.textContent('#error')}`, /halfWidth|half_width|local\./);
+    assert.equal(await page.isHidden('#error'), true);
+    await playing(page, () => page.fill('#half-width', '1'));
+    assert.equal(await page.isHidden('#half-width-error'), true);
+    await playing(page, () => page.selectOption('#local', 'none'));
+    await playing(page, () => page.selectOption('#playground-setup', 'd2l-dot'));
+    await playing(page, () => page.fill('#pg-queries', 'torch.randn((2, 1, 2))'));
+    assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+    const first = await weights(page);
+    await playing(page, () => page.fill('#pg-queries', 'torch.randn((2, 1, 2)) '));
+    assert.deepEqual(await weights(page), first, 'the same text draws the same numbers');
+    const conventions = await page.textContent('#pg-conventions');
+    assert.match(conventions, /valid length of 0 .* row of zeros .* d2l.* uniform row/s);
+    assert.match(conventions, /torch\.randn.*seeded/s);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('a problem beside a control goes once its cause is switched off (D without a local window, the tokens\' valid length in a tensor set-up)', async () => {
     const { page, problems } = await openPlayground();
     await page.selectOption('#local', 'monotonic');
@@ -147,7 +172,7 @@ describe('playground set-ups', () => {
     await refusedWith('pg-valid-lengths', '2, 11', /valid lengths must be whole numbers from 0 to 10/);
     await playing(page, () => page.fill('#pg-valid-lengths', '2, 6'));
     assert.equal(await page.getAttribute('#pg-verdict', 'data-agrees'), 'true');
-    await refusedWith('pg-queries', 'torch.eye(2)', /queries: torch\.eye\(\) is not one of ones, zeros, arange, rand, normal, tensor/);
+    await refusedWith('pg-queries', 'torch.eye(2)', /queries: torch\.eye\(\) is not one of ones, zeros, arange, rand, randn, normal, tensor/);
     // 3-d queries, 2-d keys: the library's own words
     await refusedWith('pg-queries', 'torch.ones((2, 1, 3))', /keyDim \(2\) must equal dim \(3\) for the scaled_dot score/);
     // a local window as wide as the keys allow (the five tokens' limit, 4, does not apply)

@@ -84,6 +84,16 @@ describe('presets', () => {
     assert.equal(await familiarity('not-a-translation'), 'far');
     assert.equal(await familiarity('idiom'), 'far');
     assert.equal(await familiarity('software'), 'familiar');
+    // the side-by-side pair's notes point at the translation view: their sentence is translated there
+    for (const id of ['everyday', 'software']) {
+      const preset = PRESETS.find((p) => p.id === id);
+      await page.evaluate(() => { document.getElementById('translate-view').dataset.state = 'asked'; });
+      await page.selectOption('#presets', id);
+      await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok', null, { timeout: 60000 });
+      assert.equal(await page.inputValue('#translate-source'), preset.source);
+      const translation = await page.textContent('#translation');
+      assert.ok(preset.note.includes(translation), `the note quotes "${translation}"`);
+    }
     await page.selectOption('#presets', 'long');
     const long = await aligned(page, PRESETS.find((p) => p.id === 'long'));
     assert.equal(long.cols, 40);

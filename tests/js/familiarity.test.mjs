@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import loadAttn from '../../web/dist/attn.mjs';
-import { FAR, UNUSUAL, describe as describeFamiliarity, percentiles, pieceScore, rank } from '../../web/familiarity.mjs';
+import { FAR, UNUSUAL, describe as describeFamiliarity, lengthNote, percentiles, pieceScore, rank } from '../../web/familiarity.mjs';
 
 const MODELS = new URL('../../models/', import.meta.url);
 const measured = JSON.parse(readFileSync(new URL('familiarity.json', MODELS), 'utf8'));
@@ -78,5 +78,13 @@ describe('the signal on the shipped Transformer', () => {
     assert.equal(level(source, 'El perro duerme bajo la mesa de la cocina .'), 'far');
     model.delete();
     if (model !== file) file.delete();
+  });
+});
+
+describe('sentence length', () => {
+  it('warns past the lengths the models learned from, and not before', () => {
+    assert.equal(lengthNote(44, 30), '');
+    assert.match(lengthNote(12, 45), /^⚠ 45 words: longer than nearly every sentence the model learned from \(99 % had 26 words or fewer\)/);
+    assert.match(lengthNote(390, 200), /^⚠ 390 words: longer than any sentence the model learned from \(at most 80 words\); .*collapse/);
   });
 });

@@ -2,8 +2,8 @@
 // pure functions, no browser. Expected values are worked out by hand from the inputs.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { hideSpecial, mergeSubwords, selectMatrix, wordsOf } from '../../web/matrices.mjs';
-import { goldOutOfRange, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from '../../web/parsers.mjs';
+import { hideSpecial, mergeSubwords, restNote, restShare, selectMatrix, wordsOf } from '../../web/matrices.mjs';
+import { goldOutOfRange, goldShapeNote, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from '../../web/parsers.mjs';
 import { npy } from './npy.mjs';
 
 const near = (actual, expected, label) => {
@@ -108,6 +108,13 @@ describe('gold alignments', () => {
   it('names the first gold link outside the matrix shown', () => {
     assert.equal(goldOutOfRange([[0, 0], [1, 2]], 3, 2), '');
     assert.equal(goldOutOfRange([[0, 0], [2, 1], [5, 5]], 3, 2), 'gold link 2-1 is outside the matrix shown (source words 0-1, target words 0-2)');
+    // a gold file made for a 6 x 7 pair, scored against a 512 x 512 matrix, is flagged; one that
+    // leaves a word or two unlinked at the end (punctuation) is not
+    const small = [[0, 0], [1, 1], [6, 5], [3, 2]];
+    assert.equal(goldShapeNote(small, 512, 512), 'its links reach only 6 target × 7 source words of this 512 × 512 matrix: made for another sentence or matrix, it scores nothing meaningful here');
+    assert.equal(goldShapeNote(small, 6, 7), '');
+    assert.equal(goldShapeNote(small, 8, 9), '');
+    assert.match(goldShapeNote(small, 6, 20), /6 target × 7 source words of this 6 × 20 matrix/);
   });
 });
 
@@ -139,6 +146,27 @@ describe('reshaping a dropped tensor', () => {
     assert.deepEqual(wordsOf(['▁The', '▁ca', 't', '▁sleeps']), { words: ['The', 'cat', 'sleeps'], index: [0, 1, 1, 2] });
     assert.deepEqual(wordsOf(['the', 'ca', '##t']), { words: ['the', 'cat'], index: [0, 1, 1] });
     assert.deepEqual(wordsOf(['the', 'ca@@', 't', 'sleeps']), { words: ['the', 'cat', 'sleeps'], index: [0, 1, 1, 2] });
+  });
+
+  it('keeps special tokens their own words: never glued to the word before or after them', () => {
+    assert.deepEqual(wordsOf(['▁duerme', '</s>']), { words: ['duerme', '</s>'], index: [0, 1] });
+    assert.deepEqual(wordsOf(['<s>', 'Hola', '▁mundo', '.', '</s>']), { words: ['<s>', 'Hola', 'mundo.', '</s>'], index: [0, 1, 2, 2, 3] });
+    assert.deepEqual(wordsOf(['[CLS]', 'sl', '##eeps', '.', '[SEP]']), { words: ['[CLS]', 'sleeps', '.', '[SEP]'], index: [0, 1, 1, 2, 3] });
+    assert.deepEqual(wordsOf(['sleeps@@', '[SEP]', 'x']), { words: ['sleeps', '[SEP]', 'x'], index: [0, 1, 2] });
+    // merged with the special tokens shown, they keep their own rows and columns
+    const matrix = { rows: 2, cols: 3, weights: Float32Array.from([0.2, 0.5, 0.3, 0.1, 0.1, 0.8]) };
+    const merged = mergeSubwords(matrix, ['▁duerme', '</s>'], ['▁sleeps', '.', '[SEP]']);
+    assert.deepEqual([merged.rowLabels, merged.colLabels], [['duerme', '</s>'], ['sleeps.', '[SEP]']]);
+    near(merged.matrix.weights, [0.7, 0.3, 0.2, 0.8], 'the special column keeps its own weight');
+  });
+
+  it('says where a word-level row\'s missing weight went', () => {
+    assert.equal(restShare(Float32Array.from([0.5, 0.5, 0.2, 0.8]), 2, 2), null);
+    const rest = restShare(Float32Array.from([0.5, 0.3, 0.9, 0.05, 0, 0]), 3, 2);  // an empty row is not counted
+    assert.ok(Math.abs(rest.least - 0.05) < 1e-6 && Math.abs(rest.most - 0.2) < 1e-6, JSON.stringify(rest));
+    assert.equal(restNote(Float32Array.from([0.5, 0.3, 0.9, 0.05]), 2, 2, '</s>'),
+      'each row\'s weights over the words add up to less than 1: the rest (5–20 % of a row) went to </s>');
+    assert.equal(restNote(Float32Array.from([1, 0]), 1, 2, '</s>'), '');
   });
 
   it('merges pieces: a word\'s columns are summed, its rows averaged', () => {

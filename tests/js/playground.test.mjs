@@ -36,6 +36,11 @@ describe('tensors as the tutorials write them', () => {
     assert.ok(a.data.every((x) => x >= 0 && x < 1));
     assert.notDeepEqual(Array.from(parseTensor('torch.rand(2, 2, 4) ').data), Array.from(parseTensor('rand(2, 2, 4)').data));
     assert.ok(parseTensor('torch.normal(0, 1, (2, 1, 20))').data.every(Number.isFinite));
+    const standard = parseTensor('torch.randn(400)').data;  // the standard normal, seeded like the others
+    assert.deepEqual(Array.from(standard), Array.from(parseTensor('torch.randn(400)').data));
+    const mean = standard.reduce((x, y) => x + y, 0) / 400, spread = Math.sqrt(standard.reduce((x, y) => x + (y - mean) ** 2, 0) / 400);
+    assert.ok(Math.abs(mean) < 0.2 && Math.abs(spread - 1) < 0.2, `mean ${mean}, standard deviation ${spread}`);
+    assert.deepEqual(parseTensor('torch.randn((2, 3))').shape, [2, 3]);
   });
 
   it('refuses what it cannot read, naming the box and the place', () => {

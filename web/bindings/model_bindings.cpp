@@ -182,20 +182,21 @@ class Model {
     });
   }
 
-  // options: { pieces, logProbs }. Every map of a forced decoding: { source, target, cross,
+  // options: { pieces, logProbs, shift }. Every map of a forced decoding: { source, target, cross,
   // encoder, decoder }, each map { data: Float32Array, shape: [layers, heads, rows, cols] } (the
   // RNN's encoder and decoder have 0 layers); with logProbs also { logProbs: Float32Array, one per
   // target entry and then </s> (by pieces the target ends with </s>: one per entry), logProb }.
   val attentions(val source, val target, val options) const {
     return guarded([&] {
-      bool pieces = false, log_probs = false;
+      bool pieces = false, log_probs = false, shift = false;
       if (!absent(options)) {
-        check_options(options, "attentions", {"pieces", "logProbs"});
+        check_options(options, "attentions", {"pieces", "logProbs", "shift"});
         pieces = boolean(options, "pieces", false);
         log_probs = boolean(options, "logProbs", false);
+        shift = boolean(options, "shift", false);
       }
       const AttentionMaps maps =
-          attention_maps(*model_, sentence(source, "source"), sentence(target, "target"), pieces, log_probs);
+          attention_maps(*model_, sentence(source, "source"), sentence(target, "target"), pieces, log_probs, shift);
       const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
       val result = val::object();
       result.set("source", string_array(maps.source));
@@ -214,11 +215,13 @@ class Model {
   val translate(val text, val options) const {
     return guarded([&] {
       int beam = 4;
+      bool shift = false;
       if (!options.isUndefined()) {
-        check_options(options, "translate", {"beam"});
+        check_options(options, "translate", {"beam", "shift"});
         beam = integer(options, "beam", 4);
+        shift = boolean(options, "shift", false);
       }
-      const WordTranslation translation = translate_words(*model_, sentence(text, "text"), beam);
+      const WordTranslation translation = translate_words(*model_, sentence(text, "text"), beam, shift);
       val result = word_attention(translation.attention);
       result.set("text", translation.text);
       result.set("logProb", translation.attention.log_prob);

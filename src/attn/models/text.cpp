@@ -114,6 +114,22 @@ std::string valid_utf8(std::string_view text) {
   return out;
 }
 
+std::string printable_utf8(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t start = i;
+    const char32_t c = next_code_point(text, i);
+    if (c == replacement_character) continue;  // a malformed byte, or a U+FFFD of the text
+    const utf8proc_category_t category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+    const bool hidden = category == UTF8PROC_CATEGORY_CC || (category == UTF8PROC_CATEGORY_CF && c != 0x200D) ||
+                        category == UTF8PROC_CATEGORY_ZL || category == UTF8PROC_CATEGORY_ZP ||
+                        category == UTF8PROC_CATEGORY_CO || category == UTF8PROC_CATEGORY_CS ||
+                        category == UTF8PROC_CATEGORY_CN;
+    if (!hidden) out.append(text.substr(start, i - start));
+  }
+  return out;
+}
+
 // Alignment normalizes every word, and most words are ASCII: those skip utf8proc.
 std::string nfc(std::string_view text) {
   if (is_ascii(text)) return std::string(text);

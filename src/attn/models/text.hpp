@@ -22,6 +22,10 @@ void append_utf8(std::string& out, char32_t code_point);
 bool is_ascii(std::string_view text) noexcept;
 // The text with each byte next_code_point rejects replaced by U+FFFD.
 std::string valid_utf8(std::string_view text);
+// The text's well-formed code points that show as text: bytes next_code_point rejects, U+FFFD,
+// controls, format characters (but the emoji joiner U+200D), line and paragraph separators,
+// private-use, surrogate and unassigned code points are dropped (a model's byte pieces decoded).
+std::string printable_utf8(std::string_view text);
 
 // Canonical composition (NFC), as the training data was normalized; invalid bytes become U+FFFD
 // first. ASCII text is already NFC and comes back unchanged without a trip through utf8proc.

@@ -196,24 +196,30 @@ std::vector<int> Bpe::word_of_pieces(const std::vector<int>& ids) const {
 }
 
 std::vector<std::string> Bpe::decode_words(const std::vector<int>& ids) const {
-  std::vector<std::string> raw;
+  std::vector<std::string> words;
+  std::string bytes;  // the byte pieces since the last other piece, decoded together
+  const auto flush = [&] {
+    if (!words.empty()) words.back() += printable_utf8(bytes);
+    bytes.clear();
+  };
   for (int id : ids) {
     if (id < 0 || id >= size()) fail("piece id ", id, " is outside the vocabulary (", size(), " pieces)");
     if (id <= end_id) continue;
     const std::string& text = vocabulary_[id];
-    if (starts_word_[id]) {
-      raw.emplace_back(text.substr(word_marker.size()));
-    } else {
-      if (raw.empty()) raw.emplace_back();
-      if (id >= first_byte_id && id < first_byte_id + 256) {  // from_json checked these are <0xNN>
-        raw.back() += static_cast<char>(id - first_byte_id);
-      } else {
-        raw.back() += text;
-      }
+    if (is_byte(id)) {  // from_json checked these are <0xNN>
+      if (words.empty()) words.emplace_back();
+      bytes += static_cast<char>(id - first_byte_id);
+      continue;
     }
+    flush();
+    if (starts_word_[id])
+      words.emplace_back(text.substr(word_marker.size()));
+    else if (words.empty())
+      words.emplace_back(text);
+    else
+      words.back() += text;
   }
-  std::vector<std::string> words;  // invalid byte sequences become U+FFFD
-  for (const std::string& bytes : raw) words.push_back(valid_utf8(bytes));
+  flush();
   return words;
 }
 

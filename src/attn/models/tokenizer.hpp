@@ -40,11 +40,14 @@ class Bpe {
   std::vector<int> encode_word(const std::string& word) const;
   static constexpr std::size_t words_kept = 1 << 15;
   Pieces encode(const std::vector<std::string>& words) const;
-  // Words of a piece sequence: ▁ starts a word, specials are skipped, bytes are UTF-8-decoded.
+  // Words of a piece sequence: ▁ starts a word, specials are skipped, a run of byte pieces is
+  // UTF-8-decoded to the characters that show as text (printable_utf8: malformed bytes and
+  // control or format characters are dropped, never U+FFFD), so a word may come back empty.
   std::vector<std::string> decode_words(const std::vector<int>& ids) const;
   // The word index of each piece in `ids` (-1 for specials and pieces before the first word).
   std::vector<int> word_of_pieces(const std::vector<int>& ids) const;
 
+  static bool is_byte(int id) { return id >= first_byte_id && id < first_byte_id + 256; }
   int size() const { return static_cast<int>(vocabulary_.size()); }
   const std::string& piece(int id) const;
 

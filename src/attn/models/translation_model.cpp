@@ -204,19 +204,27 @@ PieceTranslation translate_pieces(const TranslationModel& model, const std::vect
 
 }  // namespace
 
-WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words, int beam) {
+WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words, int beam,
+                                bool shift) {
   detail::check_words(source_words, "source");
   const Bpe& bpe = model.tokenizer();
   const Pieces source = detail::encode_given_words(bpe, source_words);
   const int S = static_cast<int>(source.ids.size()) + 1, Sw = static_cast<int>(source_words.size());
   const PieceTranslation translation = translate_pieces(model, source.ids, S, beam);
   const int steps = static_cast<int>(translation.alignment.size() / S);
-  const std::vector<std::string> target_words = bpe.decode_words(translation.ids);
-  const std::vector<int> target_word_of = bpe.word_of_pieces(translation.ids);
-  const int Tw = static_cast<int>(target_words.size());
+  std::vector<std::string> target_words = bpe.decode_words(translation.ids);
+  std::vector<int> target_word_of = bpe.word_of_pieces(translation.ids);
+  const auto aggregate = [&] {
+    return detail::aggregate(translation.alignment, S, source.word_of_piece, Sw, target_word_of,
+                             static_cast<int>(target_words.size()), translation.shifted);
+  };
   WordTranslation result;
-  result.attention =
-      detail::aggregate(translation.alignment, S, source.word_of_piece, Sw, target_word_of, Tw, translation.shifted);
+  result.attention = aggregate();
+  if (detail::restore_unknown_words(bpe, translation.ids, source, source_words, result.attention.weights, target_words,
+                                    target_word_of)) {
+    result.attention = aggregate();
+  }
+  const int Tw = static_cast<int>(target_words.size());
   result.attention.source_words = nfc(source_words);
   result.attention.target_words = target_words;
   result.attention.log_prob = translation.log_prob;
@@ -224,13 +232,15 @@ WordTranslation translate_words(const TranslationModel& model, const std::vector
   result.heads = translation.heads;
   result.cross = model.rnn() ? result.attention.weights
                              : word_maps(translation.cross, translation.layers, translation.heads, steps, S,
-                                         target_word_of, Tw, source.word_of_piece, Sw);
+                                         shift ? detail::input_rows(target_word_of) : target_word_of, Tw,
+                                         source.word_of_piece, Sw);
   for (const std::string& word : target_words) result.text += (result.text.empty() ? "" : " ") + word;
   return result;
 }
 
 AttentionMaps attention_maps(const TranslationModel& model, const std::vector<std::string>& source_words,
-                             const std::vector<std::string>& target_words, bool pieces, bool with_log_probs) {
+                             const std::vector<std::string>& target_words, bool pieces, bool with_log_probs,
+                             bool shift) {
   detail::check_words(source_words, "source");
   detail::check_words(target_words, "target");
   const Bpe& bpe = model.tokenizer();
@@ -274,14 +284,14 @@ AttentionMaps attention_maps(const TranslationModel& model, const std::vector<st
   }
   maps.source = nfc(source_words);
   maps.target = nfc(target_words);
-  // the decoder's key j is its input: <s> at 0, then target piece j - 1
-  std::vector<int> input_word_of{-1};
-  input_word_of.insert(input_word_of.end(), target.word_of_piece.begin(), target.word_of_piece.end());
-  maps.cross = word_maps(cross, maps.layers, maps.heads, T, S, target.word_of_piece, Tw, source.word_of_piece, Sw);
+  // the decoder's key j is its input: <s> at 0, then target piece j - 1 (and so is row j, with shift)
+  const std::vector<int> input_word_of = detail::input_rows(target.word_of_piece);
+  const std::vector<int>& row_word_of = shift ? input_word_of : target.word_of_piece;
+  maps.cross = word_maps(cross, maps.layers, maps.heads, T, S, row_word_of, Tw, source.word_of_piece, Sw);
   maps.encoder =
       word_maps(encoder, maps.encoder_layers, maps.heads, S, S, source.word_of_piece, Sw, source.word_of_piece, Sw);
   if (!decoder.empty()) {
-    maps.decoder = word_maps(decoder, maps.layers, maps.heads, T, T, target.word_of_piece, Tw, input_word_of, Tw);
+    maps.decoder = word_maps(decoder, maps.layers, maps.heads, T, T, row_word_of, Tw, input_word_of, Tw);
   }
   return maps;
 }

@@ -85,8 +85,15 @@ struct WordTranslation {
 // (alignment_shift = 1) is always read so.
 WordAttention align_words(const TranslationModel& model, const std::vector<std::string>& source_words,
                           const std::vector<std::string>& target_words, bool shift = false, bool with_log_prob = false);
+// Words the model spelled in byte pieces (characters outside its vocabulary: wholly in bytes, or
+// with bytes that make no printable text) become the source word with such characters that they
+// attend to most, as written, each source word once;
+// byte pieces that make no printable text are dropped, and a word left empty with them.
+// shift: `cross` reads a target word's rows where its pieces are the decoder's input (a
+// Transformer's step after the one that predicts it), the rows where a head trained with
+// alignment_shift = 1 holds the word; `attention` is always read as the model's metadata says.
 WordTranslation translate_words(const TranslationModel& model, const std::vector<std::string>& source_words,
-                                int beam = 4);
+                                int beam = 4, bool shift = false);
 
 // Every attention map of a forced decoding of target after source.
 //   pieces = false: over the words as given (a word's row is the mean of its pieces' rows, its
@@ -109,8 +116,10 @@ struct AttentionMaps {
 };
 // with_log_probs costs the output layer (the d x V product) and the decoder's last feed-forward,
 // which the maps alone skip: about 1.8x the maps' time for the bench Transformer at 60 words.
+// shift (over words only): a target word's rows of cross- and decoder self-attention are read where
+// its pieces are the decoder's input, as translate_words' shift; pieces are always the raw rows.
 AttentionMaps attention_maps(const TranslationModel& model, const std::vector<std::string>& source_words,
                              const std::vector<std::string>& target_words, bool pieces = false,
-                             bool with_log_probs = false);
+                             bool with_log_probs = false, bool shift = false);
 
 }  // namespace attn

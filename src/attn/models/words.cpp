@@ -1,6 +1,7 @@
 #include "attn/models/internal/words.hpp"
 
 #include "attn/core/error.hpp"
+#include "attn/models/text.hpp"
 
 namespace attn::detail {
 
@@ -80,6 +81,78 @@ std::vector<float> word_map(const float* pieces, int rows, int cols, const std::
     for (int c = 0; c < col_words; ++c) words[static_cast<std::size_t>(w) * col_words + c] /= counts[w];
   }
   return words;
+}
+
+namespace {
+
+// Which words of `ids` hold a byte piece (`some`), and which are the model's attempt at a character
+// outside its vocabulary (`attempt`): spelled in byte pieces alone (a lone ▁ aside), or holding a
+// run of byte pieces that is no printable text (malformed bytes, controls: "\xF0\x9F" + "u").
+void byte_words(const Bpe& bpe, const std::vector<int>& ids, const std::vector<int>& word_of, int words,
+                std::vector<char>& some, std::vector<char>& attempt) {
+  some.assign(words, 0);
+  std::vector<char> only(words, 1), broken(words, 0);
+  std::string run;
+  int run_word = -1;
+  const auto end_run = [&] {
+    if (run_word >= 0 && printable_utf8(run) != run) broken[run_word] = 1;
+    run.clear();
+    run_word = -1;
+  };
+  for (std::size_t k = 0; k < ids.size() && k < word_of.size(); ++k) {
+    const int word = word_of[k];
+    if (word < 0 || word >= words || !Bpe::is_byte(ids[k]) || word != run_word) end_run();
+    if (word < 0 || word >= words) continue;
+    if (Bpe::is_byte(ids[k])) {
+      some[word] = 1;
+      run_word = word;
+      run += static_cast<char>(ids[k] - Bpe::first_byte_id);
+    } else if (bpe.piece(ids[k]) != "\xE2\x96\x81") {  // a lone ▁ only starts the word
+      only[word] = 0;
+    }
+  }
+  end_run();
+  attempt.assign(words, 0);
+  for (int w = 0; w < words; ++w) attempt[w] = some[w] && (only[w] || broken[w]);
+}
+
+}  // namespace
+
+bool restore_unknown_words(const Bpe& bpe, const std::vector<int>& target_ids, const Pieces& source,
+                           const std::vector<std::string>& source_words, const std::vector<float>& weights,
+                           std::vector<std::string>& target_words, std::vector<int>& target_word_of) {
+  const int Sw = static_cast<int>(source_words.size()), Tw = static_cast<int>(target_words.size());
+  std::vector<char> source_bytes, unused, target_bytes, attempts;
+  byte_words(bpe, source.ids, source.word_of_piece, Sw, source_bytes, unused);
+  byte_words(bpe, target_ids, target_word_of, Tw, target_bytes, attempts);
+  for (int t = 0; t < Tw; ++t) {
+    if (!attempts[t]) continue;
+    int best = -1;
+    for (int s = 0; s < Sw; ++s) {
+      const float weight = weights[static_cast<std::size_t>(t) * Sw + s];
+      if (source_bytes[s] && (best < 0 || weight > weights[static_cast<std::size_t>(t) * Sw + best])) best = s;
+    }
+    if (best < 0) continue;
+    target_words[t] = nfc(source_words[best]);
+    source_bytes[best] = 0;  // each source word is copied once
+  }
+  std::vector<int> renumbered(Tw, -1);
+  std::vector<std::string> kept;
+  for (int t = 0; t < Tw; ++t) {
+    if (target_words[t].empty()) continue;
+    renumbered[t] = static_cast<int>(kept.size());
+    kept.push_back(std::move(target_words[t]));
+  }
+  const bool removed = static_cast<int>(kept.size()) < Tw;
+  target_words = std::move(kept);
+  for (int& word : target_word_of) word = word >= 0 && word < Tw ? renumbered[word] : word;
+  return removed;
+}
+
+std::vector<int> input_rows(const std::vector<int>& word_of) {
+  std::vector<int> rows{-1};
+  rows.insert(rows.end(), word_of.begin(), word_of.end());
+  return rows;
 }
 
 }  // namespace attn::detail

@@ -30,4 +30,18 @@ WordAttention aggregate(const std::vector<float>& pieces, int source_pieces_with
 std::vector<float> word_map(const float* pieces, int rows, int cols, const std::vector<int>& row_word_of, int row_words,
                             const std::vector<int>& col_word_of, int col_words);
 
+// A translation's words that are the model's attempt at characters outside its vocabulary (spelled
+// wholly in byte pieces, or holding byte pieces that are no printable text) become the source word,
+// as written, that they attend to most among the source words with byte pieces, each of those
+// once; words still empty (bytes that were no printable text) are removed, their pieces' word
+// becoming -1. weights: [target words][source
+// words]. Returns whether a word was removed (the caller aggregates again).
+bool restore_unknown_words(const Bpe& bpe, const std::vector<int>& target_ids, const Pieces& source,
+                           const std::vector<std::string>& source_words, const std::vector<float>& weights,
+                           std::vector<std::string>& target_words, std::vector<int>& target_word_of);
+
+// The word of each row of a decoder map whose row t is where piece t - 1 is the decoder's input
+// (<s> at row 0): -1, then word_of.
+std::vector<int> input_rows(const std::vector<int>& word_of);
+
 }  // namespace attn::detail
