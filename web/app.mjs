@@ -6,7 +6,7 @@
 // bring-your-own work before any model has arrived. Every control is registered with the URL hash (state.mjs)
 // before its view first reads it. body[data-ready="true"] once the first alignment and
 // translation are drawn.
-import { simdSupported } from './dist/attn.mjs';
+import { relaxedSimdSupported, simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
 import { copyText } from './controls.mjs';
 import { ByoView } from './byo.mjs';
@@ -127,14 +127,17 @@ function startPresets(pairs) {
 }
 
 async function startAlignment(client, state) {
-  const module = await client.module;  // {simd, instructionSet, threads, alignment, pairs, models}
+  const module = await client.module;  // {simd, build, instructionSet, threads, alignment, pairs, models}
   // threads: the hardware's where the page is cross-origin isolated (tools/serve.mjs makes it so)
   const threads = module.threads > 1 ? `${module.threads} threads` : 'one thread';
-  buildLine = module.simd
-    ? `WebAssembly SIMD128 build (${module.instructionSet} kernels, ${threads})`
-    : `WebAssembly scalar build (${threads}; no SIMD in this browser, or forced with ?simd=0)`;
+  buildLine = module.build === 'relaxed'
+    ? `WebAssembly relaxed-SIMD build (FMA, ${threads})`  // SIMD128 with fused multiply-adds
+    : module.simd
+      ? `WebAssembly SIMD128 build (${module.instructionSet} kernels, ${threads})`
+      : `WebAssembly scalar build (${threads}; no SIMD in this browser, or forced with ?simd=0)`;
   setStatus('');
   document.body.dataset.simd = String(module.simd);
+  document.body.dataset.build = module.build;
   document.body.dataset.threads = String(module.threads);
   const enEs = module.pairs['en-es']?.files ?? {};
   for (const role of ['reverse', 'general']) document.body.dataset[`${role}Shipped`] = String(Boolean(enEs[role]));
@@ -208,7 +211,9 @@ function shareOnClick() {
 async function main() {
   const parameter = new URLSearchParams(location.search).get('simd');
   // Decided here, once, so the page and its workers run the same build.
-  const simd = parameter === '0' ? false : parameter === '1' ? true : simdSupported();
+  // ?simd=0: scalar; ?simd=1: SIMD128; ?simd=relaxed: relaxed SIMD; else the best the browser validates
+  const simd = parameter === '0' ? false : parameter === '1' ? true : parameter === 'relaxed' ? 'relaxed'
+    : relaxedSimdSupported() ? 'relaxed' : simdSupported();
   const state = new HashState({ share: $('share') });
   state.control('c', $('colormap'));  // shared by every view: registered before any draws
   state.control('marks', $('show-links'));

@@ -4,7 +4,7 @@
 // aligner, or the attention model of a pair with a file of its own); the pair's other
 // models are fetched when a request first needs them, and another pair's only once it is chosen.
 // Downloads report their progress. Messages (`pair`: a name of the index, 'en-es' when left out):
-//   {type: 'init', simd, pair}                -> {type: 'module', simd, instructionSet, threads, alignment, pairs}
+//   {type: 'init', simd, pair}                -> {type: 'module', simd, build, instructionSet, threads, alignment, pairs}
 //                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
 //   {type: 'align', id, pair, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //                                                (result.alignmentShift: the model's, where a model drew it)
@@ -189,7 +189,7 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
   pairs = Object.fromEntries(Object.entries(index.pairs ?? {}).map(([name, pair]) =>
     [name, { ...pair, name, multilingual: Boolean(multilingual[pair.files.forward]) }]));
   self.postMessage({
-    type: 'module', simd: attn.simd, instructionSet: attn.instructionSet, threads: attn.threads, alignment: attn.alignment,
+    type: 'module', simd: attn.simd, build: attn.build, instructionSet: attn.instructionSet, threads: attn.threads, alignment: attn.alignment,
     pairs, models: translationModels(), facts: index.facts ?? {},
     // the names that are directions of a multilingual file (the rest are files of their own)
     directions: [...modelNames()].filter(([, named]) => named.language).map(([name]) => name),

@@ -36,7 +36,8 @@ describe('threads in the explorer', () => {
     assert.ok(hardware > 1, `this machine's Chromium reports ${hardware} threads`);
     assert.equal(await page.getAttribute('body', 'data-threads'), String(hardware));
     assert.equal(await page.getAttribute('body', 'data-module-threads'), String(hardware));
-    assert.match(await page.textContent('#build'), new RegExp(`SIMD128 build \\(sse4\\.1 kernels, ${hardware} threads\\)`));
+    // Chromium has relaxed SIMD: the relaxed build's threads twin (tests/browser/relaxed.test.mjs)
+    assert.match(await page.textContent('#build'), new RegExp(`relaxed-SIMD build \\(FMA, ${hardware} threads\\)`));
     await checkViews(page);
     await page.screenshot({ path: new URL('explorer-threads.png', SCREENSHOTS).pathname, fullPage: true });
     assert.deepEqual(problems, []);
@@ -138,7 +139,7 @@ describe('threads in the explorer', () => {
     await page.close();
     assert.equal(outcomes.isolated, true, 'the page can share memory: only the policy stands in the way');
     assert.ok(outcomes.hardware > 1, `the default would be threads here (${outcomes.hardware} reported)`);
-    assert.match(outcomes.asked, /^error: loadAttn\(\): the threads build's Workers could not start \(http:\/\/.*attn-simd-threads\.worker\.js\).*worker-src.*threads: 1$/);
+    assert.match(outcomes.asked, /^error: loadAttn\(\): the threads build's Workers could not start \(http:\/\/.*attn-(?:relaxed|simd)-threads\.worker\.js\).*worker-src.*threads: 1$/);
     assert.match(outcomes.byDefault, /^threads 1, output 1\.6605 2\.6605$/);
   });
 });

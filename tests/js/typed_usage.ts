@@ -2,7 +2,7 @@
 //   node_modules/.bin/tsc --noEmit -p tests/js/tsconfig.json
 // It calls every function with every option type, and the @ts-expect-error lines prove that the
 // types (web/dist/attn.d.ts, written from web/src/attn.d.ts.in and the module's rules) reject wrong usage.
-import loadAttn, { simdSupported, threadsSupported } from '../../web/dist/attn.mjs';
+import loadAttn, { relaxedSimdSupported, simdSupported, threadsSupported } from '../../web/dist/attn.mjs';
 import type {
   AdditiveOptions,
   AttentionMap,
@@ -45,6 +45,10 @@ const attn: Attn = await loadAttn(loadOptions);
 const scalar: Attn = await loadAttn({ simd: false });
 const defaults: Attn = await loadAttn();
 const supported: boolean = simdSupported();
+const relaxedSupported: boolean = relaxedSimdSupported();
+const best: Attn = await loadAttn({ simd: relaxedSupported ? 'relaxed' : 'auto', warmUp: false });
+const build: 'relaxed' | 'simd' | 'scalar' = best.build;
+void build;
 const simd: boolean = attn.simd;
 const instructionSet: string = scalar.instructionSet;
 const heap: number = defaults.heapBytes();
@@ -168,7 +172,7 @@ attn.attention({ ...ok, querylength: 5 });
 attn.attention({ ...ok, score: 'general', general: { scale: 2 } });
 // @ts-expect-error: local's mode is one of three names
 attn.attention({ ...ok, local: { mode: 'global', halfWidth: 2 } });
-// @ts-expect-error: simd is true, false or 'auto'
+// @ts-expect-error: simd is 'relaxed', true, false or 'auto'
 void loadAttn({ simd: 'yes' });
 // @ts-expect-error: dropout() needs a rate
 attn.dropout(row, { seed: 1 });

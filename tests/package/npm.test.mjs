@@ -43,7 +43,9 @@ after(() => rm(work, { recursive: true, force: true }));
 test('the tarball holds only what users need, with a package.json fit for Node and bundlers', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.trim().split('\n').map((line) => line.replace(/^package\//, '')).sort();
-  assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'attn-scalar-threads.mjs', 'attn-scalar-threads.wasm',
+  assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'attn-relaxed-threads.mjs', 'attn-relaxed-threads.wasm',
+    'attn-relaxed-threads.worker.cjs', 'attn-relaxed-threads.worker.js', 'attn-relaxed.mjs', 'attn-relaxed.wasm',
+    'attn-scalar-threads.mjs', 'attn-scalar-threads.wasm',
     'attn-scalar-threads.worker.cjs', 'attn-scalar-threads.worker.js', 'attn-scalar.mjs', 'attn-scalar.wasm',
     'attn-simd-threads.mjs', 'attn-simd-threads.wasm', 'attn-simd-threads.worker.cjs', 'attn-simd-threads.worker.js',
     'attn-simd.mjs', 'attn-simd.wasm', 'attn.d.ts', 'attn.mjs', 'package.json']);

@@ -1,9 +1,10 @@
-// attnscope's WebAssembly module loader: picks the SIMD128 build where the engine supports it,
-// the scalar build otherwise, and the threads build of either when the caller gets more than one
-// thread, in browsers, workers and Node 20 alike.
+// attnscope's WebAssembly module loader: picks the relaxed-SIMD build (SIMD128 with fused
+// multiply-adds) where the engine has relaxed SIMD, the SIMD128 build where it has SIMD, the scalar
+// build otherwise, and the threads build of that when the caller gets more than one thread, in
+// browsers, workers and Node 20 alike.
 //
 //   import loadAttn from './attn.mjs';
-//   const attn = await loadAttn({ simd: 'auto' });   // true / false force a build
+//   const attn = await loadAttn({ simd: 'auto' });   // 'relaxed' / true / false force a build
 //   attn.attention({ query, key, value, heads, queryLength, keyLength, dim });
 //   attn.dispose();                                   // ends the module's threads, if it has any
 
@@ -13,12 +14,28 @@ const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
 
-export function simdSupported() {
+// A minimal module that uses relaxed SIMD's f32x4.relaxed_madd (0xfd 0x85 0x02) on three splats:
+// engines without relaxed SIMD (Safari; Node 20 without --experimental-wasm-relaxed-simd) reject
+// it at validation, so they never fetch the relaxed-SIMD build.
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 19, 1, 17, 0, 65, 0, 253, 17, 65, 0, 253, 17,
+  65, 0, 253, 17, 253, 133, 2, 11,
+]);
+
+function validates(probe) {
   try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+    return typeof WebAssembly === 'object' && WebAssembly.validate(probe);
   } catch {
     return false;
   }
+}
+
+export function simdSupported() {
+  return validates(SIMD_PROBE);
+}
+
+export function relaxedSimdSupported() {
+  return validates(RELAXED_SIMD_PROBE);
 }
 
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
@@ -66,12 +83,19 @@ function threadCount(requested) {
   return requested > 1 && !threadsSupported() ? 1 : requested;
 }
 
-// The four builds, each with literal paths, so that bundlers (Vite, webpack, Rollup) see and ship
+// The six builds, each with literal paths, so that bundlers (Vite, webpack, Rollup) see and ship
 // every file. A threads build also has its Workers' script (NAME.worker.js; Node runs the .cjs
 // copy beside it) and names its own URL, which each Worker imports.
 const BUILDS = {
+  relaxed: () => ({ wasm: new URL('./attn-relaxed.wasm', import.meta.url), load: () => import('./attn-relaxed.mjs') }),
   simd: () => ({ wasm: new URL('./attn-simd.wasm', import.meta.url), load: () => import('./attn-simd.mjs') }),
   scalar: () => ({ wasm: new URL('./attn-scalar.wasm', import.meta.url), load: () => import('./attn-scalar.mjs') }),
+  'relaxed-threads': () => ({
+    wasm: new URL('./attn-relaxed-threads.wasm', import.meta.url),
+    worker: new URL('./attn-relaxed-threads.worker.js', import.meta.url),
+    script: new URL('./attn-relaxed-threads.mjs', import.meta.url),
+    load: () => import('./attn-relaxed-threads.mjs'),
+  }),
   'simd-threads': () => ({
     wasm: new URL('./attn-simd-threads.wasm', import.meta.url),
     worker: new URL('./attn-simd-threads.worker.js', import.meta.url),
@@ -224,24 +248,33 @@ function deepFreeze(value) {
 export default async function loadAttn(options = {}) {
   if (options === null || typeof options !== 'object') throw new Error('loadAttn() expects an options object');
   const requested = options.simd === undefined ? 'auto' : options.simd;
-  if (requested !== 'auto' && requested !== true && requested !== false) {
-    throw new Error(`loadAttn(): simd must be true, false or 'auto', got ${String(requested)}`);
+  if (requested !== 'auto' && requested !== 'relaxed' && requested !== true && requested !== false) {
+    throw new Error(`loadAttn(): simd must be true, false or 'auto' (or 'relaxed'), got ${String(requested)}`);
   }
   let threads = threadCount(options.threads);
-  const supported = simdSupported();
-  if (requested === true && !supported) throw new Error('loadAttn(): this engine has no WebAssembly SIMD; use simd: false or "auto"');
-  const simd = requested === 'auto' ? supported : requested;
+  const build = chooseBuild(requested);
   let module;
   try {
-    module = await instantiate(simd, threads, options);
+    module = await instantiate(build, threads, options);
   } catch (error) {
     // threads by default, where the page's policy refuses Workers: one thread, as where the page
     // is not cross-origin isolated; threads asked for by number: the error
     if (!(error instanceof WorkersFailed) || options.threads !== undefined) throw error;
     threads = 1;
-    module = await instantiate(simd, threads, options);
+    module = await instantiate(build, threads, options);
   }
-  return wrapModule(module, simd, threads > 1, options);
+  return wrapModule(module, build, threads > 1, options);
+}
+
+// 'relaxed', 'simd' or 'scalar': what simd asks for, checked against what the engine validates.
+function chooseBuild(requested) {
+  if (requested === 'relaxed' && !relaxedSimdSupported()) {
+    throw new Error('loadAttn(): this engine has no WebAssembly relaxed SIMD (f32x4.relaxed_madd; ' +
+      'Node 20 needs --experimental-wasm-relaxed-simd, Safari has none); use simd: true or "auto"');
+  }
+  if (requested === true && !simdSupported()) throw new Error('loadAttn(): this engine has no WebAssembly SIMD; use simd: false or "auto"');
+  if (requested === 'auto') return relaxedSimdSupported() ? 'relaxed' : simdSupported() ? 'simd' : 'scalar';
+  return requested === 'relaxed' ? 'relaxed' : requested ? 'simd' : 'scalar';
 }
 
 // A threads build's Worker that could not start.
@@ -273,9 +306,9 @@ function unlessWorkersFail(settings, worker, load) {
 // The module, its threads started. Apart from wrapModule: a threads build's Workers keep the
 // module, and with it every closure it was given, reachable; those closures must not share a
 // scope with the attn object, or FinalizationRegistry would never see that object dropped.
-async function instantiate(simd, threads, options) {
+async function instantiate(name, threads, options) {
   const threaded = threads > 1;
-  const build = BUILDS[(simd ? 'simd' : 'scalar') + (threaded ? '-threads' : '')]();
+  const build = BUILDS[name + (threaded ? '-threads' : '')]();
   const { default: createAttnModule } = await build.load();
   const { settings, worker, revoke } = threaded ? await threadsArguments(build, threads) : { settings: {} };
   const hadGlobalWorker = 'Worker' in globalThis;
@@ -310,7 +343,7 @@ async function instantiate(simd, threads, options) {
 }
 
 // The attn object over a loaded module.
-function wrapModule(module, simd, threaded, options) {
+function wrapModule(module, build, threaded, options) {
   const info = module.buildInfo();
   // dispose() ends the module: its threads stop and every later call throws.
   let disposed = false;
@@ -318,7 +351,10 @@ function wrapModule(module, simd, threaded, options) {
     if (disposed) throw new Error('this attnscope module was disposed (attn.dispose()); load another with loadAttn()');
   };
   const attn = {
-    simd,
+    // whether a SIMD build runs (SIMD128, or SIMD128 with relaxed SIMD's fused multiply-adds)
+    simd: build !== 'scalar',
+    // which: 'relaxed', 'simd' or 'scalar' (the files attn-BUILD[-threads].*)
+    build,
     instructionSet: info.instructionSet,
     // The threads attention and the models run on (the calling one included).
     threads: info.threads,

@@ -189,6 +189,9 @@ void set_simd(bool enabled) {
 
 const char* instruction_set() {
 #if ATTN_SIMD
+#if defined(__wasm_relaxed_simd__)
+  if (simd_enabled()) return "relaxed-simd";  // SSE4.1's kernels with f32x4.relaxed_madd (kernels_simd_math.hpp)
+#endif
   if (simd_enabled()) return simd::arch::name();
 #endif
   return "scalar";

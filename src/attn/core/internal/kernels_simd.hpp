@@ -191,7 +191,7 @@ void additive_scores(const float* query_projected, const float* keys_projected_t
     F acc(0.0f);
     for (int h = 0; h < hidden; ++h) {
       const F k = F::load_unaligned(keys_projected_t + static_cast<long>(h) * ldk + j);
-      acc = xsimd::fma(F(v[h]), tanh<Arch>(k + F(query_projected[h])), acc);
+      acc = madd<Arch>(F(v[h]), tanh<Arch>(k + F(query_projected[h])), acc);
     }
     acc.store_unaligned(scores + j);
   }
@@ -201,7 +201,7 @@ void additive_scores(const float* query_projected, const float* keys_projected_t
     alignas(64) float lanes[W] = {};
     for (int h = 0; h < hidden; ++h) {
       for (int k = 0; k < rest; ++k) lanes[k] = keys_projected_t[static_cast<long>(h) * ldk + j + k];
-      acc = xsimd::fma(F(v[h]), tanh<Arch>(F::load_aligned(lanes) + F(query_projected[h])), acc);
+      acc = madd<Arch>(F(v[h]), tanh<Arch>(F::load_aligned(lanes) + F(query_projected[h])), acc);
     }
     acc.store_aligned(lanes);
     for (int k = 0; k < rest; ++k) scores[j + k] = lanes[k];

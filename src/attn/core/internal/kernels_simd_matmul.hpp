@@ -139,7 +139,7 @@ inline void micro_kernel(int K, const float* A, int lda, const float* B, int ldb
     for (int c = 0; c < Cols; ++c) bv[c] = F::load_unaligned(b + c * W);
     for (int r = 0; r < Rows; ++r) {
       const F av(a[r * row_step]);
-      for (int c = 0; c < Cols; ++c) acc[r][c] = xsimd::fma(av, bv[c], acc[r][c]);
+      for (int c = 0; c < Cols; ++c) acc[r][c] = madd<Arch>(av, bv[c], acc[r][c]);
     }
   }
   if (alpha != 1.0f) {
