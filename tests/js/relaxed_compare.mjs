@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 import loadAttn, { relaxedSimdSupported } from '../../web/dist/attn.mjs';
+import { makeRng } from './rng.mjs';
 
 const DATA = new URL('../data/', import.meta.url);
 const bytes = (name) => new Uint8Array(readFileSync(new URL(name, DATA)));
@@ -58,24 +59,6 @@ for (const attention of ['additive', 'general']) {
     close(a.nullWeights, b.nullWeights, MAPS, `${attention} null '${source}'`);
     assert.equal(a.pharaoh, b.pharaoh, `${attention} links of '${source}'`);
   }
-}
-
-// mulberry32, as helpers.mjs's makeRng (whose import would load two more builds)
-function makeRng(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    floats: (n) => Float32Array.from({ length: n }, () => 2 * next() - 1),
-    pick: (items) => items[Math.floor(next() * items.length)],
-    chance: (p) => next() < p,
-  };
 }
 
 // Attention calls long enough for the matrix products' micro-kernels and the exp's polynomial.

@@ -49,35 +49,9 @@ def main():
         del args[i:i + 2]
         xl_wa = pairs.XlWa(xl_wa_dir / args[0] / "dev.tsv")
     lang, work, out = args[0], Path(args[1]), Path(args[2])
-    known = set()
-    for split in ("train", "valid", "test"):
-        for suffix in ("en", lang):
-            path = out / f"{split}.{suffix}"
-            known.update(pairs.line_key(line) for line in path.read_text(encoding="utf-8").splitlines())
     stats = {"pair": f"en-{lang}"}
     catalogs = pairs.split_units(read_tsv(work / "catalogs-all.tsv"), lang, stats)
-
-    tokenizer_drops = collections.Counter()
-
-    def units():
-        # pairs.filtered asserts that tokenizing only removes whitespace, which the splits' sources
-        # always met; a few catalog messages do not (a combining mark alone between spaces, as in
-        # "( ͡° ͜ʖ ͡°)"): dropped here and counted
-        for origin, en, xx in itertools.chain(catalogs, lexicon_units(work / "lexicon.tsv")):
-            if all(" ".join(pairs.tokenize(side)).replace(" ", "") == "".join(side.split()) for side in (en, xx)):
-                yield origin, en, xx
-            else:
-                tokenizer_drops[pairs.group_of(origin)] += 1
-
-    kept = []
-    dropped = collections.Counter()
-    for origin, en, xx in pairs.filtered(units(), xl_wa, stats):
-        if pairs.line_key(en) in known or pairs.line_key(xx) in known:
-            dropped[pairs.group_of(origin)] += 1
-        else:
-            kept.append((origin, en, xx))
-    stats["dropped: the tokenizer would change a character"] = dict(tokenizer_drops)
-    stats["dropped: a side is a line of train, valid or test"] = dict(dropped)
+    kept = pairs.beside_splits(itertools.chain(catalogs, lexicon_units(work / "lexicon.tsv")), out, lang, xl_wa, stats)
     pairs.write_pairs(out, "extra", lang, kept)
     by_group = collections.defaultdict(collections.Counter)
     for origin, en, xx in kept:

@@ -197,6 +197,38 @@ def filtered(pairs, xl_wa, stats, lang=None):
     stats["non_ascii_letters"].update({"en_kept": letters["en"], "xx_kept": letters["xx"]})
 
 
+def beside_splits(units, out, lang, xl_wa, stats):
+    """The (origin, english, other) sentence pairs of a corpus beside the splits (extra.py, prose.py)
+    that pass filtered() and have no side that is a line of OUT's train, valid or test; the drops
+    counted in stats. filtered() asserts that tokenizing only removes whitespace, which the splits'
+    sources always met; a few catalog messages do not (a combining mark alone between spaces, as in
+    "( ͡° ͜ʖ ͡°)"): dropped here first and counted."""
+    known = set()
+    for split in ("train", "valid", "test"):
+        for suffix in ("en", lang):
+            path = out / f"{split}.{suffix}"
+            if path.exists():
+                known.update(line_key(line, suffix) for line in path.read_text(encoding="utf-8").splitlines())
+    tokenizer_drops, dropped, kept = collections.Counter(), collections.Counter(), []
+
+    def tokenizable():
+        for origin, en, xx in units:
+            if all(" ".join(tokenize(side, code)).replace(" ", "") == "".join(side.split())
+                   for side, code in ((en, "en"), (xx, lang))):
+                yield origin, en, xx
+            else:
+                tokenizer_drops[group_of(origin)] += 1
+
+    for origin, en, xx in filtered(tokenizable(), xl_wa, stats, lang):
+        if line_key(en) in known or line_key(xx, lang) in known:
+            dropped[group_of(origin)] += 1
+        else:
+            kept.append((origin, en, xx))
+    stats["dropped: the tokenizer would change a character"] = dict(tokenizer_drops)
+    stats["dropped: a side is a line of train, valid or test"] = dict(dropped)
+    return kept
+
+
 def held_out_split(pairs):
     """test/valid/train. Pairs sharing an English or an other-language sentence form one group
     (union-find), so no held-out sentence has a copy or another translation in train. Groups are

@@ -163,12 +163,6 @@ def main():
         bible = args[i + 1], args[i + 2]
         del args[i:i + 3]
     lang, out, handbook_deb = args[0], Path(args[1]), args[2]
-    known = set()
-    for split in ("train", "valid", "test"):
-        for suffix in ("en", lang):
-            path = out / f"{split}.{suffix}"
-            if path.exists():
-                known.update(pairs.line_key(line, suffix) for line in path.read_text(encoding="utf-8").splitlines())
     stats = {"pair": f"en-{lang}"}
     units = []
     if lang in HANDBOOK_FOLDERS:
@@ -179,25 +173,7 @@ def main():
             units.append((origin, en, xx))
     if bible and lang in BIBLE_MODULES:
         units += list(bible_units(*bible, lang, stats))
-    sentences = pairs.split_units(units, lang, stats)
-    tokenizer_drops = collections.Counter()
-
-    def tokenizable():  # as extra.py: tokenizing may only remove whitespace
-        for origin, en, xx in sentences:
-            if all(" ".join(pairs.tokenize(side, code)).replace(" ", "") == "".join(side.split())
-                   for side, code in ((en, "en"), (xx, lang))):
-                yield origin, en, xx
-            else:
-                tokenizer_drops[pairs.group_of(origin)] += 1
-
-    kept, dropped = [], collections.Counter()
-    for origin, en, xx in pairs.filtered(tokenizable(), xl_wa, stats, lang):
-        if pairs.line_key(en) in known or pairs.line_key(xx, lang) in known:
-            dropped[pairs.group_of(origin)] += 1
-        else:
-            kept.append((origin, en, xx))
-    stats["dropped: the tokenizer would change a character"] = dict(tokenizer_drops)
-    stats["dropped: a side is a line of train, valid or test"] = dict(dropped)
+    kept = pairs.beside_splits(pairs.split_units(units, lang, stats), out, lang, xl_wa, stats)
     pairs.write_pairs(out, "prose", lang, kept)
     written = collections.Counter(origin.split("/")[0] for origin, _, _ in kept)
     stats["written"] = dict(written)
