@@ -8,6 +8,7 @@
 
 #include "attn/core/aoa.hpp"
 #include "attn/core/attention.hpp"
+#include "attn/core/convolution.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/layers.hpp"
 #include "attn/core/multihead.hpp"
