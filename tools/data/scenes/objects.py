@@ -59,5 +59,6 @@ def svg_path(kind):
 
 
 def metadata():
-    """[{"name", "hexcode"}] of every kind, in order (the model file's `objects`)."""
-    return [{"name": name, "hexcode": hexcode} for name, hexcode in zip(NAMES, HEXCODES)]
+    """[{"name", "plural", "hexcode"}] of every kind, in order (the model file's `objects`): a
+    caption names a kind by either word."""
+    return [{"name": name, "plural": plural, "hexcode": hexcode} for name, plural, hexcode in zip(NAMES, PLURALS, HEXCODES)]

@@ -159,7 +159,7 @@ def test_the_file_round_trips_and_refuses_other_tensors():
         assert set(tensors) == set(original) == set(fileformat.shapes(meta["architecture"]))
         assert all(np.abs(tensors[k] - original[k]).max() < 1e-6 for k in tensors)
         assert meta["vocabulary"] == list(grammar.VOCABULARY) and meta["bos_id"] == 0 and meta["eos_id"] == 1
-        assert meta["objects"][0] == {"name": "cat", "hexcode": "1F408"} and len(meta["objects"]) == 32
+        assert meta["objects"][0] == {"name": "cat", "plural": "cats", "hexcode": "1F408"} and len(meta["objects"]) == 32
         assert meta["grid"] == [4, 4] and meta["image_size"] == 16
         for dtype, tolerance in (("f16", 2e-3), ("int8", 0.02)):
             write_tiny(path, dtype)
