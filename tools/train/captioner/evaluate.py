@@ -61,7 +61,7 @@ def main():
     grid = meta["grid"][0]
     figures = metrics.score(scenes, captions, cells, grid)
     figures["bleu4"] = metrics.bleu4([s["words"] for s in scenes], captions)
-    result = {"model": args.model, "scenes": args.scenes, "attention": "hard" if args.hard else "soft", **figures}
+    result = {"model": args.model, "scene_dir": args.scenes, "attention": "hard" if args.hard else "soft", **figures}
     if args.baseline:
         guesses = nearest_neighbour_captions(images, args.baseline, args.baseline_seed)
         base = metrics.score(scenes, guesses, [[0] * len(g) for g in guesses], grid)
