@@ -96,7 +96,9 @@ std::vector<CaptionObject> read_objects(const SafeTensors& file) {
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string() || !entry.contains("hexcode") ||
         !entry["hexcode"].is_string())
       fail("each of the captioner's objects needs a 'name' and a 'hexcode' (strings)");
-    objects.push_back({entry["name"].get<std::string>(), entry["hexcode"].get<std::string>()});
+    const bool plural = entry.contains("plural") && entry["plural"].is_string();
+    objects.push_back({entry["name"].get<std::string>(), entry["hexcode"].get<std::string>(),
+                       plural ? entry["plural"].get<std::string>() : std::string()});
   }
   return objects;
 }

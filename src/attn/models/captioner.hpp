@@ -30,6 +30,7 @@ struct CaptionerArchitecture {
 
 struct CaptionObject {
   std::string name, hexcode;  // an object the model knows, and its OpenMoji artwork
+  std::string plural;         // its plural as captions write it ("" when the file gives none)
 };
 
 struct CaptionOptions {
