@@ -164,3 +164,19 @@ test('flags that do not fit are refused: --seed without --hard, --hard with a be
   assert.equal(status, 1);
   assert.match(stderr, /not an attnscope-captioner-v1 model/);
 });
+
+test('without -m the shipped model captions: a 12 x 12 grid, each soft map summing to one', () => {
+  const { status, stdout, stderr } = attn(['caption', '--json', PNG, JPEG]);
+  assert.equal(status, 0, stderr);
+  for (const line of stdout.trimEnd().split('\n')) {
+    const json = JSON.parse(line);
+    assert.deepEqual(json.grid, [12, 12]);
+    assert.ok(json.words.length >= 1);
+    assert.equal(json.attention.length, json.words.length);
+    for (const map of json.attention) {
+      assert.equal(map.length, 144);
+      assert.ok(Math.abs(map.reduce((a, b) => a + b, 0) - 1) < 1e-4);
+    }
+    assert.ok(json.log_probs.every((x) => x <= 0));
+  }
+});
