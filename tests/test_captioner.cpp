@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -255,4 +258,29 @@ TEST_CASE("the captioner refuses an image it cannot read with the reason", "[cap
   std::vector<std::uint8_t> rgba;
   for (std::size_t p = 0; p < 16; ++p) rgba.insert(rgba.end(), {rgb[p * 3], rgb[p * 3 + 1], rgb[p * 3 + 2], 255});
   CHECK(model.prepare(rgb.data(), 4, 4, 3) == model.prepare(rgba.data(), 4, 4, 4));
+}
+
+TEST_CASE("the shipped captioner gives the same bits on one thread or two", "[captioner]") {
+  // a 96 x 96 scene: the encoder's rows and the decoder's products large enough for two threads
+  std::ifstream file(std::string(ATTN_MODELS_DIR) + "/captioner.safetensors", std::ios::binary);
+  REQUIRE(file.good());
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
+  const CaptionerModel model = CaptionerModel::load(bytes.str());
+  std::vector<std::uint8_t> pixels(96 * 96 * 4);
+  for (std::size_t i = 0; i < pixels.size(); ++i)
+    pixels[i] = i % 4 == 3 ? 255 : static_cast<std::uint8_t>(i * 29 % 251);
+  const Caption want = model.caption(pixels.data(), 96, 96, 4);
+  REQUIRE_FALSE(want.words.empty());
+  for (int count : {1, 2}) {
+    if (count > 1 && !threads_supported()) continue;
+    set_threads(count);
+    const Caption got = model.caption(pixels.data(), 96, 96, 4);
+    set_threads(1);
+    INFO(count << " thread(s)");
+    CHECK(got.words == want.words);
+    REQUIRE(got.attention.size() == want.attention.size());
+    CHECK(std::memcmp(got.attention.data(), want.attention.data(), want.attention.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(got.log_probs.data(), want.log_probs.data(), want.log_probs.size() * sizeof(float)) == 0);
+  }
 }
