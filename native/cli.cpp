@@ -1,6 +1,6 @@
-// attn: the command-line tool (align, translate, attentions, aer and the aligners' trainers).
-// usage() below is the one statement of its commands and options; command_options() says which
-// options each command takes, and parse() refuses any other.
+// attn: the command-line tool (align, translate, attentions, aer, segment, caption and the aligners'
+// trainers). usage() below is the one statement of its commands and options; command_options()
+// says which options each command takes, and parse() refuses any other.
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 #include "attn/core/error.hpp"
 #include "attn/core/threads.hpp"
 #include "attn/models/segmenter.hpp"
+#include "caption.hpp"
 #include "json_weights.hpp"
 
 namespace {
@@ -155,6 +156,9 @@ struct Arguments {
   bool agreement = false;                                   // hmm-train: both directions trained jointly
   bool source_compounds = false, target_compounds = false;  // hmm-train: a side's compounds split
   int beam = 4;
+  bool beam_given = false;
+  bool json = false, hard = false, seed_given = false;  // caption's
+  std::uint64_t seed = 0;
   int threads = 0;  // 0: every core the hardware offers
   bool pieces = false;
   std::string language = "zh";  // segment: the word tokenizer's language
@@ -201,6 +205,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& command_opt
        {"-s", "-t", "-o", "--min-probability", "--iterations", "--null-probability", "--source-prefix",
         "--target-prefix", "--agreement", "--source-compounds", "--target-compounds", "--threads"}},
       {"upgrade-aligner", {"-i", "-o"}},
+      {"segment", {"--lang", "--dictionary", "-i", "--threads"}},
+      {"caption", {"-m", "--beam", "--hard", "--seed", "--json", "--threads"}},
   };
   return table;
 }
@@ -306,9 +312,17 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
       a.align.shift = true;
     else if (arg == "--threshold")
       a.align.threshold = number();
-    else if (arg == "--beam")
+    else if (arg == "--beam") {
       a.beam = whole_number_flag(arg, value());
-    else if (arg == "--threads") {
+      a.beam_given = true;
+    } else if (arg == "--json")
+      a.json = true;
+    else if (arg == "--hard")
+      a.hard = true;
+    else if (arg == "--seed") {
+      a.seed = cli::seed_flag(arg, value());
+      a.seed_given = true;
+    } else if (arg == "--threads") {
       a.threads = whole_number_flag(arg, value());
       if (a.threads < 1 || a.threads > max_threads)
         fail(arg, " needs a count from 1 to ", max_threads, ", got ", a.threads);
@@ -501,6 +515,19 @@ int attentions(const Arguments& a) {
 }
 
 // Gold lines are Pharaoh links ("s-t" sure, "s?t" possible), or XL-WA's source<TAB>target<TAB>links.
+// The captioner on image files: -m, else the shipped models/captioner.safetensors; greedy unless --beam.
+int caption(const Arguments& a) {
+  if (a.seed_given && !a.hard) fail("--seed is for --hard (the sampled cells); soft attention draws nothing");
+  cli::CaptionArguments arguments;
+  arguments.model = a.model.empty() ? models_directory() + "/captioner.safetensors" : a.model;
+  arguments.images = a.positional;
+  arguments.beam = a.beam_given ? a.beam : 1;
+  arguments.json = a.json;
+  arguments.hard = a.hard;
+  arguments.seed = a.seed;
+  return cli::caption(arguments);
+}
+
 int aer(const Arguments& a) {
   if (a.positional.size() != 2) fail("usage: attn aer GOLD PREDICTED");
   const std::vector<std::string> gold = read_lines(a.positional[0]), predicted = read_lines(a.positional[1]);
@@ -639,6 +666,10 @@ void usage() {
          "the\n"
          "   model file name's, as models/en-fr-transformer.safetensors; with neither --pair nor -m, es)\n"
          "  (align and translate: --threads N, lines on N threads; default: every core)\n"
+         "  attn caption [-m MODEL] [--beam N] [--hard [--seed S]] [--json] IMAGE...   (PNG or JPEG, any size; "
+         "one\n"
+         "   caption a line, or one JSON object {words, grid, attention, log_probs}; --hard samples one cell a word,\n"
+         "   reproducibly for a seed (default 0); default model models/captioner.safetensors)\n"
          "  attn aer GOLD PREDICTED\n"
          "  attn ibm2-train -s SOURCE -t TARGET -o FILE [--min-probability P]\n"
          "  attn hmm-train -s SOURCE -t TARGET -o FILE [--min-probability P] [--iterations N] [--null-probability P]\n"
@@ -696,6 +727,7 @@ int main(int argc, char** argv) {
     if (command == "translate") return translate(arguments);
     if (command == "attentions") return attentions(arguments);
     if (command == "aer") return aer(arguments);
+    if (command == "caption") return caption(arguments);
     if (command == "ibm2-train") return ibm2_train(arguments);
     if (command == "hmm-train") return hmm_train(arguments);
     if (command == "upgrade-aligner") return upgrade_aligner(arguments);

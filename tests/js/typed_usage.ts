@@ -24,6 +24,10 @@ import type {
   Links,
   Model,
   ModelInfo,
+  CaptionerInfo,
+  CaptionerModel,
+  CaptionResult,
+  ImageLike,
   TranslateResult,
   AttentionOptions,
   AttentionOverAttentionResult,
@@ -246,6 +250,33 @@ async function models(attn: Attn, bytes: Uint8Array): Promise<void> {
   reverse.delete();
 }
 void models;
+
+// --- the captioner ----------------------------------------------------------------------------
+async function captions(attn: Attn, bytes: Uint8Array, image: ImageLike): Promise<void> {
+  const captioner = await attn.loadModel<CaptionerModel>(bytes);
+  const info: CaptionerInfo = captioner.info;
+  const isCaptioner: boolean = info.architecture === 'captioner';
+  const hexcodes: string[] = info.objects.map((object) => object.hexcode);
+  const [gridHeight, gridWidth]: readonly [number, number] = info.grid;
+  const result: CaptionResult = captioner.caption(image, { beam: 3 });
+  const sampled = captioner.caption({ data: new Uint8Array(4), width: 1, height: 1 }, { hard: true, seed: 7 });
+  const words: string[] = result.words;
+  const maps: Float32Array = result.attention.data;
+  const [wordCount, height, width] = result.attention.shape;
+  const logProbs: Float32Array = sampled.logProbs;
+  const cells: Int32Array = sampled.cells;
+  void [isCaptioner, hexcodes, gridHeight, gridWidth, words, maps, wordCount, height, width, logProbs, cells, info.imageSize];
+  // @ts-expect-error: an image has width and height
+  captioner.caption({ data: new Uint8Array(4) });
+  // @ts-expect-error: hard is true or false
+  captioner.caption(image, { hard: 'yes' });
+  // @ts-expect-error: a captioner does not translate
+  captioner.translate('a cat');
+  // @ts-expect-error: the objects are read-only
+  info.objects = [];
+  captioner.delete();
+}
+void captions;
 
 // --- the alignment rules (attn.alignment) --------------------------------------------------
 async function rules(attn: Attn, model: Model, reverse: Model, aligner: StatisticalAligner): Promise<void> {

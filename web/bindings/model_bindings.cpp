@@ -1,5 +1,6 @@
 // Translation models and alignment from JS: loadModel(bytes) -> a model handle with info,
-// translate, align; plus the extraction methods and AER on plain matrices and Pharaoh strings.
+// translate, align (a captioner's file: captioner_bindings.cpp's handle); plus the extraction
+// methods and AER on plain matrices and Pharaoh strings.
 #include <emscripten/bind.h>
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "attn/models/rnn.hpp"
 #include "attn/models/safetensors.hpp"
 #include "attn/models/translation_model.hpp"
+#include "captioner_bindings.hpp"
 #include "js_args.hpp"
 
 namespace attn::js {
@@ -266,8 +268,14 @@ val load_statistical_aligner(val bytes) {
   return guarded([&] { return val(StatisticalAligner(file_bytes(bytes))); });
 }
 
+// A translation model's handle, or a captioner's for an attnscope-captioner-v1 file (the file's format says).
 val load_model(val bytes) {
-  return guarded([&] { return val(Model(TranslationModel::load(file_bytes(bytes)))); });
+  return guarded([&] {
+    const SafeTensors file = SafeTensors::parse(file_bytes(bytes));
+    const auto format = file.metadata().find("format");
+    if (format != file.metadata().end() && format->second == "attnscope-captioner-v1") return captioner_handle(file);
+    return val(Model(TranslationModel::load(file)));
+  });
 }
 
 // extractLinks({weights, rows, cols, method: 'argmax' | 'threshold' | 'itermax', threshold})

@@ -190,11 +190,37 @@ function wrapModel(handle, moduleLive) {
         if (!options || options[key] === undefined) continue;
         const handle = options[key] && options[key][HANDLE];
         if (!handle) throw new Error(`align(): ${key} must be an object from ${loader}`);
+        if (options[key].info?.architecture === 'captioner') throw new Error(`align(): ${key} is a captioner, not a translation model`);
         if (handle.isDeleted()) throw new Error(`align(): the ${key} ${key === 'reverse' ? 'model' : 'aligner'} was deleted`);
         settings = { ...settings, [key]: handle };
       }
       return checked(live().align(source, target, settings));
     },
+    delete() {
+      if (!deleted) handle.delete();
+      deleted = true;
+    },
+  });
+}
+
+// A loaded captioner (info.architecture === 'captioner': an attnscope-captioner-v1 file). It holds
+// WebAssembly memory until delete() is called.
+function wrapCaptioner(handle, moduleLive) {
+  let deleted = false;
+  const live = () => {
+    moduleLive();
+    if (deleted) throw new Error('this model was deleted');
+    return handle;
+  };
+  const info = handle.info();
+  info.objects = Object.freeze(info.objects.map((object) => Object.freeze(object)));
+  info.grid = Object.freeze(info.grid);
+  info.vocabulary = Object.freeze(info.vocabulary);
+  return Object.freeze({
+    info: Object.freeze(info),
+    [HANDLE]: handle,
+    // image: an ImageData or { data: Uint8ClampedArray | Uint8Array (RGBA), width, height }, any size
+    caption: (image, options) => checked(live().caption(image, options)),
     delete() {
       if (!deleted) handle.delete();
       deleted = true;
@@ -397,7 +423,8 @@ function wrapModule(module, build, threaded, options) {
   attn.loadModel = async (bytes) => {
     live();
     if (!(bytes instanceof Uint8Array)) throw new Error('loadModel(bytes) needs the model file as a Uint8Array');
-    return wrapModel(checked(module.loadModel(bytes)), live);
+    const handle = checked(module.loadModel(bytes));
+    return handle instanceof module.Captioner ? wrapCaptioner(handle, live) : wrapModel(handle, live);
   };
   // Chinese word segmentation with jieba's dictionary (dist/models/zh-jieba.txt.gz, gzipped or not)
   attn.loadSegmenter = async (bytes) => {

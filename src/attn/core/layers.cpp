@@ -242,6 +242,32 @@ void GruCell::step(int rows, const float* input_projected, float* state) const {
   }
 }
 
+LstmCell::LstmCell(const std::vector<float>& weight_ih, const std::vector<float>& weight_hh, std::vector<float> bias_ih,
+                   std::vector<float> bias_hh, int input, int hidden)
+    : hidden_(hidden),
+      input_(weight_ih, std::move(bias_ih), input, 4 * hidden),
+      recurrent_(weight_hh, std::move(bias_hh), hidden, 4 * hidden) {}
+
+void LstmCell::step(int rows, const float* input_projected, float* hidden, float* cell) const {
+  const int H = hidden_;
+  Scratch gates(static_cast<std::size_t>(rows) * 4 * H);
+  recurrent_.forward(hidden, rows, gates.data());
+  for (int r = 0; r < rows; ++r) {
+    const float* x = input_projected + static_cast<std::size_t>(r) * 4 * H;
+    const float* g = gates.data() + static_cast<std::size_t>(r) * 4 * H;
+    float* h = hidden + static_cast<std::size_t>(r) * H;
+    float* c = cell + static_cast<std::size_t>(r) * H;
+    for (int k = 0; k < H; ++k) {
+      const float input_gate = sigmoid(x[k] + g[k]);
+      const float forget_gate = sigmoid(x[H + k] + g[H + k]);
+      const float candidate = std::tanh(x[2 * H + k] + g[2 * H + k]);
+      const float output_gate = sigmoid(x[3 * H + k] + g[3 * H + k]);
+      c[k] = forget_gate * c[k] + input_gate * candidate;
+      h[k] = output_gate * std::tanh(c[k]);
+    }
+  }
+}
+
 void embed(const std::vector<float>& table, int dim, const int* ids, int rows, float* x) {
   const long long vocab = static_cast<long long>(table.size() / dim);
   for (int r = 0; r < rows; ++r) {

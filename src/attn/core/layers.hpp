@@ -111,6 +111,28 @@ class GruCell {
   Linear input_, recurrent_;
 };
 
+// An LSTM cell in PyTorch's layout (gates i, f, g, o): weight_ih [4 hidden][input], weight_hh
+// [4 hidden][hidden], biases [4 hidden] (either may be empty: no bias).
+//   i = sigmoid(.), f = sigmoid(.), g = tanh(.), o = sigmoid(.) of x W_ih^T + b_ih + h W_hh^T + b_hh
+//   c' = f c + i g,  h' = o tanh(c')
+class LstmCell {
+ public:
+  LstmCell() = default;
+  LstmCell(const std::vector<float>& weight_ih, const std::vector<float>& weight_hh, std::vector<float> bias_ih,
+           std::vector<float> bias_hh, int input, int hidden);
+  int input() const { return input_.in(); }
+  int hidden() const { return hidden_; }
+  // x W_ih^T + b_ih [rows][4 hidden]: a caller that knows many inputs at once projects them together
+  const Linear& input_projection() const { return input_; }
+  // hidden [rows][hidden] and cell [rows][hidden] advance one step given each row's projected
+  // input [rows][4 hidden] (input_projection's output, to which a caller may have added more)
+  void step(int rows, const float* input_projected, float* hidden, float* cell) const;
+
+ private:
+  int hidden_ = 0;
+  Linear input_, recurrent_;
+};
+
 // x [rows][dim] = scale * table[ids[r]] + PE(first_position + r), summed in double: Vaswani et al.'s
 // sinusoidal positions PE[p][2i] = sin(p / 10000^(2i/dim)), PE[p][2i+1] = cos(...). table [vocab][dim];
 // an id outside the vocabulary is an attn::Error.

@@ -65,8 +65,9 @@ std::string join(const std::vector<std::string>& names, const char* separator) {
 
 }  // namespace
 
-TranslationModel TranslationModel::load(std::string bytes) {
-  const SafeTensors file = SafeTensors::parse(std::move(bytes));
+TranslationModel TranslationModel::load(std::string bytes) { return load(SafeTensors::parse(std::move(bytes))); }
+
+TranslationModel TranslationModel::load(const SafeTensors& file) {
   const auto found = file.metadata().find("format");
   const std::string format = found == file.metadata().end() ? "" : found->second;
   if (format == "attnscope-transformer-v1") return TransformerModel::load(file);

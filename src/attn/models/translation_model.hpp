@@ -21,6 +21,7 @@ class TranslationModel {
   // Reads the metadata's "format" and loads that model (every check of RnnModel::load or
   // TransformerModel::load applies); an unknown format is an error naming the known ones.
   static TranslationModel load(std::string bytes);
+  static TranslationModel load(const SafeTensors& file);
 
   // Implicit: either model is a TranslationModel.
   TranslationModel(RnnModel model);

@@ -46,8 +46,9 @@ double length_normalized(const Hypothesis& h) {
 }
 
 struct Decoded {
-  std::vector<int> ids;     // without </s>
-  std::vector<float> maps;  // [steps][map_size], one per predicted piece: ids, then </s> if finished
+  std::vector<int> ids;          // without </s>
+  std::vector<float> maps;       // [steps][map_size], one per predicted piece: ids, then </s> if finished
+  std::vector<float> log_probs;  // [steps]: log p of each predicted piece, as maps
   double log_prob = 0.0;
   bool finished = false;  // ended with </s> (false: stopped at max_length)
 };
@@ -70,17 +71,17 @@ Translation translation_of(Decoded&& decoded, std::vector<float> Translation::*m
 // writing log p(. | ...) [rows][V] and the step's attention [rows][map_size]. The best
 // continuations fill the beam: those ending in </s> finish, the others go on; the best finished
 // hypothesis by GNMT's length penalty wins. beam 1 is greedy (lowest id on ties); beam in 1..64;
-// max_length 0 means 2 source_length + 10.
+// max_length 0 means 2 source_length + 10. `end` is the end token (the tokenizer's </s> by default).
 template <class State, class Step>
 Decoded beam_search(State start_state, Step&& step, int vocab_size, std::size_t map_size, int source_length, int beam,
-                    int max_length, int start) {
+                    int max_length, int start, int end = Bpe::end_id) {
   if (beam < 1 || beam > 64) fail("beam must be in 1..64, got ", beam);
   if (start < 0 || start >= vocab_size) fail("the start piece ", start, " is outside the vocabulary");
   if (max_length < 0) fail("max_length must not be negative");
   if (max_length == 0) max_length = 2 * source_length + 10;
   struct Hypothesis {
     std::vector<int> ids;
-    std::vector<float> maps;
+    std::vector<float> maps, log_probs;
     State state;
     double score = 0.0;
     bool finished = false;
@@ -103,7 +104,8 @@ Decoded beam_search(State start_state, Step&& step, int vocab_size, std::size_t 
       Hypothesis h = alive[c.row];
       h.score = c.score;
       h.maps.insert(h.maps.end(), maps.begin() + c.row * map_size, maps.begin() + (c.row + 1) * map_size);
-      if (c.token == Bpe::end_id) {
+      h.log_probs.push_back(log_probs[static_cast<std::size_t>(c.row) * vocab_size + c.token]);
+      if (c.token == end) {
         h.finished = true;
         h.state = State();  // a finished hypothesis takes no more steps
         finished.push_back(std::move(h));
@@ -118,7 +120,7 @@ Decoded beam_search(State start_state, Step&& step, int vocab_size, std::size_t 
   Hypothesis& best = *std::max_element(finished.begin(), finished.end(), [](const Hypothesis& x, const Hypothesis& y) {
     return length_normalized(x) < length_normalized(y);
   });
-  return {std::move(best.ids), std::move(best.maps), best.score, best.finished};
+  return {std::move(best.ids), std::move(best.maps), std::move(best.log_probs), best.score, best.finished};
 }
 
 }  // namespace attn::detail
