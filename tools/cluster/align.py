@@ -58,10 +58,10 @@ def align_partition(attn, path, start, length, align_args):
 
 def run(client, args, report=print):
     """Aligns args.input into args.output through `client`; the list of failed partitions."""
-    todo = list(partitions(args.input, args.partition_lines))
+    parts = list(partitions(args.input, args.partition_lines))
     in_flight = args.in_flight or 4 * max(1, len(client.scheduler_info()["workers"]))
     futures, attempts, done, failed = {}, {}, {}, []
-    waiting, next_to_write = list(reversed(todo)), 0
+    waiting, next_to_write = list(reversed(parts)), 0
     temporary = Path(f"{args.output}.part-{os.getpid()}")
 
     def submit(part):
@@ -97,7 +97,7 @@ def run(client, args, report=print):
                 next_to_write += 1
             while waiting and len(futures) < in_flight and not failed:
                 pending.add(submit(waiting.pop()))
-    if failed or next_to_write != len(todo):
+    if failed or next_to_write != len(parts):
         temporary.unlink()
         return sorted(failed) or ["not all partitions were aligned"]
     temporary.replace(args.output)
