@@ -168,7 +168,7 @@ TEST_CASE("the captioner's hard attention samples the reference's cells for a se
         tiny_captioner().caption(pixels.data(), image["width"].get<int>(), image["height"].get<int>(), 4, options);
     CHECK(again.cells == caption.cells);
   }
-  SplitMix64 rng(7);
+  Rng rng(7);
   for (const auto& draw : captioner_reference()["splitmix64_seed_7_first_draws"])
     CHECK(rng.next() == std::stoull(draw.get<std::string>()));
 }

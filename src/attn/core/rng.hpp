@@ -20,6 +20,9 @@ class Rng {
 
   // Uniform in [0, 1) with 24 random bits: exactly representable as float.
   float uniform() { return static_cast<float>(next() >> 40) * (1.0f / 16777216.0f); }
+  // Uniform in [0, 1) with 53 random bits, as Python's reference samplers draw it (the captioner's
+  // hard attention: tools/train/captioner/reference.py).
+  double uniform_double() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
  private:
   std::uint64_t state_;

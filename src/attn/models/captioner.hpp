@@ -6,6 +6,8 @@
 // (docs/MODEL_FORMAT.md; the exact math is that of tools/train/captioner/reference.py).
 #pragma once
 
+#include "attn/core/rng.hpp"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,7 +38,7 @@ struct CaptionObject {
 struct CaptionOptions {
   int beam = 1;            // 1: greedy; 1..64 (soft attention only)
   bool hard = false;       // the hard-attention decoder, its cell sampled at every word
-  std::uint64_t seed = 0;  // the hard sampler's SplitMix64 seed
+  std::uint64_t seed = 0;  // the hard sampler's seed (attn::Rng, SplitMix64, uniform_double())
 };
 
 struct Caption {
@@ -98,23 +100,6 @@ class CaptionerModel {
   std::vector<CaptionObject> objects_;
   double pixel_mean_[3] = {0, 0, 0}, pixel_std_[3] = {1, 1, 1};
   std::map<std::string, std::string> metadata_;
-};
-
-// SplitMix64 (Steele et al. 2014): the hard sampler's generator, as the training code's reference
-// draws it, so that --hard --seed S picks the same cells everywhere.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-
- private:
-  std::uint64_t state_;
 };
 
 // The first cell i whose running sum alpha_0 + ... + alpha_i (in double) exceeds u; the last cell

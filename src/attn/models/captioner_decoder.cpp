@@ -50,7 +50,7 @@ void attend(const Grid& grid, int rows, const float* hidden, float* alpha, float
 // One step of every state: log p(. | ...) [rows][V] and alpha [rows][cells]. With a sampler (hard
 // attention, one row), the context is the sampled cell's annotation, its index pushed to `cells`.
 void step(const Grid& grid, std::vector<DecoderState*>& states, const int* previous, float* log_probs, float* alpha,
-          SplitMix64* sampler, std::vector<int>* cells) {
+          Rng* sampler, std::vector<int>* cells) {
   const CaptionerModel::Decoder& d = grid.decoder;
   const CaptionerArchitecture& a = grid.architecture;
   const int rows = static_cast<int>(states.size()), n = a.hidden_size, E = a.embedding_dim, D = a.annotation_dim;
@@ -67,7 +67,8 @@ void step(const Grid& grid, std::vector<DecoderState*>& states, const int* previ
   for (int r = 0; r < rows; ++r) {
     float* z = contexts.data() + static_cast<std::size_t>(r) * D;
     if (sampler) {  // hard: the sampled cell's annotation replaces the weighted mean
-      const int chosen = sample_cell(alpha + static_cast<std::size_t>(r) * a.cells(), a.cells(), sampler->uniform());
+      const int chosen =
+          sample_cell(alpha + static_cast<std::size_t>(r) * a.cells(), a.cells(), sampler->uniform_double());
       cells->push_back(chosen);
       std::copy_n(grid.annotations.data() + static_cast<std::size_t>(chosen) * D, D, z);
     }
@@ -120,7 +121,7 @@ Caption CaptionerModel::decode(const std::vector<float>& annotations, const Capt
   d.init_c.forward(mean.data(), 1, start.cell.data());
   tanh_in_place(start.hidden.data(), n);
   tanh_in_place(start.cell.data(), n);
-  SplitMix64 sampler(options.seed);
+  Rng sampler(options.seed);
   std::vector<int> sampled;
   const auto advance = [&](std::vector<DecoderState*>& states, const int* previous, float* log_probs, float* alpha) {
     step(grid, states, previous, log_probs, alpha, options.hard ? &sampler : nullptr, &sampled);
