@@ -20,6 +20,17 @@ DTYPES = {"F16": np.dtype("<f2"), "F32": np.dtype("<f4"), "I8": np.dtype("i1")}
 NAMES = {dtype: name for name, dtype in DTYPES.items()}
 
 
+def check_tensors(label, expected, tensors):
+    """ValueError naming the first difference between tensors ({name: array}) and the names and
+    shapes a format gives (expected: {name: shape}); label names the format in the message."""
+    missing, unexpected = sorted(set(expected) - set(tensors)), sorted(set(tensors) - set(expected))
+    if missing or unexpected:
+        raise ValueError(f"{label}: tensors missing {missing}, unexpected {unexpected}")
+    for name, shape in expected.items():
+        if tuple(np.shape(tensors[name])) != tuple(shape):
+            raise ValueError(f"tensor {name} has shape {list(np.shape(tensors[name]))}, the architecture gives {list(shape)}")
+
+
 def write(path, tensors, metadata):
     """tensors: {name: float16, float32 or int8 ndarray}; metadata: {str: str}."""
     header = {"__metadata__": {str(k): str(v) for k, v in metadata.items()}}

@@ -111,12 +111,7 @@ def write_model(path, tensors, *, format, architecture, tokenizer, languages, tr
         shapes = transformer_shapes(architecture)
     else:
         raise ValueError(f"unknown format {format!r} (expected {RNN} or {TRANSFORMER})")
-    missing, unexpected = sorted(set(shapes) - set(tensors)), sorted(set(tensors) - set(shapes))
-    if missing or unexpected:
-        raise ValueError(f"{format}: tensors missing {missing}, unexpected {unexpected}")
-    for name, shape in shapes.items():
-        if tuple(np.shape(tensors[name])) != tuple(shape):
-            raise ValueError(f"tensor {name} has shape {np.shape(tensors[name])}, the architecture gives {shape}")
+    safetensors.check_tensors(format, shapes, tensors)
     if dtype == "int8":
         arrays = {}
         for name, value in tensors.items():

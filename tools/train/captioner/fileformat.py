@@ -91,12 +91,7 @@ def write(path, tensors, meta, dtype="f16"):
     docs/MODEL_FORMAT.md §3; other tensors F16). Returns the size in bytes."""
     arch = json.loads(meta["architecture"])
     expected = shapes(arch)
-    missing, unexpected = sorted(set(expected) - set(tensors)), sorted(set(tensors) - set(expected))
-    if missing or unexpected:
-        raise ValueError(f"{FORMAT}: tensors missing {missing}, unexpected {unexpected}")
-    for name, shape in expected.items():
-        if tuple(np.shape(tensors[name])) != tuple(shape):
-            raise ValueError(f"tensor {name} has shape {list(np.shape(tensors[name]))}, the architecture gives {list(shape)}")
+    safetensors.check_tensors(FORMAT, expected, tensors)
     missing_keys = [k for k in METADATA_KEYS if k not in meta]
     if missing_keys:
         raise ValueError(f"{FORMAT}: metadata missing {missing_keys}")
