@@ -10,6 +10,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/models/captioner.hpp"
+#include "files.hpp"
 #include "image.hpp"
 
 namespace attn::cli {
@@ -25,14 +26,6 @@ std::string read_image_file(const std::string& path) {
   if (size > max_image_file_bytes)
     fail(path, ": the file has ", size, " bytes, more than the limit of ", max_image_file_bytes, " (64 MiB)");
   in.seekg(0);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-std::string model_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open the model '", path, "'");
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
@@ -65,7 +58,7 @@ std::uint64_t seed_flag(const std::string& flag, const std::string& text) {
 
 int caption(const CaptionArguments& a) {
   if (a.images.empty()) fail("usage: attn caption [-m MODEL] [--beam N] [--hard [--seed S]] [--json] IMAGE...");
-  const CaptionerModel model = CaptionerModel::load(model_bytes(a.model));
+  const CaptionerModel model = CaptionerModel::load(read_file(a.model));
   CaptionOptions options;
   options.beam = a.beam;
   options.hard = a.hard;

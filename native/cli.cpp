@@ -25,24 +25,18 @@
 #include "attn/core/threads.hpp"
 #include "attn/models/segmenter.hpp"
 #include "caption.hpp"
+#include "files.hpp"
 #include "json_weights.hpp"
 
 namespace {
 
 using namespace attn;
+using attn::cli::read_file;
 
 // Shipped models: ATTN_MODELS, else the source tree's models/ this binary was built from.
 std::string models_directory() {
   if (const char* directory = std::getenv("ATTN_MODELS")) return directory;
   return ATTN_DEFAULT_MODELS;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open '", path, "'");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
 }
 
 // The language a model loaded from `path` writes, for a multilingual file: `target` when given
