@@ -11,7 +11,7 @@ import torch
 from tools.data.scenes import generate, grammar, objects
 from . import fileformat
 from .model import PIXEL_MEAN, PIXEL_STD, Captioner
-from .train import RUNS
+from .train import RUNS, sizes_of
 
 DATA = (f"OpenMoji {objects.OPENMOJI_VERSION} colour emoji (https://openmoji.org, {objects.OPENMOJI_LICENSE}), "
         f"{len(objects.OBJECTS)} kinds, composed into scenes of 1-4 objects by tools/data/scenes "
@@ -22,9 +22,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="models/captioner.safetensors")
     p.add_argument("--dtype", choices=("f16", "f32", "int8"), default="f16")
+    p.add_argument("--runs", type=Path, default=RUNS, help="the training checkpoints' directory")
     args = p.parse_args()
-    soft, hard = torch.load(RUNS / "soft.pt"), torch.load(RUNS / "hard.pt")
-    model = Captioner(len(grammar.VOCABULARY))
+    soft, hard = torch.load(args.runs / "soft.pt"), torch.load(args.runs / "hard.pt")
+    model = Captioner(len(grammar.VOCABULARY), sizes_of(soft["args"]["channels"]))
     model.load_state_dict(soft["model"])
     model.hard.load_state_dict({k[len("hard."):]: v for k, v in hard["model"].items() if k.startswith("hard.")})
     model.eval()

@@ -24,7 +24,7 @@ from tools.data.scenes import generate, grammar
 from . import metrics, pixels
 from .model import PIXEL_MEAN, PIXEL_STD, SIZES, Captioner, grid_side
 
-RUNS = Path("runs/captioner")
+RUNS = Path("runs/captioner")  # the default --runs
 VOCAB = {w: i for i, w in enumerate(grammar.VOCABULARY)}
 BOS, EOS = VOCAB[grammar.BOS], VOCAB[grammar.EOS]
 RESAMPLES = ("lanczos", "bicubic", "bilinear", "box")
@@ -78,6 +78,11 @@ class Batches(torch.utils.data.Dataset):
     def __getitem__(self, i):
         torch.set_num_threads(1)
         return training_batch(self.seed, self.start + i, self.batch_size)
+
+
+def sizes_of(channels):
+    """SIZES with the encoder's channels given as "16,32,64,128" (a checkpoint's --channels)."""
+    return {**SIZES, "channels": [int(c) for c in str(channels).split(",")]}
 
 
 def soft_loss(model, batch, penalty):
@@ -149,12 +154,20 @@ def main():
     p.add_argument("--eval-scenes", type=int, default=300)
     p.add_argument("--checkpoint-minutes", type=float, default=10)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--channels", default=",".join(map(str, SIZES["channels"])),
+                   help="the encoder's channels per block, comma-separated (soft; hard takes soft.pt's)")
+    p.add_argument("--runs", type=Path, default=RUNS, help="where checkpoints and curve.jsonl go")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    RUNS.mkdir(parents=True, exist_ok=True)
-    path = RUNS / f"{args.phase}.pt"
-    model = Captioner(len(grammar.VOCABULARY))
+    runs = args.runs
+    runs.mkdir(parents=True, exist_ok=True)
+    path = runs / f"{args.phase}.pt"
+    if args.phase == "hard" and not path.exists():
+        args.channels = torch.load(runs / "soft.pt")["args"].get("channels", args.channels)
+    elif path.exists():
+        args.channels = torch.load(path)["args"].get("channels", args.channels)
+    model = Captioner(len(grammar.VOCABULARY), sizes_of(args.channels))
     if args.phase == "hard":
         params = list(model.hard.parameters())
         peak = args.rate or 5e-4
@@ -170,7 +183,7 @@ def main():
         state = saved["state"]
         print(f"resumed {path} at step {state['step']}", flush=True)
     elif args.phase == "hard":
-        soft = torch.load(RUNS / "soft.pt")
+        soft = torch.load(runs / "soft.pt")
         model.load_state_dict(soft["model"])
         model.hard.load_state_dict(model.decoder.state_dict())
         print("hard decoder starts from the soft decoder of runs/captioner/soft.pt", flush=True)
@@ -198,7 +211,7 @@ def main():
             figures = evaluate(model, held_out, hard=args.phase == "hard", seed=args.seed)
             point = {"phase": args.phase, "minutes": round((time.time() - started) / 60, 2), "step": step, **figures}
             state["curve"].append(point)
-            with open(RUNS / "curve.jsonl", "a") as f:
+            with open(runs / "curve.jsonl", "a") as f:
                 f.write(json.dumps(point) + "\n")
             print("eval " + json.dumps(point), flush=True)
             if args.phase == "hard":
@@ -223,7 +236,7 @@ def main():
     figures = evaluate(model, held_out, hard=args.phase == "hard", seed=args.seed)
     point = {"phase": args.phase, "minutes": round((time.time() - started) / 60, 2), "step": state["step"], **figures}
     state["curve"].append(point)
-    with open(RUNS / "curve.jsonl", "a") as f:
+    with open(runs / "curve.jsonl", "a") as f:
         f.write(json.dumps(point) + "\n")
     print("eval " + json.dumps(point), flush=True)
     checkpoint()
