@@ -82,7 +82,7 @@ for (let round = 1; round <= options.rounds; round++) {
   for (const { impl, command, args: commandArgs, env } of order) {
     const lines = records(run(command, commandArgs, { env }));
     for (const line of lines) {
-      const record = { impl, ...line, round, case: 'greedy caption' };
+      const record = { impl, ...line, round, case: 'greedy caption', reps: options.reps, warmup: options.warmup };
       if (record.caption !== expected[record.scene]) {
         log(`${impl} captions scene ${record.scene} (${pngs[record.scene]}) "${record.caption}", PyTorch's training model "${expected[record.scene]}"`);
         process.exit(1);

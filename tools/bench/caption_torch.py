@@ -189,8 +189,8 @@ def blas():
         maps = Path("/proc/self/maps").read_text()
     except OSError:
         return ""
-    names = sorted({Path(line.split()[-1]).parent.name + "/" + Path(line.split()[-1]).name
-                    for line in maps.splitlines() if "blas" in line.split()[-1]})
+    files = {Path(line.split()[-1]) for line in maps.splitlines() if "blas" in line.split()[-1]}
+    names = sorted(f"{f.parent.name}/{f.name}" for f in files if "lapack" not in f.name)
     return ", ".join(names)
 
 
