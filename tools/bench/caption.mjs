@@ -5,9 +5,10 @@
 //   onnxruntime-web    1.30.0, wasm EP, SIMD, one thread, on the two graphs caption_torch.py exports
 //                      (encoder; one decoder step), the greedy loop in JavaScript (caption_wasm.mjs ort)
 // Held-out scenes from tools/data/scenes (seed 2). Rounds: each implementation once a round, in a
-// rotating order, each a fresh process that warms up and prints its median per scene. Every
+// rotating order, each a fresh process that warms up (native: 30 captions a scene; the others: the
+// scenes in turn for --warmup-ms, for V8's and PyTorch's first calls) and prints its median per scene. Every
 // implementation must write the training model's caption of every scene, or this exits with 1.
-//   node tools/bench/caption.mjs [--rounds 10] [--reps 30] [--warmup 30] [--scenes 4] [--work build/caption-bench]
+//   node tools/bench/caption.mjs [--rounds 10] [--reps 30] [--warmup-ms 2000] [--scenes 4] [--work build/caption-bench]
 // stdout: one JSON line per implementation, scene and round; stderr: progress, then the table
 // (tools/bench/caption_report.mjs). onnxruntime-web is installed into the work folder from the
 // whole-Transformer benchmark's pinned package-lock.json ($ORT_PACKAGE_DIR, default ../shared/bench/models).
@@ -17,12 +18,12 @@ import { resolve } from 'node:path';
 import { captionTable } from './caption_report.mjs';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
-const options = { rounds: 10, reps: 30, warmup: 30, scenes: 4, work: 'build/caption-bench', model: 'models/captioner.safetensors' };
+const options = { rounds: 10, reps: 30, 'warmup-ms': 2000, scenes: 4, work: 'build/caption-bench', model: 'models/captioner.safetensors' };
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i += 2) {
   const key = args[i].replace(/^--/, '');
   if (!(key in options) || args[i + 1] === undefined) {
-    console.error('usage: node tools/bench/caption.mjs [--rounds N] [--reps N] [--warmup N] [--scenes N] [--work DIR] [--model FILE]');
+    console.error('usage: node tools/bench/caption.mjs [--rounds N] [--reps N] [--warmup-ms MS] [--scenes N] [--work DIR] [--model FILE]');
     process.exit(2);
   }
   options[key] = typeof options[key] === 'number' ? Number(args[i + 1]) : args[i + 1];
@@ -64,7 +65,7 @@ if (!ort) {
   ort = existsSync(`${work}/node_modules/onnxruntime-web`);
 }
 
-const reps = String(options.reps), warmup = String(options.warmup);
+const reps = String(options.reps), warmup = String(options['warmup-ms']);
 const implementations = [
   { impl: 'attn-native-simd', command: `${root}/build/bin/attn_bench_caption`,
     args: ['--model', options.model, '--rgba', `${work}/scenes.rgba`, '--reps', reps, '--greedy'] },
@@ -82,7 +83,7 @@ for (let round = 1; round <= options.rounds; round++) {
   for (const { impl, command, args: commandArgs, env } of order) {
     const lines = records(run(command, commandArgs, { env }));
     for (const line of lines) {
-      const record = { impl, ...line, round, case: 'greedy caption', reps: options.reps, warmup: options.warmup };
+      const record = { impl, ...line, round, case: 'greedy caption', reps: options.reps, warmupMs: options['warmup-ms'] };
       if (record.caption !== expected[record.scene]) {
         log(`${impl} captions scene ${record.scene} (${pngs[record.scene]}) "${record.caption}", PyTorch's training model "${expected[record.scene]}"`);
         process.exit(1);

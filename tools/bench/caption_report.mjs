@@ -53,7 +53,8 @@ WebAssembly SIMD128 (Node); PyTorch ${about('pytorch-cpu-1t', 'torch') ?? ''} ru
 (\`torch.set_num_threads(1)\`, eval, no_grad; BLAS: ${about('pytorch-cpu-1t', 'blas') || '?'}); onnxruntime-web
 ${about('onnxruntime-web', 'version') ?? ''} (wasm EP, SIMD, one thread) on the network exported as two ONNX graphs (the encoder, one
 decoder step), its greedy loop in JavaScript. Each implementation ran once a round in a rotating order,
-a fresh process that captions each scene ${records[0].warmup ?? 30} times to warm up (native: 30), then times ${records[0].reps ?? 30} and keeps the median;
+a fresh process that warms up (natively 30 captions a scene; the others caption the scenes in turn for
+${records[0].warmupMs ?? 2000} ms), then times ${records[0].reps ?? 30} captions a scene and keeps the median;
 every one wrote the same captions (the benchmark stops otherwise).
 
 ${captionTable(records)}

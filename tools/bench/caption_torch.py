@@ -12,8 +12,9 @@ the network every implementation runs is convolution, bias and ReLU. Run from th
   /usr/bin/python3 -m tools.bench.caption_torch export MODEL SCENE.png... OUT_DIR
       OUT_DIR/caption_encoder.onnx, caption_step.onnx, scenes.rgba (the scenes' RGBA bytes, back to
       back) and scenes.json (the vocabulary, and each scene's caption by the training model)
-  /usr/bin/python3 -m tools.bench.caption_torch time MODEL OUT_DIR [REPS] [WARMUP]
-      one JSON line per scene: the median ms of REPS greedy captions after WARMUP, and the caption
+  /usr/bin/python3 -m tools.bench.caption_torch time MODEL OUT_DIR [REPS] [WARMUP_MS]
+      the scenes captioned in turn for WARMUP_MS, then REPS times each, in turn; one JSON line per
+      scene: the median ms of its greedy captions, and the caption
 """
 import json
 import sys
@@ -194,25 +195,27 @@ def blas():
     return ", ".join(names)
 
 
-def time_main(model_path, work, reps, warmup):
+def time_main(model_path, work, reps, warmup_ms):
     torch.set_num_threads(1)
     model, meta = load(model_path)
     about = json.loads((work / "scenes.json").read_text())
     side = about["image_size"]
     data = np.frombuffer(bytearray((work / "scenes.rgba").read_bytes()), dtype=np.uint8).reshape(-1, side, side, 4)
-    for index, image in enumerate(data):
-        image = np.ascontiguousarray(image)
-        words = []
-        for _ in range(warmup):
-            words = caption(model, meta, image)
-        times = []
-        for _ in range(reps):
+    images = [np.ascontiguousarray(image) for image in data]
+    start, i = time.perf_counter(), 0
+    while i < 10 * len(images) or time.perf_counter() - start < warmup_ms / 1e3:
+        caption(model, meta, images[i % len(images)])
+        i += 1
+    times, words = [[] for _ in images], [[] for _ in images]
+    for _ in range(reps):
+        for index, image in enumerate(images):
             start = time.perf_counter()
-            words = caption(model, meta, image)
-            times.append((time.perf_counter() - start) * 1e3)
+            words[index] = caption(model, meta, image)
+            times[index].append((time.perf_counter() - start) * 1e3)
+    for index, ms in enumerate(times):
         print(json.dumps({"impl": "pytorch-cpu-1t", "threads": torch.get_num_threads(), "scene": index,
-                          "words": len(words), "ms": round(sorted(times)[reps // 2], 3),
-                          "caption": " ".join(words), "torch": torch.__version__, "blas": blas()}), flush=True)
+                          "words": len(words[index]), "ms": round(sorted(ms)[reps // 2], 3),
+                          "caption": " ".join(words[index]), "torch": torch.__version__, "blas": blas()}), flush=True)
 
 
 def main():
@@ -221,7 +224,7 @@ def main():
         export_main(Path(args[1]), [Path(a) for a in args[2:-1]], Path(args[-1]))
     elif 3 <= len(args) <= 5 and args[0] == "time":
         time_main(Path(args[1]), Path(args[2]), int(args[3]) if len(args) > 3 else 30,
-                  int(args[4]) if len(args) > 4 else 30)
+                  int(args[4]) if len(args) > 4 else 2000)
     else:
         sys.exit(__doc__)
 

@@ -3,22 +3,23 @@
 // onnxruntime-web (wasm EP, SIMD, numThreads 1) on the two graphs of tools/bench/caption_torch.py,
 // its greedy loop here as attnscope's is in C++: encode once, then one step a word, the largest
 // logit the next word, until the end token or max_words.
-//   node tools/bench/caption_wasm.mjs attn|ort WORK_DIR [REPS] [WARMUP]
+//   node tools/bench/caption_wasm.mjs attn|ort WORK_DIR [REPS] [WARMUP_MS]
 // WORK_DIR holds scenes.rgba, scenes.json and the graphs (caption_torch.py export), and
-// node_modules/onnxruntime-web for ort. One JSON line per scene: the median ms of REPS captions
-// after WARMUP (V8 compiles WebAssembly in tiers: the first captions run its baseline code).
+// node_modules/onnxruntime-web for ort. The scenes are captioned in turn for WARMUP_MS (V8 compiles
+// WebAssembly in tiers: the first captions run its baseline code), then REPS times each, in turn;
+// one JSON line per scene: the median ms and the caption.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [which, workArg, repsArg = '30', warmupArg = '30'] = process.argv.slice(2);
+const [which, workArg, repsArg = '30', warmupArg = '2000'] = process.argv.slice(2);
 if (!['attn', 'ort'].includes(which) || !workArg) {
-  console.error('usage: node tools/bench/caption_wasm.mjs attn|ort WORK_DIR [REPS] [WARMUP]');
+  console.error('usage: node tools/bench/caption_wasm.mjs attn|ort WORK_DIR [REPS] [WARMUP_MS]');
   process.exit(2);
 }
 const work = resolve(workArg);
-const reps = Number(repsArg), warmup = Number(warmupArg);
+const reps = Number(repsArg), warmupMs = Number(warmupArg);
 const about = JSON.parse(readFileSync(`${work}/scenes.json`, 'utf8'));
 const side = about.image_size;
 const rgba = new Uint8Array(readFileSync(`${work}/scenes.rgba`));
@@ -71,16 +72,18 @@ async function onnxruntime() {
 }
 
 const impl = which === 'attn' ? await attnscope() : await onnxruntime();
-for (const [scene, image] of images.entries()) {
-  let words = [];
-  for (let i = 0; i < warmup; i++) words = await impl.caption(image);
-  const times = [];
-  for (let r = 0; r < reps; r++) {
+const warmupStart = performance.now();
+for (let i = 0; i < 10 * images.length || performance.now() - warmupStart < warmupMs; i++) await impl.caption(images[i % images.length]);
+const times = images.map(() => []), words = images.map(() => []);
+for (let r = 0; r < reps; r++) {
+  for (const [scene, image] of images.entries()) {
     const start = performance.now();
-    words = await impl.caption(image);
-    times.push(performance.now() - start);
+    words[scene] = await impl.caption(image);
+    times[scene].push(performance.now() - start);
   }
-  times.sort((a, b) => a - b);
-  console.log(JSON.stringify({ ...impl.about, scene, words: words.length, ms: +times[reps >> 1].toFixed(3),
-    caption: words.join(' ') }));
+}
+for (const [scene, ms] of times.entries()) {
+  ms.sort((a, b) => a - b);
+  console.log(JSON.stringify({ ...impl.about, scene, words: words[scene].length, ms: +ms[reps >> 1].toFixed(3),
+    caption: words[scene].join(' ') }));
 }
