@@ -181,7 +181,7 @@ def export_main(model_path, images, out):
         "eos_id": meta["eos_id"], "max_words": arch["max_words"], "hidden_size": arch["hidden_size"],
         "scenes": scenes}, indent=1) + "\n")
     print(f"{out}: caption_encoder.onnx, caption_step.onnx (opset {OPSET}) and {len(scenes)} scenes, "
-          f"torch {torch.__version__}", file=sys.stderr)
+          f"torch {torch.__version__}")
 
 
 def blas():
