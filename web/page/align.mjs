@@ -59,7 +59,7 @@ export function showDrawnBy(element, facts, file, what) {
   element.replaceChildren(`Drawn by ${describe(facts, file)}${what ? ` · ${what}` : ''}. `, cardLink(facts, file));
 }
 
-/** The worker's familiarity of a result (web/familiarity.mjs: {level, text}) in `element`, which
+/** The worker's familiarity of a result (web/page/familiarity.mjs: {level, text}) in `element`, which
  * is hidden where there is none (a method without the pair's forward model, or not measured). */
 export function showFamiliarity(element, familiarity) {
   element.hidden = !familiarity;
