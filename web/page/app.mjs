@@ -18,6 +18,7 @@ import { idOfKey, startTabs } from './tabs.mjs';
 import { TranslateView } from './translate.mjs';
 import { WorkerClient } from './worker-client.mjs';
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 
 // A heatmap's zoom as a hash field.

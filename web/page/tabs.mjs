@@ -39,6 +39,7 @@ export function viewOfHash(hash, sectionOf) {
   return VIEWS.find(([, section]) => sections.has(section))?.[0] ?? DEFAULT_VIEW;
 }
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 const sectionInPage = (id) => $(id)?.closest('main > section')?.id ?? null;
 
