@@ -155,6 +155,10 @@ ${table(native1, [torch1, col('native', 'attn-native-scalar', 1)], { peak: nativ
 
 OpenBLAS SGEMM 2048×2048, one thread: ${sgemm ? `${fmt(sgemm.gflops)} GFLOP/s` : '—'}.
 
+The same kernels built for AVX2 + FMA (\`cmake --preset native-avx2\`, \`-march=x86-64-v3\`: ${lines.find((l) => l.isa && l.run === 'native-avx2')?.isa ?? '?'}) on the same machine, beside the same PyTorch rounds:
+
+${table(col('native-avx2', 'attn-native-simd', 1, 'attn-native-simd, AVX2'), [torch1, native1])}
+
 ## Native, ${nativeThreads} threads
 
 ${table(nativeN, [native1b, torchN], { shapes: COMPUTE_BOUND })}
