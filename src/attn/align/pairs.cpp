@@ -20,7 +20,7 @@ const char* const multilingual_transformer = "multilingual-transformer.safetenso
 // A pair whose attention models are the multilingual Transformer's directions, with its HMM
 // aligner. Its default is the hybrid (both directions' attention mixed with the HMM's posteriors),
 // which measured better than the HMM alone on every one of these pairs' dev sets
-// (models/MODEL_CARD.md, tools/eval_pairs.sh), at the posterior threshold chosen on en-es (0.35)
+// (models/MODEL_CARD.md, tools/eval/pairs.sh), at the posterior threshold chosen on en-es (0.35)
 // and the library's statistical weight, 0.4 (methods.hpp), for every pair.
 // `--method attention` is soft-threshold at 0.4 for every pair: with the fifth release it measured
 // best of the attention-only extractions on every pair's dev set (soft-itermax, soft-threshold at

@@ -2,8 +2,8 @@
 # Alignment error rate of every language pair on its gold dev set (XL-WA's; Europarl's for en-fr
 # and en-de, with possible links), through `attn align --pair`, one line per pair and method:
 #
-#   tools/eval_pairs.sh [-m MODEL] [--methods "M1 M2 ..."] [--thresholds "T1 T2 ..."] [en-XX ...]
-#   tools/eval_pairs.sh --record models/dev-aer.tsv
+#   tools/eval/pairs.sh [-m MODEL] [--methods "M1 M2 ..."] [--thresholds "T1 T2 ..."] [en-XX ...]
+#   tools/eval/pairs.sh --record models/dev-aer.tsv
 #
 # Default methods: the pair's default (--pair alone), hmm, and the attention-only extractions
 # argmax, intersection, union, grow-diag-final-and, soft-itermax and soft-threshold at each of
@@ -17,7 +17,7 @@
 # ATTN=path/to/attn to use another build (default build/bin/attn); ALIGN_ARGS="--statistical-weight
 # 0.5" adds options to every `attn align` (not with --record).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 attn=${ATTN:-build/bin/attn}
 model=""
 record=""
@@ -54,7 +54,7 @@ if [ -n "$record" ]; then
   exec > "$record.partial"
   echo "# Dev-set AER of every language pair's alignment methods, as \`attn align --pair P --method M\`"
   echo "# gives them with the shipped models and default thresholds, on the gold dev sets (XL-WA's;"
-  echo "# Europarl's for en-de and en-fr). Written by tools/eval_pairs.sh --record; do not edit."
+  echo "# Europarl's for en-de and en-fr). Written by tools/eval/pairs.sh --record; do not edit."
   echo "# The models measured (any change to one of them makes this table stale):"
   for file in models/*.safetensors; do
     [ -L "$file" ] || echo "# model $(basename "$file") sha256 $(sha256sum "$file" | cut -d' ' -f1)"

@@ -6,13 +6,13 @@
 //     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data?, section (the model card's heading) } },
 //     familiarity: { 'en-fr': { file, forced: [99 percentiles], translated: [99] }, … } }
 // and each pair gains devAer: { method: dev-set AER } from models/dev-aer.tsv (what
-// tools/eval_pairs.sh --record measured with these files), so the page can say how well each
+// tools/eval/pairs.sh --record measured with these files), so the page can say how well each
 // method aligns and what drew a figure.
 // The pairs, their files by role and their default alignment method come from the built module's
 // attn.alignment.pairs (attn/align/pairs.hpp), so the index never copies that list; a pair keeps
 // only the files this build ships, and a pair with none is left out. web/CMakeLists.txt runs it
 // after linking the module and copying the models:
-//   node tools/make_model_index.mjs web/dist simd|scalar
+//   node tools/build/make_model_index.mjs web/dist simd|scalar
 import { createHash } from 'node:crypto';
 import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 
 const [dist, flavour] = process.argv.slice(2);
 if (!dist || !['simd', 'scalar'].includes(flavour)) {
-  console.error('usage: node tools/make_model_index.mjs DIST simd|scalar');
+  console.error('usage: node tools/build/make_model_index.mjs DIST simd|scalar');
   process.exit(2);
 }
 
@@ -51,22 +51,22 @@ for (const file of models.filter((file) => !statistical.has(file))) {
 }
 
 // models/dev-aer.tsv: pair -> method -> AER (comment lines start with #)
-const table = await readFile(new URL('../models/dev-aer.tsv', import.meta.url), 'utf8').catch(() => '');
+const table = await readFile(new URL('../../models/dev-aer.tsv', import.meta.url), 'utf8').catch(() => '');
 for (const line of table.split('\n').filter((l) => l && !l.startsWith('#')).slice(1)) {
   const [pair, method, aer] = line.split('\t');
   if (pairs[pair] && Number.isFinite(Number(aer))) (pairs[pair].devAer ??= {})[method] = Number(aer);
 }
 
-// models/familiarity.json (tools/familiarity.mjs): each direction's held-out score percentiles, which
+// models/familiarity.json (tools/eval/familiarity.mjs): each direction's held-out score percentiles, which
 // the worker places a sentence pair among (web/familiarity.mjs); a direction whose model file
 // changed since it was measured is left out (its line then does not appear), with a warning.
 const familiarity = {};
-const measured = JSON.parse(await readFile(new URL('../models/familiarity.json', import.meta.url), 'utf8').catch(() => '{}'));
+const measured = JSON.parse(await readFile(new URL('../../models/familiarity.json', import.meta.url), 'utf8').catch(() => '{}'));
 for (const [direction, reference] of Object.entries(measured.directions ?? {})) {
   if (!models.includes(reference.file)) continue;
   const digest = createHash('sha256').update(await readFile(resolve(folder, reference.file))).digest('hex');
   if (digest !== measured.models?.[reference.file]) {
-    console.warn(`make_model_index: ${reference.file} changed since models/familiarity.json: rerun tools/familiarity.mjs`);
+    console.warn(`make_model_index: ${reference.file} changed since models/familiarity.json: rerun tools/eval/familiarity.mjs`);
     continue;
   }
   familiarity[direction] = { file: reference.file, forced: reference.forced, translated: reference.translated };
@@ -97,7 +97,7 @@ function trainingMinutes(training) {
   return minutes;
 }
 // The model card's section on each kind of file: a heading ("## ...") it must have.
-const card = await readFile(new URL('../models/MODEL_CARD.md', import.meta.url), 'utf8');
+const card = await readFile(new URL('../../models/MODEL_CARD.md', import.meta.url), 'utf8');
 const section = (title) => {
   if (!card.split('\n').includes(`## ${title}`)) throw new Error(`models/MODEL_CARD.md has no section "## ${title}"`);
   return title;

@@ -1,7 +1,7 @@
 // WebAssembly memory for one 4096 x 4096 x 64 attention without weights: heapBytes() before and
 // after (the heap grows only by what the call needs; the score matrix alone would be 64 MiB).
-//   node tools/bench_memory.mjs
-import loadAttn from '../web/dist/attn.mjs';
+//   node tools/bench/memory.mjs
+import loadAttn from '../../web/dist/attn.mjs';
 
 const length = 4096, dim = 64;
 for (const simd of [true, false]) {

@@ -7,19 +7,19 @@
 //   - the attention kernels, softmax(QK^T/sqrt(d))V (attention() against ORT's sdpa.onnx).
 // Prints one JSON line per row (median ms, the ratio of medians against the relaxed build and the
 // median and range of the per-round ratios), then the summary. A benchmark, not a test.
-//   node tools/bench_browser.mjs [ROUNDS=20] [WARMUP_MS=1500] [--threads]
+//   node tools/bench/browser.mjs [ROUNDS=20] [WARMUP_MS=1500] [--threads]
 // --threads adds the relaxed build on two threads to the model rows. Needs web/dist (./run build)
 // and the model bench's work folder, MODEL_BENCH_DIR (default build/model-bench: bench.safetensors,
 // the ONNX graphs, pairs_ids.json and onnxruntime-web, which ../shared/bench/models/run writes).
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { serve } from './serve.mjs';
+import { serve } from '../serve.mjs';
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const [rounds = 20, warmupMs = 1500] = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
 const threads2 = flags.includes('--threads');
-const root = resolve(new URL('..', import.meta.url).pathname);
+const root = resolve(new URL('../..', import.meta.url).pathname);
 const work = resolve(process.env.MODEL_BENCH_DIR || 'build/model-bench');
 const peers = resolve(process.env.SHARED_PEERS || `${root}/../shared/bench/peers`);
 const ortDist = `${work}/node_modules/onnxruntime-web/dist`;
@@ -42,7 +42,7 @@ symlinkSync(`${root}/web/dist`, `${site}/dist`);
 symlinkSync(ortDist, `${site}/ort`);
 symlinkSync(work, `${site}/work`);
 symlinkSync(`${peers}/sdpa.onnx`, `${site}/sdpa.onnx`);
-symlinkSync(`${root}/tools/bench_browser_page.mjs`, `${site}/bench.mjs`);
+symlinkSync(`${root}/tools/bench/browser_page.mjs`, `${site}/bench.mjs`);
 writeFileSync(`${site}/index.html`, '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>attnscope bench</title>\n');
 
 const shapes = [[1, 8, 128, 128, 64], [1, 1, 512, 512, 64], [1, 4, 32, 32, 64], [1, 1, 16, 16, 64]];

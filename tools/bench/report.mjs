@@ -1,9 +1,9 @@
 // Turns the JSON lines of `./run bench` (build/bench/results.jsonl, each tagged with "run") into
 // docs/BENCHMARKS.md: tables of times and of our speed-ups over each peer, measured in one run,
 // and a plot of time against sequence length (docs/benchmarks-scaling.svg, .png).
-//   node tools/bench_report.mjs build/bench/results.jsonl
+//   node tools/bench/report.mjs build/bench/results.jsonl
 import { readFileSync, writeFileSync } from 'node:fs';
-import { modelSection } from './bench_model_report.mjs';
+import { modelSection } from './model_report.mjs';
 
 const [file = 'build/bench/results.jsonl'] = process.argv.slice(2);
 const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -120,7 +120,7 @@ shared virtual machines.
 - WebAssembly: \`../shared/bench/peers/run --attn web/dist/attn.mjs [--threads ${wasmThreads}]\` in Node ${meta.node ?? ''} (the V8 of Chrome),
   emscripten 3.1.6 \`-O3 -msimd128 -msse4.1\` (SIMD build), \`-O3\` (scalar build), \`-pthread\` (threads builds), median of 30 per round.
 - Peaks, one thread, registers only: fused multiply-add natively (\`attn_bench --peak\`): ${nativePeak ? `**${fmt(nativePeak.gflops)} GFLOP/s** (${nativePeak.isa})` : '—'};
-  WebAssembly SIMD128 multiply and add (no FMA in WebAssembly; \`node tools/bench_peak.mjs\`): ${wasmPeak ? `**${fmt(wasmPeak.gflops)} GFLOP/s**` : '—'}.
+  WebAssembly SIMD128 multiply and add (no FMA in WebAssembly; \`node tools/bench/peak.mjs\`): ${wasmPeak ? `**${fmt(wasmPeak.gflops)} GFLOP/s**` : '—'}.
   "Share of peak" is a shape's GFLOP/s (4·L·S·D + 5·L·S per head) over that figure.
 
 ## WebAssembly, one thread
@@ -142,7 +142,7 @@ ratios with their ranges, and the module alone (\`--only attn-wasm-simd,attn-was
 
 Every 2-thread call of ours in these rounds also finds the pool's Worker asleep (it watches for
 0.2 ms after a call; the other implementations ran in between), and waking a sleeping thread is
-slow on this virtual machine: \`node tools/bench_wake.mjs\` measured 96-124 µs from \`Atomics.notify\` until
+slow on this virtual machine: \`node tools/bench/wake.mjs\` measured 96-124 µs from \`Atomics.notify\` until
 a plain Node Worker ran (90th percentile 130-945 µs), and the module's 2-thread calls over one
 thread at 1.60-1.66× for 1x8x128x128x64 with the Worker asleep, 1.81-1.83× right after another call
 (1x1x512x512x64: 1.42-1.46× and 1.55-1.59×; two runs of 300 rounds).
@@ -182,7 +182,7 @@ beam search runs to the length limit, so its translation time is a pessimistic b
 
 Every timed result matched the float64 reference: largest max abs error ${worst.toExponential(2)}.
 
-${modelSection(new URL('../build/model-bench', import.meta.url).pathname, meta.date ?? '')}
+${modelSection(new URL('../../build/model-bench', import.meta.url).pathname, meta.date ?? '')}
 `;
 
 // The README's speed table: the same rounds, ours against the closest peer on each target.
@@ -192,7 +192,7 @@ const readmeRow = (shape) => {
     `${fmt(timeOf(nativeN, shape))} ms | ${spread(ratios(nativeN, native1b, shape))} |`;
 };
 const simdOverScalar = spread(geomeanRatios(wasm1, col('wasm', 'attn-wasm-scalar', 1), DEFAULT_SHAPES));
-const readme = `<!-- speed:start (written by tools/bench_report.mjs) -->
+const readme = `<!-- speed:start (written by tools/bench/report.mjs) -->
 softmax(QKᵀ/√d)V from one \`./run bench\` on ${meta.machine ?? 'the development machine'} (${meta.cores ?? '?'} cores, a shared VM), ${meta.date ?? ''}:
 ${roundsText}, ours and the peer alternating; "×" is the peer's time over ours, median (range) over the rounds.
 Full tables, peaks, commands, compilers and flags in [\`docs/BENCHMARKS.md\`](docs/BENCHMARKS.md).
@@ -203,18 +203,18 @@ ${DEFAULT_SHAPES.map(readmeRow).join('\n')}
 
 The SIMD128 build is ${simdOverScalar}× the scalar build (geometric mean over the shapes).
 <!-- speed:end -->`;
-const readmePath = new URL('../README.md', import.meta.url);
+const readmePath = new URL('../../README.md', import.meta.url);
 const readmeText = readFileSync(readmePath, 'utf8');
 if (!/<!-- speed:start[^]*?<!-- speed:end -->/.test(readmeText)) throw new Error('README.md has no <!-- speed:start --> … <!-- speed:end --> block');
 writeFileSync(readmePath, readmeText.replace(/<!-- speed:start[^]*?<!-- speed:end -->/, readme));
-writeFileSync(new URL('../docs/BENCHMARKS.md', import.meta.url), doc);
+writeFileSync(new URL('../../docs/BENCHMARKS.md', import.meta.url), doc);
 const svg = scalingSvg();
-writeFileSync(new URL('../docs/benchmarks-scaling.svg', import.meta.url), svg);
+writeFileSync(new URL('../../docs/benchmarks-scaling.svg', import.meta.url), svg);
 // the PNG, rendered by Debian's Chromium
 const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
 const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
 await page.setContent(`<body style="margin:0">${svg}</body>`);
-await page.locator('svg').screenshot({ path: new URL('../docs/benchmarks-scaling.png', import.meta.url).pathname });
+await page.locator('svg').screenshot({ path: new URL('../../docs/benchmarks-scaling.png', import.meta.url).pathname });
 await browser.close();
 console.log('wrote docs/BENCHMARKS.md, docs/benchmarks-scaling.svg and .png');

@@ -5,8 +5,8 @@
 // warm-up; the same pairs, model and ONNX files, from the harness's work folder (run the harness
 // once first: it builds them). Prints one JSON line per row, the ratio ORT / attnscope of the
 // medians and the median, min and max of each round's paired ratio.
-//   node tools/bench_model_full.mjs [ROUNDS=40] [WARMUP_MS=2000]
-//   node tools/bench_model_full.mjs --threads [ROUNDS=40] [WARMUP_MS=2000]   instead: the SIMD module
+//   node tools/bench/model_full.mjs [ROUNDS=40] [WARMUP_MS=2000]
+//   node tools/bench/model_full.mjs --threads [ROUNDS=40] [WARMUP_MS=2000]   instead: the SIMD module
 //     on 1 thread and the threads build on 2, maps and maps + log-probs, interleaved; the 2-thread
 //     speed-up as the median of each round's ratio and its range
 //   (MODEL_BENCH_DIR: the harness's work folder, default build/model-bench; SHARED_BENCH: the

@@ -1,7 +1,7 @@
 // The records of `./run bench` (build/bench/results.jsonl), as JSON objects rather than text:
-//   node tools/bench_record.mjs tag RUN ROUND    each JSON line of stdin with "run" and "round" first
+//   node tools/bench/record.mjs tag RUN ROUND    each JSON line of stdin with "run" and "round" first
 //                                                (other lines, a tool's notes, pass through as they are)
-//   node tools/bench_record.mjs machine ROUNDS [TORCH]   the run's first record: the machine and the
+//   node tools/bench/record.mjs machine ROUNDS [TORCH]   the run's first record: the machine and the
 //                                                tools (TORCH: PyTorch's version, as run found it)
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -43,6 +43,6 @@ if (what === 'tag') {
     rounds: Number(args[0]),
   }));
 } else {
-  console.error('usage: node tools/bench_record.mjs tag RUN ROUND | machine ROUNDS [TORCH]');
+  console.error('usage: node tools/bench/record.mjs tag RUN ROUND | machine ROUNDS [TORCH]');
   process.exit(2);
 }

@@ -4,9 +4,9 @@
 // Headings become h1-h4, fenced code and tables preformatted text, the rest paragraphs with their
 // `code`, **bold** and [links](...) (http, https and relative addresses only); everything else is
 // escaped text.
-//   node tools/card_html.mjs models/MODEL_CARD.md web/dist/models/MODEL_CARD.html
+//   node tools/build/card_html.mjs models/MODEL_CARD.md web/dist/models/MODEL_CARD.html
 import { readFile, writeFile } from 'node:fs/promises';
-import { headingAnchor } from '../web/text.mjs';
+import { headingAnchor } from '../../web/text.mjs';
 
 const escape = (text) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
@@ -65,7 +65,7 @@ ${out.join('\n')}
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [input, output] = process.argv.slice(2);
   if (!input || !output) {
-    console.error('usage: node tools/card_html.mjs MODEL_CARD.md OUT.html');
+    console.error('usage: node tools/build/card_html.mjs MODEL_CARD.md OUT.html');
     process.exit(2);
   }
   await writeFile(output, cardHtml(await readFile(input, 'utf8')));

@@ -1,12 +1,12 @@
 // Measures what the explorer's "far from what the model learned" line compares with
 // (web/familiarity.mjs): for every direction of every pair's translation model, the model's mean
 // log-probability per target piece on held-out pairs of its own data (data/en-XX/test.*, lines
-// FROM .. FROM+COUNT, after the 100 that tools/eval_translation.py scores), forced on the human
+// FROM .. FROM+COUNT, after the 100 that tools/eval/translation.py scores), forced on the human
 // reference ('forced': the alignment view's signal) and on the model's own beam-4 translation
 // ('translated': the translation view's). Writes models/familiarity.json with the SHA-256 of each
-// model file it used (tools/make_model_index.mjs leaves out a reference whose file changed since):
+// model file it used (tools/build/make_model_index.mjs leaves out a reference whose file changed since):
 //
-//   node tools/familiarity.mjs [--count 300] [--from 200] [--out models/familiarity.json]
+//   node tools/eval/familiarity.mjs [--count 300] [--from 200] [--out models/familiarity.json]
 //
 // Needs web/dist (cmake --build --preset wasm-simd) and data/ (tools/data/build.sh).
 // Also prints, per direction, the share of XL-WA's gold dev sentences (Europarl and Wikipedia-like
@@ -15,9 +15,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FAR, UNUSUAL, percentiles, pieceScore, rank } from '../web/familiarity.mjs';
+import { FAR, UNUSUAL, percentiles, pieceScore, rank } from '../../web/familiarity.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const option = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 ? process.argv[at + 1] : fallback;
@@ -76,7 +76,7 @@ for (const pair of attn.alignment.pairs) {
 const json = {
   about: 'Mean log-probability per target piece of each direction\'s model on held-out pairs (data/en-XX/test, ' +
     `lines ${from + 1}-${from + count}): percentiles 1-99, forced on the reference and on the model's own beam-4 ` +
-    'translation. Written by tools/familiarity.mjs; web/familiarity.mjs reads it.',
+    'translation. Written by tools/eval/familiarity.mjs; web/familiarity.mjs reads it.',
   models, directions: references,
 };
 writeFileSync(out, `${JSON.stringify(json)}\n`);

@@ -1,7 +1,7 @@
 // Model speed through the WebAssembly module under Node (the counterpart of attn_bench_models):
 // forced alignment of a 30-word pair, every attention map of it (forced decoding with every map,
 // over pieces), and beam-4 translation of a 20-word sentence, median of N, for either architecture.
-//   node tools/bench_models.mjs [MODEL] [--reps N] [--dist DIR]
+//   node tools/bench/models.mjs [MODEL] [--reps N] [--dist DIR]
 // --dist times another build's web/dist (a copy kept from before a change, to compare in one run).
 // A multilingual model is set to write Spanish (the sentences' language).
 import { readFileSync } from 'node:fs';
@@ -12,9 +12,9 @@ const args = process.argv.slice(2);
 const repsAt = args.indexOf('--reps');
 const reps = repsAt >= 0 ? Number(args.splice(repsAt, 2)[1]) : 20;
 const distAt = args.indexOf('--dist');
-const dist = distAt >= 0 ? pathToFileURL(`${resolve(args.splice(distAt, 2)[1])}/`) : new URL('../web/dist/', import.meta.url);
+const dist = distAt >= 0 ? pathToFileURL(`${resolve(args.splice(distAt, 2)[1])}/`) : new URL('../../web/dist/', import.meta.url);
 const { default: loadAttn } = await import(new URL('attn.mjs', dist).href);
-const path = args[0] ?? new URL('../models/en-es-additive.safetensors', import.meta.url).pathname;
+const path = args[0] ?? new URL('../../models/en-es-additive.safetensors', import.meta.url).pathname;
 const SOURCE_30 = 'The old man who lives in the small house near the river walks slowly to the market every morning to buy fresh bread and fruit for his large family .';
 const TARGET_30 = 'El anciano que vive en la pequeña casa cerca del río camina despacio hasta el mercado cada mañana para comprar pan fresco y fruta para toda su gran familia .';
 const SOURCE_20 = 'The committee will publish its final report on the new energy policy before the end of the next year .';

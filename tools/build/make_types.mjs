@@ -3,15 +3,15 @@
 // "@include FILE@" lines name, as web/src/alignment.d.ts.in): each @Name@ in it
 // becomes a union of names or a default read from the built module's attn.alignment, so the types
 // never copy a rule of attn/align/methods.hpp. web/CMakeLists.txt runs it after linking the module:
-//   node tools/make_types.mjs web/src/attn.d.ts.in web/dist simd|scalar
+//   node tools/build/make_types.mjs web/src/attn.d.ts.in web/dist simd|scalar
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readsOneMatrix } from '../web/methods.mjs';
+import { readsOneMatrix } from '../../web/methods.mjs';
 
 const [template, dist, flavour] = process.argv.slice(2);
 if (!template || !dist || !['simd', 'scalar'].includes(flavour)) {
-  console.error('usage: node tools/make_types.mjs TEMPLATE DIST simd|scalar');
+  console.error('usage: node tools/build/make_types.mjs TEMPLATE DIST simd|scalar');
   process.exit(2);
 }
 

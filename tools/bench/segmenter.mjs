@@ -2,14 +2,14 @@
 // loading jieba's data and cutting the sentences of tests/data/zh-segmentation.jsonl natively
 // (build/bin/attn_bench_segmenter), in both WebAssembly builds (web/dist, from the gzipped file the
 // page fetches), and in python3-jieba 0.42.1 itself, the median of --reps runs each.
-//   node tools/bench_segmenter.mjs [--reps N]
+//   node tools/bench/segmenter.mjs [--reps N]
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-import loadAttn from '../web/dist/attn.mjs';
+import loadAttn from '../../web/dist/attn.mjs';
 
 const reps = Number(process.argv[process.argv.indexOf('--reps') + 1] ?? 5) || 5;
-const root = new URL('../', import.meta.url);
+const root = new URL('../../', import.meta.url);
 const sentences = readFileSync(new URL('tests/data/zh-segmentation.jsonl', root), 'utf8')
   .split('\n').filter((line) => line).map((line) => JSON.parse(line).text);
 const median = (times) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];

@@ -1,4 +1,4 @@
-// The in-page half of tools/bench_browser.mjs, served from its site folder (dist/: web/dist;
+// The in-page half of tools/bench/browser.mjs, served from its site folder (dist/: web/dist;
 // ort/: onnxruntime-web's dist; work/: the model bench's work folder; sdpa.onnx): attnscope's
 // relaxed-SIMD and SIMD128 builds and onnxruntime-web in the same page, one thread each, timed in
 // interleaved rounds (every row once a round, in a rotating order, after a warm-up), on the whole

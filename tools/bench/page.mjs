@@ -15,18 +15,18 @@
 // data-cols on #heatmap and #byo-heatmap, body[data-ready]), so it measures older pages too:
 // Each case runs --runs times on a fresh page (default 3): the median time, and the median and
 // the largest of the longest tasks (a shared machine stretches a task now and then).
-//   node tools/bench_page.mjs [--web DIR] [--only load,byo-512] [--runs N] [--timeout SECONDS] [--transformer FILE]
+//   node tools/bench/page.mjs [--web DIR] [--only load,byo-512] [--runs N] [--timeout SECONDS] [--transformer FILE]
 //                             [--pair en-XX]   (the page opened on that pair: its example and models)
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { npy } from '../tests/js/npy.mjs';
-import { serve } from './serve.mjs';
+import { npy } from '../../tests/js/npy.mjs';
+import { serve } from '../serve.mjs';
 
 const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
-const web = option('--web', new URL('../web/', import.meta.url).pathname);
+const web = option('--web', new URL('../../web/', import.meta.url).pathname);
 const only = option('--only', 'load,10mbit,byo-512,byo-2048,align-400').split(',');
 const timeout = Number(option('--timeout', '240')) * 1000;
 const runs = Number(option('--runs', '3'));

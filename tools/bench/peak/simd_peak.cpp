@@ -1,7 +1,7 @@
 // The WebAssembly SIMD128 peak of this machine: f32x4.mul and f32x4.add on registers only (no
 // loads or stores in the loop), the ceiling for matmul-shaped work without FMA (relaxed SIMD is not
 // used: browsers reject Emscripten 3.1.6's pre-standard opcodes). Built standalone (no imports) by
-// the wasm-simd build; tools/bench_peak.mjs times every export, warmed up so that V8's optimizing
+// the wasm-simd build; tools/bench/peak.mjs times every export, warmed up so that V8's optimizing
 // tier runs it, and reports the best.
 //
 // Two loop shapes, each for several counts of independent chains (too few leave the latency of

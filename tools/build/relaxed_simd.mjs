@@ -1,5 +1,5 @@
 // Writes a module linked by Emscripten 3.1.6 with -mrelaxed-simd again, with relaxed SIMD's
-// standard opcodes: `node tools/relaxed_simd.mjs FILE.wasm [WASM_DIS]` (in place; the relaxed-SIMD
+// standard opcodes: `node tools/build/relaxed_simd.mjs FILE.wasm [WASM_DIS]` (in place; the relaxed-SIMD
 // build's POST_BUILD step, web/CMakeLists.txt and tests/CMakeLists.txt).
 //
 // Debian's Emscripten compiles with clang 14 and links with binaryen 108, both of which know only
@@ -17,7 +17,7 @@ import binaryen from 'binaryen';
 
 const [file, wasmDis = 'wasm-dis'] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: node tools/relaxed_simd.mjs FILE.wasm [WASM_DIS]');
+  console.error('usage: node tools/build/relaxed_simd.mjs FILE.wasm [WASM_DIS]');
   process.exit(2);
 }
 

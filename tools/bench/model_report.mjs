@@ -1,8 +1,8 @@
 // docs/BENCHMARKS.md's whole-Transformer section, from the work folder of one
 // ../shared/bench/models/run (its summary.md) and of this repository's rows beside it
-// (tools/bench_model_full.mjs: full*.jsonl; build/bin/attn_bench_models --pairs: threads.jsonl).
-//   node tools/bench_model_report.mjs [DIR=build/model-bench]   writes the section between
-//   <!-- model:start --> and <!-- model:end --> in docs/BENCHMARKS.md (tools/bench_report.mjs,
+// (tools/bench/model_full.mjs: full*.jsonl; build/bin/attn_bench_models --pairs: threads.jsonl).
+//   node tools/bench/model_report.mjs [DIR=build/model-bench]   writes the section between
+//   <!-- model:start --> and <!-- model:end --> in docs/BENCHMARKS.md (tools/bench/report.mjs,
 //   which rewrites the file after ./run bench, calls modelSection() too).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ export function modelSection(dir, date = '') {
     const one = threads.find((b) => b.case === r.case && b.impl === r.impl && b.threads === 1);
     return `| ${r.impl} | ${r.case} | ${fmt(one.ms)} | ${fmt(r.ms)} | ${r.speedup_median.toFixed(2)} (${r.speedup_min.toFixed(2)}–${r.speedup_max.toFixed(2)}) |`;
   });
-  return `<!-- model:start (written by tools/bench_model_report.mjs) -->
+  return `<!-- model:start (written by tools/bench/model_report.mjs) -->
 ## Whole Transformer: attnscope beside onnxruntime-web and PyTorch${date ? ` (${date})` : ''}
 
 \`../shared/bench/models/run\` (its README says what each graph holds): one untrained 3 + 3-layer,
@@ -36,14 +36,14 @@ ${summary}
 
 #### WebAssembly, 1 thread, with log-probabilities: \`model.attentions(s, t, { pieces: true, logProbs: true })\`
 
-\`node tools/bench_model_full.mjs 40 2000\` (two separate runs), the same pairs and ONNX files, each
+\`node tools/bench/model_full.mjs 40 2000\` (two separate runs), the same pairs and ONNX files, each
 onnxruntime-web graph against the attnscope call doing the same work.
 
 | run | pair (S, T pieces) | peer | peer ms | attnscope | attnscope ms | × |
 |---|---|---|---|---|---|---|
 ${fullRows.join('\n')}
 
-#### Two threads over one (\`attn_bench_models --pairs pairs.txt --threads 2\`; \`node tools/bench_model_full.mjs --threads\`)
+#### Two threads over one (\`attn_bench_models --pairs pairs.txt --threads 2\`; \`node tools/bench/model_full.mjs --threads\`)
 
 | build | case | 1 thread ms | 2 threads ms | speed-up, median of rounds (range) |
 |---|---|---|---|---|
@@ -55,7 +55,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = process.argv[2] || 'build/model-bench';
   const section = modelSection(dir, new Date().toISOString().slice(0, 10));
   if (!section) throw new Error(`${dir}/summary.md is missing: run ../shared/bench/models/run first`);
-  const path = new URL('../docs/BENCHMARKS.md', import.meta.url);
+  const path = new URL('../../docs/BENCHMARKS.md', import.meta.url);
   const doc = readFileSync(path, 'utf8');
   const block = /<!-- model:start[^]*?<!-- model:end -->/;
   writeFileSync(path, block.test(doc) ? doc.replace(block, section) : `${doc.trimEnd()}\n\n${section}\n`);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Alignment error rate on the XL-WA English-Spanish dev set (../shared/data/xl-wa-es-dev, 105
 # pairs, sure links) for every shipped model and extraction method, as a Markdown table.
-#   tools/eval_alignment.sh [MODELS_DIR]        (after ./run build; ATTN=path/to/attn to use another build)
+#   tools/eval/alignment.sh [MODELS_DIR]        (after ./run build; ATTN=path/to/attn to use another build)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 models=${1:-models}
 dev=../shared/data/xl-wa-es-dev/dev.tsv
 attn=${ATTN:-build/bin/attn}

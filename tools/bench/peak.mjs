@@ -1,9 +1,9 @@
 // The WebAssembly SIMD128 peak of this machine on one thread: register-only f32x4.mul and f32x4.add
-// loops (tools/peak/simd_peak.cpp, built by the wasm-simd build into build/wasm-simd/bin/), the
+// loops (tools/bench/peak/simd_peak.cpp, built by the wasm-simd build into build/wasm-simd/bin/), the
 // ceiling against which attention's GFLOP/s read as a fraction. Every loop shape and chain count is
 // warmed up first, so that V8's optimizing tier runs it, then timed over --reps calls (median);
 // the best is the peak.
-//   node tools/bench_peak.mjs [--wasm build/wasm-simd/bin/simd_peak.wasm] [--reps 7] [--sweep]
+//   node tools/bench/peak.mjs [--wasm build/wasm-simd/bin/simd_peak.wasm] [--reps 7] [--sweep]
 // Prints {"impl":"simd128-peak-wasm","gflops","threads":1,"loop"}; --sweep first prints one line
 // per loop, where the figure climbs with the chain count (more of the latency covered) and levels
 // off. The peak counts only loops whose chains V8 keeps in its 15 allocatable XMM registers (x64,
@@ -19,7 +19,7 @@ const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);
   return at >= 0 ? args[at + 1] : fallback;
 };
-const wasmPath = option('wasm', new URL('../build/wasm-simd/bin/simd_peak.wasm', import.meta.url).pathname);
+const wasmPath = option('wasm', new URL('../../build/wasm-simd/bin/simd_peak.wasm', import.meta.url).pathname);
 const reps = Number(option('reps', 7));
 const sweep = args.includes('--sweep');
 

@@ -1,6 +1,6 @@
 // What waking a sleeping thread costs the threads build, on this machine:
 //
-//   node tools/bench_wake.mjs [--rounds 300] [--shapes 1x8x128x128x64,1x1x512x512x64]
+//   node tools/bench/wake.mjs [--rounds 300] [--shapes 1x8x128x128x64,1x1x512x512x64]
 //
 // 1. A plain Node Worker asleep in Atomics.wait, woken by Atomics.notify from the main thread:
 //    the time until it runs (median and 90th percentile), and what the notify costs the waker.
@@ -11,7 +11,7 @@
 //
 // A benchmark that prints figures, never a test: machines here are shared and noisy.
 import { Worker } from 'node:worker_threads';
-import loadAttn from '../web/dist/attn.mjs';
+import loadAttn from '../../web/dist/attn.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a, i, all) => (a.startsWith('--') ? [a.slice(2), all[i + 1]] : null)).filter(Boolean));
 const rounds = Number(args.rounds ?? 300);
