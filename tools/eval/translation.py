@@ -2,12 +2,12 @@
 """chrF (Popović 2015: character 6-gram F-score, beta = 2, as in sacrebleu's default) of a model's
 translations of the held-out test split, made with the C++ tool (build/bin/attn translate).
 
-  python3 tools/eval_translation.py models/en-es-additive.safetensors [--beam 4] [--limit 500]
-  python3 tools/eval_translation.py MODEL --direction fr-en     (data/en-fr/test.*: a pair's held-out split;
+  python3 -m tools.eval.translation models/en-es-additive.safetensors [--beam 4] [--limit 500]
+  python3 -m tools.eval.translation MODEL --direction fr-en     (data/en-fr/test.*: a pair's held-out split;
                                                                  a multilingual file needs --direction)
-  python3 tools/eval_translation.py MODEL --gold --direction en-fr   (out of domain: the sentences of the
+  python3 -m tools.eval.translation MODEL --gold --direction en-fr   (out of domain: the sentences of the
                                                                  pair's gold alignment dev set, never trained on)
-  python3 tools/eval_translation.py MODEL --gold --all          (every pair of the file, both directions: a table)
+  python3 -m tools.eval.translation MODEL --gold --all          (every pair of the file, both directions: a table)
 
 Prints the corpus chrF and a few example translations.
 """
@@ -17,7 +17,7 @@ import json
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT.parent / "shared" / "data"
 EUROPARL = ("de", "fr")  # XL-WA has no French or German: Europarl's gold set
 

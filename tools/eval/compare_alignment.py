@@ -2,7 +2,7 @@
 """Two model directories' alignments on every pair's gold dev set, with a paired bootstrap: does a
 new model align better than the shipped one?
 
-    python3 tools/compare_alignment.py NEW_MODELS_DIR [--base models] [--methods "default attention"] [en-XX ...]
+    python3 -m tools.eval.compare_alignment NEW_MODELS_DIR [--base models] [--methods "default attention"] [en-XX ...]
 
 Each pair's gold dev set (XL-WA's; Europarl's for en-de and en-fr) is aligned by `attn align --pair P`
 (the pair's default method) and `--method attention`, once with ATTN_MODELS=BASE and once with
@@ -17,9 +17,9 @@ import random
 import subprocess
 from pathlib import Path
 
-from data.choose import aer, counts, links
+from tools.data.choose import aer, counts, links
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAIRS = "en-es en-bg en-da en-de en-et en-fr en-hu en-it en-nl en-pt en-ru en-sl".split()
 
 

@@ -24,7 +24,7 @@ taken as given: nothing is cut.
 No case folding and no Unicode normalization happen here: the data pipeline NFC-normalizes text
 before tokenizing, as the C++ library does at its entry points (src/attn/models/text.hpp).
 
-Run `python3 tools/words.py --ranges` to print the word-character and space code-point ranges, to
+Run `python3 tools/data/words.py --ranges` to print the word-character and space code-point ranges, to
 compare with the C++ classes (which come from utf8proc's Unicode data).
 """
 import re

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Alignment error rate of a model's attention on the XL-WA English-Spanish dev set.
 
-  /usr/bin/python3 tools/train/eval_alignment.py models/en-es-additive.safetensors
+  /usr/bin/python3 -m tools.eval.attention_aer models/en-es-additive.safetensors
 
 Forced decoding with the numpy reference (translate.py) gives word-level attention; each target
 word is linked to its most-attended source word unless that is the null (</s>) column. XL-WA's
@@ -10,11 +10,9 @@ sentences come pre-tokenized; where our tokenizer splits one of their tokens fur
 links, so AER = 1 - F1.
 """
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from translate import Model  # noqa: E402
+from tools.train.translate import Model
 
 DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "xl-wa-es-dev" / "dev.tsv"
 
