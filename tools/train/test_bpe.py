@@ -1,17 +1,8 @@
-"""Tests of the subword vocabulary: python3 tools/train/test_bpe.py (no pytest needed).
-
-Each test is a function named test_*; the runner at the bottom calls them all and prints
-'N passed, N failed'.
-"""
+"""Tests of the subword vocabulary: /usr/bin/python3 -m pytest tools/train/test_bpe.py."""
 import collections
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import bpe as B  # noqa: E402
-from words import tokenize  # noqa: E402
-from testing import run_tests  # noqa: E402
+from tools.data.words import tokenize
+from tools.train import bpe as B
 
 CORPUS = """
 The lower house voted on the new budget on Tuesday .
@@ -137,7 +128,3 @@ def test_special_and_byte_ids_are_fixed():
     assert bpe.vocab[:3] == ["<pad>", "<s>", "</s>"]
     assert bpe.vocab[3] == "<0x00>" and bpe.vocab[258] == "<0xFF>" and bpe.vocab[259] == "▁"
     assert bpe.decode([B.BOS] + bpe.encode(["hola"]) + [B.EOS, B.PAD]) == ["hola"]
-
-
-if __name__ == "__main__":
-    run_tests(globals())
