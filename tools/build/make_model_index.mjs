@@ -8,10 +8,10 @@
 // and each pair gains devAer: { method: dev-set AER } from models/dev-aer.tsv (what
 // tools/eval/pairs.sh --record measured with these files), so the page can say how well each
 // method aligns and what drew a figure.
-// The pairs, their files by role and their default alignment method come from the built module's
-// attn.alignment.pairs (attn/align/pairs.hpp), so the index never copies that list; a pair keeps
-// only the files this build ships, and a pair with none is left out. web/CMakeLists.txt runs it
-// after linking the module and copying the models:
+// The pairs, their files by role and their alignment settings come from the pair catalogue,
+// models/pairs.json, so the index never copies that list; a pair keeps only the files this build
+// ships, and a pair with none is left out. web/CMakeLists.txt runs it after linking the module and
+// copying the models:
 //   node tools/build/make_model_index.mjs web/dist simd|scalar
 import { createHash } from 'node:crypto';
 import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
@@ -26,12 +26,12 @@ if (!dist || !['simd', 'scalar'].includes(flavour)) {
 
 const { default: loadAttn } = await import(pathToFileURL(resolve(dist, 'attn.mjs')).href);
 const attn = await loadAttn({ simd: flavour === 'simd', warmUp: false });
-const { alignment } = attn;
+const catalogue = JSON.parse(await readFile(new URL('../../models/pairs.json', import.meta.url), 'utf8')).pairs;
 
 const folder = resolve(dist, 'models');
 const models = (await readdir(folder)).filter((file) => file.endsWith('.safetensors')).sort();
 const pairs = {};
-for (const pair of alignment.pairs) {
+for (const pair of catalogue) {
   const files = Object.fromEntries(Object.entries(pair.files).filter(([, file]) => models.includes(file)));
   if (Object.keys(files).length === 0) continue;
   let bytes = 0;
@@ -42,7 +42,7 @@ for (const pair of alignment.pairs) {
 // Multilingual translation models (docs/MODEL_FORMAT.md §7.1), file -> the languages it writes, so
 // that the page can offer each direction ('en-fr-transformer', 'fr-en-transformer') before it loads
 // the file.
-const statistical = new Set(alignment.pairs.flatMap((pair) => [pair.files.hmm, pair.files.ibm2]));
+const statistical = new Set(catalogue.flatMap((pair) => [pair.files.hmm, pair.files.ibm2]));
 const multilingual = {};
 for (const file of models.filter((file) => !statistical.has(file))) {
   const model = await attn.loadModel(new Uint8Array(await readFile(resolve(folder, file))));
