@@ -1,7 +1,8 @@
-// attn: the command-line tool (align, translate, attentions, aer, segment, caption and the aligners'
-// trainers). usage() below is the one statement of its commands and options; command_options()
-// says which options each command takes, and parse() refuses any other. The language pairs are the
-// models' catalogue, models/pairs.json, read by catalogue().
+// attn: the command-line tool. Commands: align, translate, attentions, caption, aer, ibm2-train,
+// hmm-train, upgrade-aligner, segment. usage() below is the one statement of their options for
+// people; command_options() says which options each command takes, and parse() refuses any other
+// (attn aer --beam 5 is an error naming both). The language pairs are the models' catalogue,
+// models/pairs.json, read by catalogue().
 #include <unistd.h>
 
 #include <algorithm>
@@ -168,7 +169,8 @@ struct Arguments {
   bool beam_given = false;
   bool json = false, hard = false, seed_given = false;  // caption's
   std::uint64_t seed = 0;
-  int threads = 0;  // 0: every core the hardware offers
+  int threads = 0;
+  bool threads_given = false;  // else every core the hardware offers
   bool pieces = false;
   std::string language = "zh";  // segment: the word tokenizer's language
   std::string dictionary;       // segment: the Chinese segmenter's data file
@@ -332,9 +334,8 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
       a.seed = cli::seed_flag(arg, value());
       a.seed_given = true;
     } else if (arg == "--threads") {
-      a.threads = whole_number_flag(arg, value());
-      if (a.threads < 1 || a.threads > max_threads)
-        fail(arg, " needs a count from 1 to ", max_threads, ", got ", a.threads);
+      a.threads = whole_number_flag(arg, value());  // its range is set_threads's, checked in main()
+      a.threads_given = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-")
       fail("unknown option ", arg);
     else
@@ -675,7 +676,7 @@ void usage() {
          "  (--target-language: the language a multilingual model writes; default the --pair direction's second, or "
          "the\n"
          "   model file name's, as models/en-fr-transformer.safetensors; with neither --pair nor -m, es)\n"
-         "  (align and translate: --threads N, lines on N threads; default: every core)\n"
+         "  (--threads N: every command but aer and upgrade-aligner, on N threads; default: every core)\n"
          "  attn caption [-m MODEL] [--beam N] [--hard [--seed S]] [--json] IMAGE...   (PNG or JPEG, any size; "
          "one\n"
          "   caption a line, or one JSON object {words, grid, attention, log_probs}; --hard samples one cell a word,\n"
@@ -738,7 +739,11 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     const Arguments arguments = parse(argc, argv, 2, command);
-    set_threads(arguments.threads ? arguments.threads : hardware_threads());
+    try {
+      set_threads(arguments.threads_given ? arguments.threads : hardware_threads());
+    } catch (const Error&) {  // the library's range, named as the flag
+      fail("--threads needs a count from 1 to ", max_threads, ", got ", arguments.threads);
+    }
     if (command == "align") return align(arguments);
     if (command == "translate") return translate(arguments);
     if (command == "attentions") return attentions(arguments);
