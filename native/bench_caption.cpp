@@ -1,11 +1,12 @@
 // Captioner benchmark: milliseconds per caption of a 96 x 96 scene (prepare, encode, decode), greedy
 // soft attention, hard attention and a beam of 3, on one thread and on --threads N; and the encoder
-// alone. One JSON line per case: ms, the median wall time of --reps calls, and cpu_ms, the median of
-// the process's CPU time per call (std::clock: on one thread, what the call costs where other work
-// takes the cores from it; on several, the sum over the threads). The same source builds for
-// WebAssembly (em++ with NODERAWFS), where it times the SIMD module's code on one thread.
-//   attn_bench_caption [--model FILE] [--rgba FILE] [--reps 30] [--threads N]
-// --rgba: the scene as raw 96 x 96 RGBA bytes (else a drawn pattern: discs on a light background).
+// alone. One JSON line per case and scene: ms, the median wall time of --reps calls, cpu_ms, the
+// median of the process's CPU time per call (std::clock: on one thread, what the call costs where
+// other work takes the cores from it; on several, the sum over the threads), and the caption. The
+// same source builds for WebAssembly (em++ with NODERAWFS), where it times the SIMD module's code.
+//   attn_bench_caption [--model FILE] [--rgba FILE] [--reps 30] [--threads N] [--greedy]
+// --rgba: scenes as raw 96 x 96 RGBA bytes, one after another (else a drawn pattern: discs on a
+// light background). --greedy: the greedy caption only (tools/bench/caption.mjs, beside its peers).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
 #endif
   std::string rgba;
   int reps = 30, threads = 1;
+  bool greedy_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--model" && i + 1 < argc)
@@ -80,19 +82,24 @@ int main(int argc, char** argv) {
       reps = std::atoi(argv[++i]);
     else if (arg == "--threads" && i + 1 < argc)
       threads = std::atoi(argv[++i]);
+    else if (arg == "--greedy")
+      greedy_only = true;
     else {
-      std::fprintf(stderr, "usage: attn_bench_caption [--model FILE] [--rgba FILE] [--reps N] [--threads N]\n");
+      std::fprintf(stderr,
+                   "usage: attn_bench_caption [--model FILE] [--rgba FILE] [--reps N] [--threads N] [--greedy]\n");
       return 2;
     }
   }
   try {
     const attn::CaptionerModel model = attn::CaptionerModel::load(read_all(model_path));
-    std::vector<std::uint8_t> pixels = drawn_scene();
+    constexpr std::size_t scene_bytes = 96 * 96 * 4;
+    std::vector<std::uint8_t> scenes = drawn_scene();  // [scene][96][96][4]
     if (!rgba.empty()) {
       const std::string bytes = read_all(rgba);
-      if (bytes.size() != pixels.size()) throw attn::Error("--rgba needs 96 x 96 x 4 bytes");
-      pixels.assign(bytes.begin(), bytes.end());
+      if (bytes.empty() || bytes.size() % scene_bytes != 0) throw attn::Error("--rgba needs N x 96 x 96 x 4 bytes");
+      scenes.assign(bytes.begin(), bytes.end());
     }
+    const std::size_t scene_count = scenes.size() / scene_bytes;
     if (threads > 1) attn::set_threads(threads);
     struct Case {
       const char* name;
@@ -102,19 +109,28 @@ int main(int argc, char** argv) {
     hard.hard = true;
     hard.seed = 1;
     beam.beam = 3;
-    const Case cases[] = {{"greedy", {}}, {"hard", hard}, {"beam3", beam}};
+    const std::vector<Case> cases = greedy_only ? std::vector<Case>{{"greedy", {}}}
+                                                : std::vector<Case>{{"greedy", {}}, {"hard", hard}, {"beam3", beam}};
     for (int count : threads > 1 ? std::vector<int>{1, threads} : std::vector<int>{1}) {
       attn::ThreadLimit limit(count);
-      const std::vector<float> prepared = model.prepare(pixels.data(), 96, 96, 4);
-      const auto [encode_ms, encode_cpu] = timed(reps, [&] { (void)model.encode(prepared.data()); });
-      std::printf("{\"case\":\"encode\",\"isa\":\"%s\",\"threads\":%d,\"ms\":%.3f,\"cpu_ms\":%.3f}\n",
-                  attn::kernels::instruction_set(), count, encode_ms, encode_cpu);
-      for (const Case& c : cases) {
-        std::size_t words = 0;
-        const auto [ms, cpu] =
-            timed(reps, [&] { words = model.caption(pixels.data(), 96, 96, 4, c.options).words.size(); });
-        std::printf("{\"case\":\"%s\",\"isa\":\"%s\",\"threads\":%d,\"words\":%zu,\"ms\":%.3f,\"cpu_ms\":%.3f}\n",
-                    c.name, attn::kernels::instruction_set(), count, words, ms, cpu);
+      for (std::size_t scene = 0; scene < scene_count; ++scene) {
+        const std::uint8_t* pixels = scenes.data() + scene * scene_bytes;
+        if (!greedy_only) {
+          const std::vector<float> prepared = model.prepare(pixels, 96, 96, 4);
+          const auto [encode_ms, encode_cpu] = timed(reps, [&] { (void)model.encode(prepared.data()); });
+          std::printf("{\"case\":\"encode\",\"isa\":\"%s\",\"threads\":%d,\"scene\":%zu,\"ms\":%.3f,\"cpu_ms\":%.3f}\n",
+                      attn::kernels::instruction_set(), count, scene, encode_ms, encode_cpu);
+        }
+        for (const Case& c : cases) {
+          std::vector<std::string> words;
+          const auto [ms, cpu] = timed(reps, [&] { words = model.caption(pixels, 96, 96, 4, c.options).words; });
+          std::string caption;  // the vocabulary's words need no JSON escapes
+          for (const std::string& word : words) caption += (caption.empty() ? "" : " ") + word;
+          std::printf(
+              "{\"case\":\"%s\",\"isa\":\"%s\",\"threads\":%d,\"scene\":%zu,\"words\":%zu,\"ms\":%.3f,"
+              "\"cpu_ms\":%.3f,\"caption\":\"%s\"}\n",
+              c.name, attn::kernels::instruction_set(), count, scene, words.size(), ms, cpu, caption.c_str());
+        }
       }
     }
   } catch (const std::exception& e) {

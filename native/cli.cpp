@@ -13,6 +13,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -208,7 +209,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& command_opt
        {"--pair", "-m", "-r", "--target-language", "--method", "--shift", "--threshold", "--ibm2", "--hmm",
         "--statistical", "--statistical-weight", "--mix", "--symmetrize", "--posterior-threshold", "--viterbi", "-i",
         "--threads"}},
-      {"translate", {"--pair", "-m", "--target-language", "--beam", "-i", "--threads"}},
+      {"translate", {"--pair", "-m", "--target-language", "--beam", "-i", "--threads", "--dictionary"}},
       {"attentions", {"--pair", "-m", "--target-language", "--pieces", "-i", "--threads"}},
       {"aer", {}},
       {"ibm2-train", {"-s", "-t", "-o", "--min-probability", "--threads"}},
@@ -475,18 +476,43 @@ int align(const Arguments& a) {
   return 0;
 }
 
+// The data file of attn segment and of typed Chinese: --dictionary, else $ATTN_JIEBA, else the build's.
+std::string jieba_path(const std::string& given) {
+  if (!given.empty()) return given;
+  return std::getenv("ATTN_JIEBA") ? std::getenv("ATTN_JIEBA") : ATTN_DEFAULT_JIEBA;
+}
+
+// Typed text's words as the models were trained on them: a line holding Han characters through
+// jieba (Segmenter::words, its data read once, when the first such line comes), any other line by
+// the word tokenizer alone, so that `attn translate` takes Chinese as it takes every language.
+class TypedWords {
+ public:
+  explicit TypedWords(std::string path) : path_(std::move(path)) {}
+  std::vector<std::string> operator()(const std::string& line) const {
+    if (!has_han(line)) return split_words(line);
+    std::call_once(loaded_, [&] { segmenter_ = std::make_unique<Segmenter>(Segmenter::from_file(path_)); });
+    return segmenter_->words(line);
+  }
+
+ private:
+  std::string path_;
+  mutable std::once_flag loaded_;
+  mutable std::unique_ptr<Segmenter> segmenter_;
+};
+
 int translate(const Arguments& a) {
   const TranslationModel model = load_model(forward_model_path(a), translation_target(a));
   const std::vector<std::string> lines = read_lines(a.input);
+  const TypedWords words_of(jieba_path(a.dictionary));
   Progress progress(lines.size(), "translating");
   const auto translate_line = [&](const std::string& line) {
     LineResult result;
-    const std::vector<std::string> words = split_words(line);
-    if (words.empty() || words.size() > 1000) {
-      result.problem = std::string(words.empty() ? "empty" : "more than 1000 words") + "; writing an empty line";
-      return result;
-    }
     try {
+      const std::vector<std::string> words = words_of(line);
+      if (words.empty() || words.size() > 1000) {
+        result.problem = std::string(words.empty() ? "empty" : "more than 1000 words") + "; writing an empty line";
+        return result;
+      }
       result.output = translate_words(model, words, a.beam).text;
     } catch (const Error& e) {
       result.problem = e.what();
@@ -630,11 +656,7 @@ std::string joined(const std::vector<std::string>& names, const char* separator)
 // language by the word tokenizer.
 int segment(const Arguments& a) {
   std::unique_ptr<Segmenter> chinese;
-  if (a.language == "zh") {
-    std::string path = a.dictionary;
-    if (path.empty()) path = std::getenv("ATTN_JIEBA") ? std::getenv("ATTN_JIEBA") : ATTN_DEFAULT_JIEBA;
-    chinese = std::make_unique<Segmenter>(Segmenter::from_file(path));
-  }
+  if (a.language == "zh") chinese = std::make_unique<Segmenter>(Segmenter::from_file(jieba_path(a.dictionary)));
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "segmenting");
   for_each_line("segment", lines, progress, [&](const std::string& line) {
@@ -670,6 +692,7 @@ void usage() {
       << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
       << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
          "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--beam N] [-i FILE]\n"
+         "                 [--dictionary FILE]   (a line with Chinese characters is split into words by jieba)\n"
          "  attn attentions [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--pieces] [-i FILE]   (one JSON "
          "object a "
          "line: every attention map)\n"

@@ -27,7 +27,7 @@ std::string shipped(const std::string& file) {
   return bytes.str();
 }
 
-// The explorer's example of each language (web/examples.mjs) and word pairs its default method must
+// The explorer's example of each language (web/page/examples.mjs) and word pairs its default method must
 // link: the same English sentence every time.
 struct Example {
   const char* language;

@@ -171,3 +171,13 @@ TEST_CASE("a damaged data file is refused with the line and the problem", "[segm
   CHECK_THROWS_WITH(Segmenter::from_file(std::string(ATTN_TEST_DATA) + "/no-such-file.txt"),
                     Contains("cannot open the jieba dictionary"));
 }
+
+TEST_CASE("has_han finds the characters that Segmenter::words cuts, in any text", "[segmenter]") {
+  CHECK(attn::has_han("我爱你"));
+  CHECK(attn::has_han("iPhone 15售价"));
+  CHECK(attn::has_han("\xFF\xFE 中"));  // invalid bytes skipped
+  CHECK_FALSE(attn::has_han("¿Dónde está la estación?"));
+  CHECK_FALSE(attn::has_han("こんにちは、。！"));  // kana and CJK punctuation: no Han character
+  CHECK_FALSE(attn::has_han(""));
+  CHECK_FALSE(attn::has_han("\xE4\xB8"));  // a Han character's first two bytes only
+}

@@ -3,7 +3,7 @@
 import importlib.util
 
 NEEDS_TORCH = ["train/test_spec.py", "train/test_transformer.py", "train/test_reference.py", "train/test_multi.py",
-               "train/captioner/*"]
+               "train/captioner/*", "bench/test_caption_torch.py"]
 collect_ignore_glob = [] if importlib.util.find_spec("torch") else NEEDS_TORCH
 
 

@@ -13,7 +13,7 @@ const at = process.argv.indexOf('--out');
 const out = resolve(at > 0 ? process.argv[at + 1] : new URL('../docs/screenshots/', import.meta.url).pathname);
 mkdirSync(out, { recursive: true });
 
-const server = await serve(new URL('../web/', import.meta.url).pathname, 0);
+const server = await serve(new URL('../web/page/', import.meta.url).pathname, 0);
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

@@ -1,11 +1,12 @@
-// A static file server for the explorer: the site root is a folder (web/), nothing else is
+// A static file server for the explorer: the site root is a folder (web/page/, whose dist is a link
+// to the build output web/dist/; links are followed, paths that climb out of the root are not), nothing else is
 // reachable, and the MIME types are the ones browsers insist on for ES modules and wasm. Like a
 // static host it sends Content-Length (the page shows download progress from it) and an ETag, so
 // the page's three contexts that load the module fetch its bytes once and revalidate after. Every
 // response makes the page cross-origin isolated (COOP same-origin, COEP require-corp), which a
 // browser requires before it shares memory between threads: the module's threads build then
 // runs in the explorer's workers (loadAttn's default there is the hardware's thread count).
-//   node tools/serve.mjs web 8080        (port 0 picks a free one; prints the URL)
+//   node tools/serve.mjs web/page 8080   (port 0 picks a free one; prints the URL)
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -74,7 +75,7 @@ export function serve(rootDirectory, port = 0, host = '127.0.0.1') {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [directory = 'web', port = '8080'] = process.argv.slice(2);
+  const [directory = 'web/page', port = '8080'] = process.argv.slice(2);
   const server = await serve(directory, Number(port));
   const { port: actual } = server.address();
   console.log(`attnscope explorer: http://localhost:${actual}/`);

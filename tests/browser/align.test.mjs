@@ -6,8 +6,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import loadAttn from '../../web/dist/attn.mjs';
-import { viridis } from '../../web/colormap.mjs';
-import { readsOneMatrix } from '../../web/methods.mjs';
+import { viridis } from '../../web/page/colormap.mjs';
+import { readsOneMatrix } from '../../web/page/methods.mjs';
 import { SCREENSHOTS, cellPixel, cssColour, figureOf, near, nextFrame, openPage, rgbOf, useBrowser } from './browser.mjs';
 
 useBrowser();
@@ -167,11 +167,12 @@ describe('alignment view', () => {
     const { page, problems } = await openPage();
     await page.check('#compare');
     await page.waitForFunction(() => !document.getElementById('compare-figure').hidden, null, { timeout: 20000 });
+    for (const id of ['heatmap', 'heatmap-general']) await checkLinkMarks(page, id);
+    await page.screenshot({ path: new URL('link-marks.png', SCREENSHOTS).pathname, fullPage: true });
     const attention = { source: ['the', 'cat'], target: ['el', 'gato'], weights: [[0.9, 0.1], [0.2, 0.8]] };
     await page.setInputFiles('#byo-file', { name: 'attention.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(attention)) });
     await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '2');
-    for (const id of ['heatmap', 'heatmap-general', 'byo-heatmap']) await checkLinkMarks(page, id);
-    await page.screenshot({ path: new URL('link-marks.png', SCREENSHOTS).pathname, fullPage: true });
+    await checkLinkMarks(page, 'byo-heatmap');  // in its own tab, which the file chooser opened
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -273,7 +274,7 @@ describe('alignment view', () => {
 });
 
 describe('how far a pair is from what the model learned', () => {
-  // the line under a figure (web/familiarity.mjs): whether it shows, its level and its words
+  // the line under a figure (web/page/familiarity.mjs): whether it shows, its level and its words
   const familiarityOf = async (page, id) => ({
     hidden: await page.$eval(`#${id}`, (p) => p.hidden), level: await page.getAttribute(`#${id}`, 'data-level'),
     text: await page.textContent(`#${id}`),

@@ -1,4 +1,4 @@
-// Shared by the browser tests: the site served from web/ on a free port, Debian's Chromium driven
+// Shared by the browser tests: the site served from web/page/ on a free port, Debian's Chromium driven
 // by playwright-core, pages that collect console errors and uncaught exceptions (a file fails in
 // its `after` hook if any page of it had one, checked or not), and readers of the canvas figures.
 import { after, before } from 'node:test';
@@ -16,7 +16,7 @@ const everyProblem = [];  // [url, problem] of every page this file opened
 // Call at the top of a test file: starts the server and the browser for its tests.
 export function useBrowser() {
   before(async () => {
-    session.server = await serve(new URL('web/', ROOT).pathname, 0);
+    session.server = await serve(new URL('web/page/', ROOT).pathname, 0);
     session.base = `http://127.0.0.1:${session.server.address().port}/`;
     session.browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
@@ -52,9 +52,35 @@ export async function openPage(path = '', { withoutSimd = false, width = 1200, h
   if (withoutSimd) await page.addInitScript(() => { WebAssembly.validate = () => false; });
   for (const [pattern, handler] of routes) await page.route(pattern, handler);
   if (before) await before(page);
+  revealOnAction(page);
   await page.goto(session.base + path);
   if (ready) await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   return { page, problems };
+}
+
+// The page shows one section at a time (its tabs, web/page/tabs.mjs): a test acts on a control as
+// a reader would, after clicking the tab of the section that holds it, when that section is hidden.
+const ACTIONS = ['click', 'dblclick', 'tap', 'fill', 'type', 'press', 'hover', 'focus', 'check', 'uncheck', 'setChecked',
+  'selectOption', 'setInputFiles', 'dispatchEvent'];
+function revealOnAction(page) {
+  for (const name of ACTIONS) {
+    const act = page[name].bind(page);
+    page[name] = async (selector, ...rest) => {
+      await showSectionOf(page, selector);
+      return act(selector, ...rest);
+    };
+  }
+}
+
+/** Clicks the tab of the section holding `selector`'s element, if that section is hidden. */
+export async function showSectionOf(page, selector) {
+  const element = await page.$(selector).catch(() => null);
+  const tab = await element?.evaluate((e) => {
+    const section = e.closest('main > section[hidden]');
+    return section ? `[role="tab"][aria-controls="${section.id}"]` : null;
+  });
+  if (tab) await page.locator(tab).click();
+  return Boolean(tab);
 }
 
 // A route for openPage that records the path of every request the page makes into `fetched`.
@@ -86,8 +112,12 @@ export const figureOf = (page, id) => page.evaluate(async (figure) => {
 
 // The [r, g, b] the canvas of heatmap `id` shows at cell (t, s), (dx, dy) pixels from the cell's
 // top-left corner (by default its middle, or above the middle where cells show their value). The
-// cell is scrolled into view first.
-export const cellPixel = (page, id, t, s, { dx, dy } = {}) => page.evaluate(async ([figure, row, col, x0, y0]) => {
+// figure's tab is chosen and the cell scrolled into view first.
+export const cellPixel = async (page, id, t, s, { dx, dy } = {}) => {
+  if (await showSectionOf(page, `#${id}`)) await nextFrame(page);
+  return pixelOf(page, id, t, s, { dx, dy });
+};
+const pixelOf = (page, id, t, s, { dx, dy }) => page.evaluate(async ([figure, row, col, x0, y0]) => {
   const { heatmapOf } = await import('./views.mjs');
   const heatmap = heatmapOf(document.getElementById(figure));
   const { cell, left, top } = heatmap.layout;

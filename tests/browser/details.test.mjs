@@ -219,7 +219,7 @@ describe('what drew each figure', () => {
       ['model card: The multilingual Transformer (English ↔ twelve languages)', '#the-multilingual-transformer-english--twelve-languages']);
     const href = await page.$eval('#align-model a', (a) => a.href);
     // the translation view's heatmap
-    await page.waitForSelector('#translate-view[data-state="ok"]', { timeout: 60000 });
+    await page.waitForSelector('#translate-view[data-state="ok"]', { state: 'attached', timeout: 60000 });  // in its tab, not shown
     const translated = await page.textContent('#translate-model-line');
     assert.match(translated, TRANSFORMER);
     assert.match(translated, /encoder–decoder attention \(layer \d, head \d, the head it aligns with\) while translating with beam 4 · /);
@@ -233,7 +233,7 @@ describe('what drew each figure', () => {
       ['model card: The attentional RNNs (English ↔ Spanish)', '#the-attentional-rnns-english--spanish']);
     await page.uncheck('#compare');
     // the model view's large map
-    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.locator('#tab-model').click();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 60000 });
     await page.click('#model-view [data-layer="1"][data-head="2"]');
     await page.waitForSelector('#head-figure:not([hidden])');

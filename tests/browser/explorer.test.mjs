@@ -4,7 +4,7 @@
 // arrives, and fit a phone. Screenshots go to build/screenshots/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { viridis } from '../../web/colormap.mjs';
+import { viridis } from '../../web/page/colormap.mjs';
 import { npy } from '../js/npy.mjs';
 import { SCREENSHOTS, cellPixel, figureOf, near, openPage, recordFetches, redrawn, useBrowser } from './browser.mjs';
 
@@ -200,6 +200,7 @@ describe('explorer page', () => {
     await page.waitForSelector('body[data-byo-ready="true"]');
     await page.setInputFiles('#byo-file', { name: 'a.npy', mimeType: 'application/octet-stream', buffer: npy([2, 3], [0.2, 0.3, 0.5, 0.6, 0.3, 0.1]) });
     await page.waitForFunction(() => document.getElementById('byo-heatmap').dataset.rows === '2');
+    await page.locator('#tab-align').click();  // back to the alignment, which is still waiting for its model
     await page.waitForSelector('#align-view .busy:not([hidden])');
     assert.match(await page.textContent('#align-view .busy'), /Aligning|Loading the en-es model/);
     // meanwhile the pair's HMM (1.4 MB, already here) draws the pair, and the line says so

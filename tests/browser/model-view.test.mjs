@@ -39,7 +39,7 @@ async function answered(page, action) {
 describe('model view', () => {
   test('a Transformer shows a grid of layers × heads; kinds, means, rollout; a click shows a map large', async () => {
     const { page, problems } = await openPage('', { routes: withTransformer });
-    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.locator('#tab-model').click();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
     assert.equal(await page.inputValue('#model'), 'en-es-transformer');  // the Transformer is the view's default
     const options = await page.$$eval('#model option', (all) => all.map((o) => o.value));
@@ -112,6 +112,7 @@ describe('model view', () => {
     // the pair's forward model translates first: the Transformer's English -> Spanish (here the
     // fixture), with a layer and a head to choose
     assert.equal(await page.inputValue('#translate-model'), 'en-es-transformer');
+    await page.locator('#tab-translate').click();
     await page.waitForSelector('#translate-heads:not([hidden])', { timeout: 20000 });
     await translated();
     assert.deepEqual(await page.$$eval('#translate-layer option', (all) => all.map((o) => o.value)), ['0', '1']);
@@ -153,7 +154,7 @@ describe('model view', () => {
   test('the large map reads each word\'s row where the aligning head holds it, as the alignment view does', async () => {
     const source = 'Save the file before closing the window .', target = 'Guardar el archivo antes de cerrar la ventana .';
     const { page, problems } = await openPage(`#s=${encodeURIComponent(source)}&t=${encodeURIComponent(target)}&m=argmax`);
-    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.locator('#tab-model').click();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 60000 });
     assert.equal(await page.inputValue('#model'), 'en-es-transformer');
     await page.click('#model-view [data-aligns="true"]');
@@ -180,7 +181,7 @@ describe('model view', () => {
 
   test('at 390 × 844 the layer × head grid fits the phone: no sideways scroll, every head in view', async () => {
     const { page, problems } = await openPage('#model=en-es-transformer', { width: 390, height: 844, touch: true });
-    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.locator('#tab-model').click();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 60000 });
     const sizes = await page.evaluate(() => ({
       page: document.documentElement.scrollWidth,
@@ -198,7 +199,7 @@ describe('model view', () => {
 
   test('a reverse model reads the other language as its source: its figure has English rows and the other columns', async () => {
     const { page, problems } = await openPage('#model=es-en-additive');
-    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.locator('#tab-model').click();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
     assert.equal(await page.inputValue('#model'), 'es-en-additive');
     await page.click('#model-view [data-layer="0"][data-head="0"]');
@@ -227,7 +228,7 @@ describe('model view', () => {
 
   test('the RNN has one map of cross-attention, and its self-attention options are disabled, saying why', async () => {
     const { page, problems } = await openPage('#model=en-es-additive');
-    await page.locator('#model-section').scrollIntoViewIfNeeded();
+    await page.locator('#tab-model').click();
     await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0);
     const shown = await grid(page);
     assert.deepEqual([shown.layers, shown.heads, shown.maps.length], [1, 1, 1]);
@@ -244,8 +245,8 @@ describe('model view', () => {
     assert.equal(await page.$eval('#attention-kind option[value="encoder"]', (o) => o.disabled), false);
     assert.equal(await page.$eval('#model-aggregate option[value="rollout"]', (o) => o.textContent), 'attention rollout (self-attention, pieces)');
     await answered(page, () => page.selectOption('#model', 'en-es-additive'));
-    // off screen, typing asks for nothing; back on screen, the view catches up
-    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));  // the playground, at the bottom
+    // off screen (another tab chosen), typing asks for nothing; back on screen, the view catches up
+    await page.locator('#tab-align').click();
     await page.waitForTimeout(100);
     const before = await page.getAttribute('#model-view', 'data-answered-at');
     await page.evaluate(() => {
@@ -254,7 +255,7 @@ describe('model view', () => {
     });
     await page.waitForTimeout(300);
     assert.equal(await page.getAttribute('#model-view', 'data-answered-at'), before);
-    await answered(page, () => page.locator('#model-section').scrollIntoViewIfNeeded());
+    await answered(page, () => page.locator('#tab-model').click());
     assert.deepEqual((await grid(page)).maps, [['0', '0']]);
     assert.deepEqual(problems, []);
     await page.close();

@@ -1,8 +1,8 @@
-// The classic examples in Debian's Chromium (#presets, web/examples.mjs PRESETS): choosing one sets
+// The classic examples in Debian's Chromium (#presets, web/page/examples.mjs PRESETS): choosing one sets
 // the pair and both sentences, says what to look for, and the figure shows what the paper shows.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PRESETS } from '../../web/examples.mjs';
+import { PRESETS } from '../../web/page/examples.mjs';
 import { SCREENSHOTS, figureOf, openPage, redrawn, useBrowser } from './browser.mjs';
 
 useBrowser();

@@ -52,3 +52,19 @@ test('segment reads --dictionary, else ATTN_JIEBA, and refuses a damaged file by
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /cannot open the jieba dictionary/);
 });
+
+test('translate splits a line with Chinese characters by jieba (--dictionary), and reads no dictionary for other lines', () => {
+  const model = join(ROOT, 'tests/data/tiny-transformer.safetensors');
+  const built = readFileSync(join(ROOT, 'build/native/zh-jieba.txt'), 'utf8');
+  const small = join(directory, 'translate-small.txt');
+  writeFileSync(small, built.slice(0, built.indexOf('\nwords ') + 1) + 'words 2\n甲乙丙丁 5\n丁 1\n');
+  const typed = attn(['translate', '-m', model, '--dictionary', small], '甲乙丙丁丁\n');
+  const spaced = attn(['translate', '-m', model, '--dictionary', small], '甲乙丙丁 丁\n');
+  assert.equal(typed.status, 0, typed.stderr);
+  assert.equal(typed.stdout, spaced.stdout);  // the words jieba gives, as a segmented line is taken
+  const missing = join(directory, 'none.txt');
+  const latin = attn(['translate', '-m', model, '--dictionary', missing], 'the cat\n');
+  assert.equal(latin.status, 0, latin.stderr);
+  const han = attn(['translate', '-m', model, '--dictionary', missing], '中文\n');
+  assert.match(han.stderr, /line 1: cannot open the jieba dictionary/);
+});

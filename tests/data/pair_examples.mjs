@@ -1,7 +1,7 @@
-// The explorer's example sentence pair of each language (web/examples.mjs) and word pairs that a
+// The explorer's example sentence pair of each language (web/page/examples.mjs) and word pairs that a
 // pair's shipped aligner must link in it, for the JS and command-line tests of every pair
 // (tests/test_pairs.cpp checks the same links natively and in WebAssembly).
-import { EXAMPLES, EXAMPLE_SOURCE } from '../../web/examples.mjs';
+import { EXAMPLES, EXAMPLE_SOURCE } from '../../web/page/examples.mjs';
 
 const LINKS = {
   bg: [['market', 'пазара'], ['morning', 'сутрин'], ['.', '.']],

@@ -97,7 +97,7 @@ describe('the model card', () => {
 });
 
 describe('named files exist', () => {
-  // `src/attn/align/links.cpp`, `web/worker.mjs`, `tools/check_layout.py`: a path of the tree in
+  // `src/attn/align/links.cpp`, `web/page/worker.mjs`, `tools/check_layout.py`: a path of the tree in
   // backticks (placeholders such as XX, NAME, * and {a,b} are not checked).
   const PATH = /`((?:src|web|native|tests|tools|models|docs)\/[\w./-]*)`/g;
   for (const document of ['docs/ARCHITECTURE.md', 'DEVELOPERS.md']) {

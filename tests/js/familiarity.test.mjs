@@ -1,4 +1,4 @@
-// How far a sentence pair is from what a model learned (web/familiarity.mjs): the percentile
+// How far a sentence pair is from what a model learned (web/page/familiarity.mjs): the percentile
 // arithmetic, models/familiarity.json against the shipped files, and the signal itself on the
 // shipped multilingual Transformer: a software string and its translation read as familiar, the
 // same words scrambled or an unrelated sentence as far.
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import loadAttn from '../../web/dist/attn.mjs';
-import { FAR, UNUSUAL, describe as describeFamiliarity, lengthNote, percentiles, pieceScore, rank } from '../../web/familiarity.mjs';
+import { FAR, UNUSUAL, describe as describeFamiliarity, lengthNote, percentiles, pieceScore, rank } from '../../web/page/familiarity.mjs';
 
 const MODELS = new URL('../../models/', import.meta.url);
 const measured = JSON.parse(readFileSync(new URL('familiarity.json', MODELS), 'utf8'));

@@ -1,7 +1,7 @@
-// web/maps.mjs: one head's map, the mean over heads, and attention rollout, on hand-made maps.
+// web/page/maps.mjs: one head's map, the mean over heads, and attention rollout, on hand-made maps.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { meanOverHeads, rollout, slice } from '../../web/maps.mjs';
+import { meanOverHeads, rollout, slice } from '../../web/page/maps.mjs';
 
 // 2 layers, 2 heads, 2 x 2 maps with known values
 const map = {

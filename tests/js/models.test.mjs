@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import loadAttn from '../../web/dist/attn.mjs';
-import { readsOneMatrix } from '../../web/methods.mjs';
+import { readsOneMatrix } from '../../web/page/methods.mjs';
 
 const DATA = new URL('../data/', import.meta.url);
 const bytes = (name) => new Uint8Array(readFileSync(new URL(name, DATA)));

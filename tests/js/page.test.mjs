@@ -1,15 +1,16 @@
-// The page's pure modules under Node: labels by user-perceived characters (web/text.mjs), number
-// checks that agree with an input's min, max and step (web/controls.mjs), the URL hash's encoding
-// (web/state.mjs), the colour tables the heatmaps paint from (web/colormap.mjs), and how requests
-// supersede each other (web/worker-client.mjs).
+// The page's pure modules under Node: labels by user-perceived characters (web/page/text.mjs), number
+// checks that agree with an input's min, max and step (web/page/controls.mjs), the URL hash's encoding
+// (web/page/state.mjs), the colour tables the heatmaps paint from (web/page/colormap.mjs), and how requests
+// supersede each other (web/page/worker-client.mjs), and which tab a link opens (web/page/tabs.mjs).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bahdanau, colourInto, colourMap, colourTable, grayscale, viridis } from '../../web/colormap.mjs';
-import { checkNumber, readableNumber } from '../../web/controls.mjs';
-import { forwardModelName } from '../../web/methods.mjs';
-import { decodeState, encodeState } from '../../web/state.mjs';
-import { graphemes, shortLabel, visibleLabel } from '../../web/text.mjs';
-import { latestOnly } from '../../web/worker-client.mjs';
+import { bahdanau, colourInto, colourMap, colourTable, grayscale, viridis } from '../../web/page/colormap.mjs';
+import { checkNumber, readableNumber } from '../../web/page/controls.mjs';
+import { forwardModelName } from '../../web/page/methods.mjs';
+import { decodeState, encodeState } from '../../web/page/state.mjs';
+import { graphemes, shortLabel, visibleLabel } from '../../web/page/text.mjs';
+import { latestOnly } from '../../web/page/worker-client.mjs';
+import { DEFAULT_VIEW, HASH_KEYS, VIEWS, idOfKey, viewOfHash } from '../../web/page/tabs.mjs';
 
 describe('labels', () => {
   it('split text into user-perceived characters: emoji sequences and accents stay whole', () => {
@@ -91,6 +92,39 @@ describe('the URL hash', () => {
 
   it('ignores keys it does not know', () => {
     assert.deepEqual(decodeState('#th=0.5&bogus=1', defaults), { ...defaults, th: '0.5' });
+  });
+});
+
+describe('the tab a link opens', () => {
+  // which section holds each control, as index.html places them
+  const SECTION = { source: 'align-view', method: 'align-view', 'translate-source': 'translate-view', beam: 'translate-view',
+    'attention-kind': 'model-section', 'byo-method': 'byo-view', score: 'playground', 'byo-heatmap': 'byo-view' };
+  const sectionOf = (id) => SECTION[id] ?? null;
+
+  it('is the hash\'s view when it names one', () => {
+    assert.equal(viewOfHash('#view=playground&s=a', sectionOf), 'playground');
+    assert.equal(viewOfHash('view=images', sectionOf), 'images');
+  });
+
+  it('is, for a link without a view, the first section in page order that holds one of its keys', () => {
+    assert.equal(viewOfHash('#tr=x&beam=3', sectionOf), 'translate');
+    assert.equal(viewOfHash('#score=dot&s=a', sectionOf), 'align');
+    assert.equal(viewOfHash('#bz=4', sectionOf), 'byo');
+    assert.equal(viewOfHash('#kind=encoder&bm=itermax', sectionOf), 'model');
+  });
+
+  it('is the default for an empty hash, header settings only, or an unknown view', () => {
+    assert.equal(viewOfHash('', sectionOf), DEFAULT_VIEW);
+    assert.equal(viewOfHash('#c=gray&pair=en-de', sectionOf), DEFAULT_VIEW);
+    assert.equal(viewOfHash('#view=nowhere', sectionOf), DEFAULT_VIEW);
+  });
+
+  it('keys name their controls once: each key to one id, and each view to one section', () => {
+    assert.equal(idOfKey('s'), 'source');
+    assert.equal(idOfKey('score'), 'score');
+    assert.equal(new Set(Object.values(HASH_KEYS)).size, Object.keys(HASH_KEYS).length);
+    assert.equal(new Set(VIEWS.map(([, section]) => section)).size, VIEWS.length);
+    assert.ok(VIEWS.some(([view, section]) => view === 'images' && section === 'caption'));
   });
 });
 
@@ -183,7 +217,7 @@ describe('forwardModelName', () => {
 describe('the model card as a page (tools/build/card_html.mjs)', () => {
   it('gives every heading GitHub\'s anchor as its id, and escapes the text', async () => {
     const { cardHtml } = await import('../../tools/build/card_html.mjs');
-    const { headingAnchor } = await import('../../web/text.mjs');
+    const { headingAnchor } = await import('../../web/page/text.mjs');
     assert.equal(headingAnchor('The multilingual Transformer (English ↔ twelve languages)'), 'the-multilingual-transformer-english--twelve-languages');
     const html = cardHtml('# Card <script>\n\n## Twelve language pairs\n\nA **bold\nline** with `code` and [a link](docs/X.md) and [no](javascript:alert(1)).\n- one\n- two\n\n| a | <b> |\n\n```\n<pre>\n```\n');
     assert.match(html, /<h1 id="card-script">Card &lt;script&gt;<\/h1>/);

@@ -1,9 +1,9 @@
-// The page's parsers (web/parsers.mjs) and its matrix reshaping (web/matrices.mjs) under Node:
+// The page's parsers (web/page/parsers.mjs) and its matrix reshaping (web/page/matrices.mjs) under Node:
 // pure functions, no browser. Expected values are worked out by hand from the inputs.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { hideSpecial, mergeSubwords, restNote, restShare, selectMatrix, wordsOf } from '../../web/matrices.mjs';
-import { goldOutOfRange, goldShapeNote, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from '../../web/parsers.mjs';
+import { hideSpecial, mergeSubwords, restNote, restShare, selectMatrix, wordsOf } from '../../web/page/matrices.mjs';
+import { goldOutOfRange, goldShapeNote, parseAttentionJson, parseGoldLine, parseNpy, pharaohPairs } from '../../web/page/parsers.mjs';
 import { npy } from './npy.mjs';
 
 const near = (actual, expected, label) => {

@@ -1,12 +1,12 @@
-// The playground's set-ups (web/playground-setups.mjs) and the tensors they are written in
-// (web/tensors.mjs): the PyTorch expressions of the tutorials parsed as PyTorch reads them, bad
+// The playground's set-ups (web/page/playground-setups.mjs) and the tensors they are written in
+// (web/page/tensors.mjs): the PyTorch expressions of the tutorials parsed as PyTorch reads them, bad
 // text refused with the box and the place named, and every d2l set-up, run through the module in
 // both builds, printing what d2l printed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { SETUPS, compareWithPublished, parameters, tensorRequest } from '../../web/playground-setups.mjs';
-import { MAX_ELEMENTS, formatTensor, parseTensor } from '../../web/tensors.mjs';
+import { SETUPS, compareWithPublished, parameters, tensorRequest } from '../../web/page/playground-setups.mjs';
+import { MAX_ELEMENTS, formatTensor, parseTensor } from '../../web/page/tensors.mjs';
 import { forEachBuild } from './helpers.mjs';
 
 const CONTROLS = { score: 'scaled_dot', probability: 'softmax', temperature: 1, causal: false, local: 'none', halfWidth: 1 };

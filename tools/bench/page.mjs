@@ -26,7 +26,7 @@ import { npy } from '../../tests/js/npy.mjs';
 import { serve } from '../serve.mjs';
 
 const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
-const web = option('--web', new URL('../../web/', import.meta.url).pathname);
+const web = option('--web', new URL('../../web/page/', import.meta.url).pathname);
 const only = option('--only', 'load,10mbit,byo-512,byo-2048,align-400').split(',');
 const timeout = Number(option('--timeout', '240')) * 1000;
 const runs = Number(option('--runs', '3'));

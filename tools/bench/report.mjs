@@ -4,13 +4,14 @@
 //   node tools/bench/report.mjs build/bench/results.jsonl
 import { readFileSync, writeFileSync } from 'node:fs';
 import { modelSection } from './model_report.mjs';
+import { captionSection } from './caption_report.mjs';
 
 const [file = 'build/bench/results.jsonl'] = process.argv.slice(2);
 const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 const meta = lines.find((l) => l.run === 'machine') ?? {};
 const DEFAULT_SHAPES = ['1x8x128x128x64', '1x1x512x512x64', '1x4x32x32x64', '1x1x16x16x64'];
 const COMPUTE_BOUND = DEFAULT_SHAPES.slice(0, 2);
-const rounds = [...new Set(lines.filter((l) => l.round > 0).map((l) => l.round))].sort((a, b) => a - b);
+const rounds = [...new Set(lines.filter((l) => l.round > 0 && l.run !== 'caption').map((l) => l.round))].sort((a, b) => a - b);  // the captioner's rounds are its own
 // PyTorch's lines name their thread count (pytorch-cpu-2t) rather than carry it
 const threadsOf = (l) => l.threads ?? Number(/-(\d+)t$/.exec(l.impl)?.[1] ?? 1);
 // One implementation's line in one round; `threads` tells the 1- and N-thread lines of one impl apart.
@@ -122,6 +123,7 @@ shared virtual machines.
 - Peaks, one thread, registers only: fused multiply-add natively (\`attn_bench --peak\`): ${nativePeak ? `**${fmt(nativePeak.gflops)} GFLOP/s** (${nativePeak.isa})` : '—'};
   WebAssembly SIMD128 multiply and add (no FMA in WebAssembly; \`node tools/bench/peak.mjs\`): ${wasmPeak ? `**${fmt(wasmPeak.gflops)} GFLOP/s**` : '—'}.
   "Share of peak" is a shape's GFLOP/s (4·L·S·D + 5·L·S per head) over that figure.
+- Captioner: \`node tools/bench/caption.mjs\` — held-out scenes captioned by attnscope (native, SIMD128), PyTorch and onnxruntime-web, one thread, interleaved rounds, the same captions checked.
 
 ## WebAssembly, one thread
 
@@ -153,6 +155,10 @@ ${table(native1, [torch1, col('native', 'attn-native-scalar', 1)], { peak: nativ
 
 OpenBLAS SGEMM 2048×2048, one thread: ${sgemm ? `${fmt(sgemm.gflops)} GFLOP/s` : '—'}.
 
+The same kernels built for AVX2 + FMA (\`cmake --preset native-avx2\`, \`-march=x86-64-v3\`: ${lines.find((l) => l.isa && l.run === 'native-avx2')?.isa ?? '?'}) on the same machine, beside the same PyTorch rounds:
+
+${table(col('native-avx2', 'attn-native-simd', 1, 'attn-native-simd, AVX2'), [torch1, native1])}
+
 ## Native, ${nativeThreads} threads
 
 ${table(nativeN, [native1b, torchN], { shapes: COMPUTE_BOUND })}
@@ -182,6 +188,7 @@ beam search runs to the length limit, so its translation time is a pessimistic b
 
 Every timed result matched the float64 reference: largest max abs error ${worst.toExponential(2)}.
 
+${captionSection(lines)}
 ${modelSection(new URL('../../build/model-bench', import.meta.url).pathname, meta.date ?? '')}
 `;
 

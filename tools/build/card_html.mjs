@@ -1,12 +1,12 @@
 // The model card as a page the explorer can link into: models/MODEL_CARD.md written as HTML with an
-// id on every heading (GitHub's anchors, web/text.mjs headingAnchor), so that the line under a
+// id on every heading (GitHub's anchors, web/page/text.mjs headingAnchor), so that the line under a
 // figure can open its model's section. A raw .md file is downloaded, not shown, by browsers.
 // Headings become h1-h4, fenced code and tables preformatted text, the rest paragraphs with their
 // `code`, **bold** and [links](...) (http, https and relative addresses only); everything else is
 // escaped text.
 //   node tools/build/card_html.mjs models/MODEL_CARD.md web/dist/models/MODEL_CARD.html
 import { readFile, writeFile } from 'node:fs/promises';
-import { headingAnchor } from '../../web/text.mjs';
+import { headingAnchor } from '../../web/page/text.mjs';
 
 const escape = (text) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 

@@ -58,7 +58,7 @@ for (const line of table.split('\n').filter((l) => l && !l.startsWith('#')).slic
 }
 
 // models/familiarity.json (tools/eval/familiarity.mjs): each direction's held-out score percentiles, which
-// the worker places a sentence pair among (web/familiarity.mjs); a direction whose model file
+// the worker places a sentence pair among (web/page/familiarity.mjs); a direction whose model file
 // changed since it was measured is left out (its line then does not appear), with a warning.
 const familiarity = {};
 const measured = JSON.parse(await readFile(new URL('../../models/familiarity.json', import.meta.url), 'utf8').catch(() => '{}'));

@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readsOneMatrix } from '../../web/methods.mjs';
+import { readsOneMatrix } from '../../web/page/methods.mjs';
 
 const [template, dist, flavour] = process.argv.slice(2);
 if (!template || !dist || !['simd', 'scalar'].includes(flavour)) {

@@ -1,5 +1,5 @@
 // Measures what the explorer's "far from what the model learned" line compares with
-// (web/familiarity.mjs): for every direction of every pair's translation model, the model's mean
+// (web/page/familiarity.mjs): for every direction of every pair's translation model, the model's mean
 // log-probability per target piece on held-out pairs of its own data (data/en-XX/test.*, lines
 // FROM .. FROM+COUNT, after the 100 that tools/eval/translation.py scores), forced on the human
 // reference ('forced': the alignment view's signal) and on the model's own beam-4 translation
@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FAR, UNUSUAL, percentiles, pieceScore, rank } from '../../web/familiarity.mjs';
+import { FAR, UNUSUAL, percentiles, pieceScore, rank } from '../../web/page/familiarity.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const option = (name, fallback) => {
@@ -76,7 +76,7 @@ for (const pair of attn.alignment.pairs) {
 const json = {
   about: 'Mean log-probability per target piece of each direction\'s model on held-out pairs (data/en-XX/test, ' +
     `lines ${from + 1}-${from + count}): percentiles 1-99, forced on the reference and on the model's own beam-4 ` +
-    'translation. Written by tools/eval/familiarity.mjs; web/familiarity.mjs reads it.',
+    'translation. Written by tools/eval/familiarity.mjs; web/page/familiarity.mjs reads it.',
   models, directions: references,
 };
 writeFileSync(out, `${JSON.stringify(json)}\n`);

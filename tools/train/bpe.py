@@ -127,9 +127,34 @@ def learn(word_counts, vocab_size, min_char_count=20):
                    key=lambda c: (-char_counts[c], c))
     bpe = BPE(SPECIALS + BYTES + [MARKER] + chars, [])
 
+    return BPE(*_learn_merges(bpe, [bpe.symbols(w) for w in word_counts], list(word_counts.values()), vocab_size))
+
+
+def extend(base, word_counts, new_pieces, min_char_count=20, tags=()):
+    """`base` with its pieces and merges unchanged (a word made of characters base knew is encoded
+    as before), then the characters of word_counts it lacks (seen at least min_char_count times), then merges
+    learned over word_counts after base's own, until new_pieces pieces were added, then `tags`.
+    How a vocabulary grows to take a new language (Chinese's characters and words) while a model
+    trained on the old one keeps every row it learned."""
+    char_counts = collections.Counter()
+    for word, count in word_counts.items():
+        for ch in word:
+            char_counts[ch] += count
+    known = set(base.vocab)
+    chars = sorted((c for c, n in char_counts.items() if n >= min_char_count and c != MARKER and c not in known),
+                   key=lambda c: (-char_counts[c], c))[:new_pieces]
+    grown = BPE(base.vocab + chars, base.merges)
+    words = [grown.encode_word(w) for w in word_counts]
+    vocab, merges = _learn_merges(grown, words, list(word_counts.values()), len(base.vocab) + new_pieces)
+    missing = [t for t in tags if t not in set(vocab)]
+    return BPE(vocab + missing, list(base.merges) + merges[len(base.merges):])
+
+
+def _learn_merges(bpe, words, counts, vocab_size):
+    """Classic BPE over word types (symbol lists `words`, their `counts`), starting from bpe's
+    vocabulary and merges: (vocabulary, merges) once vocab_size pieces are reached or no pair
+    occurs twice."""
     # Word types as mutable symbol lists, with pair counts and an index pair -> word types.
-    words = [bpe.symbols(w) for w in word_counts]
-    counts = list(word_counts.values())
     pair_counts = collections.Counter()
     where = collections.defaultdict(set)
     for index, symbols in enumerate(words):
@@ -141,7 +166,7 @@ def learn(word_counts, vocab_size, min_char_count=20):
     # changes is pushed again. Ties pop the smallest (left, right), as the spec says.
     heap = [(-n, p) for p, n in pair_counts.items() if mergeable(p)]
     heapq.heapify(heap)
-    vocab, merges, known = bpe.vocab, [], set(bpe.vocab)
+    vocab, merges, known = list(bpe.vocab), list(bpe.merges), set(bpe.vocab)
     while len(vocab) < vocab_size and heap:
         negative_count, pair = heapq.heappop(heap)
         if pair_counts.get(pair, 0) != -negative_count:
@@ -179,7 +204,7 @@ def learn(word_counts, vocab_size, min_char_count=20):
             elif pair_counts[p] <= 0:
                 del pair_counts[p]
                 del where[p]
-    return BPE(vocab, merges)
+    return vocab, merges
 
 
 def mergeable(pair):
@@ -208,6 +233,13 @@ def main():
     learn_cmd.add_argument("--vocab-size", type=int, default=8192)
     learn_cmd.add_argument("--min-char-count", type=int, default=20)
     learn_cmd.add_argument("--out", required=True)
+    extend_cmd = sub.add_parser("extend", help="grow a vocabulary for a new language (bpe.extend)")
+    extend_cmd.add_argument("base")
+    extend_cmd.add_argument("files", nargs="+")
+    extend_cmd.add_argument("--pieces", type=int, required=True, help="pieces to add (characters, then merges)")
+    extend_cmd.add_argument("--min-char-count", type=int, default=20)
+    extend_cmd.add_argument("--tags", default="", help="pieces appended last, comma-separated (<2zh>)")
+    extend_cmd.add_argument("--out", required=True)
     encode_cmd = sub.add_parser("encode")
     encode_cmd.add_argument("model")
     args = parser.parse_args()
@@ -216,6 +248,13 @@ def main():
         Path(args.out).write_text(bpe.to_json() + "\n", encoding="utf-8")
         print(f"{len(bpe.vocab)} pieces ({len(bpe.chars)} characters, {len(bpe.merges)} merges)"
               f" -> {args.out}")
+    elif args.command == "extend":
+        base = BPE.from_json(Path(args.base).read_text(encoding="utf-8"))
+        bpe = extend(base, count_words(args.files), args.pieces, args.min_char_count,
+                     [t for t in args.tags.split(",") if t])
+        Path(args.out).write_text(bpe.to_json() + "\n", encoding="utf-8")
+        print(f"{len(base.vocab)} + {len(bpe.vocab) - len(base.vocab)} pieces "
+              f"({len(bpe.chars) - len(base.chars)} characters, {len(bpe.merges) - len(base.merges)} merges) -> {args.out}")
     else:
         bpe = BPE.from_json(Path(args.model).read_text(encoding="utf-8"))
         for line in sys.stdin:

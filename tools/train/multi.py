@@ -24,8 +24,10 @@ from tools.train import batching, bpe as B
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
 # Gold alignment sets, measured on and never trained on: XL-WA's dev sets and, for French and
-# German (which XL-WA lacks), Europarl's (with possible links, written "ip j").
+# German (which XL-WA lacks), Europarl's (with possible links, written "ip j"); for Chinese, NIST's
+# newswire (segmented, possible links too).
 EUROPARL = ("de", "fr")
+GOLD_DIRECTORIES = {"zh": "nist-zh-gold"}
 
 
 def tag(lang):
@@ -33,6 +35,8 @@ def tag(lang):
 
 
 def gold_path(lang):
+    if lang in GOLD_DIRECTORIES:
+        return SHARED / GOLD_DIRECTORIES[lang] / "dev.tsv"
     return SHARED / ("europarl-gold" if lang in EUROPARL else "xl-wa") / lang / "dev.tsv"
 
 

@@ -128,3 +128,20 @@ def test_special_and_byte_ids_are_fixed():
     assert bpe.vocab[:3] == ["<pad>", "<s>", "</s>"]
     assert bpe.vocab[3] == "<0x00>" and bpe.vocab[258] == "<0xFF>" and bpe.vocab[259] == "▁"
     assert bpe.decode([B.BOS] + bpe.encode(["hola"]) + [B.EOS, B.PAD]) == ["hola"]
+
+
+def test_extending_keeps_old_words_and_learns_the_new_language():
+    bpe, counts = tiny_bpe()
+    chinese = {"中国": 30, "中文": 25, "我们": 40, "我": 50, "爱": 30, "你": 45, "文字": 21, "龍": 5}
+    grown = B.extend(bpe, chinese, 12, min_char_count=20, tags=["<2zh>"])
+    assert grown.vocab[:len(bpe.vocab)] == bpe.vocab and grown.merges[:len(bpe.merges)] == bpe.merges
+    assert len(grown.vocab) == len(bpe.vocab) + 12 + 1 and grown.vocab[-1] == "<2zh>"
+    for word in counts:  # the old language's words: the same pieces
+        assert grown.encode_word(word) == bpe.encode_word(word), word
+    assert "中" in grown.chars and "字" in grown.chars and "龍" not in grown.chars  # 龍: 5 times, under 20
+    assert grown.encode_word("我们") == [B.MARKER + "我们"]  # the most frequent pair, merged first
+    assert grown.encode_word("龍")[1:] == ["<0xE9>", "<0xBE>", "<0x8D>"]  # rare: bytes, as before
+    assert all(p not in B.BYTES_SET for p in grown.encode_word("我爱你"))
+    again = B.BPE.from_json(grown.to_json())
+    assert again.encode(["我们", "爱", "中文"]) == grown.encode(["我们", "爱", "中文"])
+

@@ -153,3 +153,21 @@ def test_a_corpus_beside_the_splits_is_drawn_as_a_source_of_its_own_weighted_by_
             assert bad in str(error)
         else:
             raise AssertionError(f"--corpora {bad} was accepted")
+
+
+def test_a_grown_vocabulary_keeps_the_old_rows_and_starts_new_pieces_from_their_bytes():
+    import torch
+    from tools.train import train_multi
+    old = tiny_bpe()
+    grown = B.extend(old, {"中国": 30, "中": 25}, 3, min_char_count=20, tags=[multi.tag("zh")])
+    embedding = torch.randn(len(old.vocab), 4)
+    bias = torch.randn(len(old.vocab))
+    rows, biases = train_multi.grown_rows(embedding, bias, old, grown)
+    assert rows.shape == (len(grown.vocab), 4) and torch.equal(rows[:len(old.vocab)], embedding)
+    assert torch.equal(biases[:len(old.vocab)], bias) and torch.all(biases[len(old.vocab):] == bias.min())
+    byte_rows = [old.ids[b] for b in old.symbols("中")[1:]]  # its three UTF-8 bytes
+    assert torch.allclose(rows[grown.ids["中"]], embedding[byte_rows].mean(0))
+    tags = [old.ids[multi.tag("en")], old.ids[multi.tag("es")]]
+    assert torch.allclose(rows[grown.ids[multi.tag("zh")]], embedding[tags].mean(0))
+    assert not torch.isnan(rows).any()
+

@@ -212,7 +212,7 @@ def main(args):
     state = {"step": 0, "chunk": 0, "batch": 0, "elapsed": 0.0, "history": [], "alignment": [],
              "languages": languages}
     if shipped is not None and not checkpoint.exists():
-        state["initialized_from"] = initialize(model, shipped, args.init_from)
+        state["initialized_from"] = initialize(model, shipped, args.init_from, bpe)
     elif shipped is not None:
         print(f"warning: {checkpoint} exists, so this run resumes it and --init-from {args.init_from} is not read "
               f"(delete the checkpoint or pass another --checkpoint to start from the file)", flush=True)
@@ -286,20 +286,50 @@ def load_corpus(args, languages, bpe):
     return corpus, train_by_lang, valid
 
 
-def initialize(model, shipped, path):
+def initialize(model, shipped, path, bpe=None):
     """The shipped file's weights into model (the trunk must match; the head's reading,
-    alignment_shift, may change, retraining it); returns the file's training record."""
+    alignment_shift, may change, retraining it); returns the file's training record. The
+    vocabulary may have grown (bpe.extend: the file's pieces first, unchanged): a new piece's
+    embedding starts as the mean of the rows of the pieces the file's vocabulary wrote it with (for
+    Chinese, its characters' UTF-8 bytes), a new tag as the mean of the file's tags, and its output
+    bias at the file's lowest, so that the model writes what it wrote before until it learns."""
     tensors, metadata = shipped
-    trunk = lambda config: {k: v for k, v in config.items() if k != "alignment_shift"}  # noqa: E731
+    trunk = lambda config: {k: v for k, v in config.items() if k not in ("alignment_shift", "vocab_size")}  # noqa: E731
     if trunk(json.loads(metadata["architecture"])) != trunk(model.config):
         raise SystemExit(f"{path} has architecture {metadata['architecture']}, not {model.config}")
     renamed = {"embedding": "embedding.weight", "output.bias": "output_bias"}
-    model.load_state_dict({renamed.get(name, name): torch.from_numpy(np.asarray(value, dtype=np.float32))
-                           for name, value in tensors.items()})
+    state = {renamed.get(name, name): torch.from_numpy(np.asarray(value, dtype=np.float32))
+             for name, value in tensors.items()}
+    grown = model.embedding.weight.shape[0] - state["embedding.weight"].shape[0]
+    if grown:
+        old = B.BPE.from_json(metadata["tokenizer"])
+        if bpe is None or grown < 0 or bpe.vocab[:len(old.vocab)] != old.vocab:
+            raise SystemExit(f"{path}: its vocabulary ({len(old.vocab)} pieces) is not the start of this run's "
+                             f"({model.embedding.weight.shape[0]}): grow it with bpe.py extend")
+        state["embedding.weight"], state["output_bias"] = grown_rows(
+            state["embedding.weight"], state["output_bias"], old, bpe)
+        print(f"vocabulary grown by {grown} pieces from {len(old.vocab)}", flush=True)
+    model.load_state_dict(state)
     done = json.loads(metadata["training"])
     print(f"initialized from {path} ({done['minutes']} minutes, {done['steps']} steps before; "
           f"the optimizer starts afresh)", flush=True)
     return done
+
+
+def grown_rows(embedding, bias, old, bpe):
+    """(embedding, output bias) with a row for each of bpe's pieces after old's (see initialize)."""
+    rows, biases = [embedding], [bias]
+    tags = [i for i, p in enumerate(old.vocab) if p.startswith("<2") and p.endswith(">")]
+    for piece in bpe.vocab[len(old.vocab):]:
+        if piece.startswith("<2") and piece.endswith(">"):
+            ids = tags
+        else:
+            # a word-start piece as the old vocabulary writes that word; another by its characters
+            ids = old.encode_word(piece[1:]) if piece.startswith(B.MARKER) else old.symbols(piece)[1:]
+            ids = [old.ids[p] for p in ids]
+        rows.append(embedding[ids].mean(0, keepdim=True))
+        biases.append(bias.min().reshape(1))
+    return torch.cat(rows), torch.cat(biases)
 
 
 class Run:

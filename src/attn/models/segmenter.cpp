@@ -213,6 +213,12 @@ std::vector<std::string> Segmenter::words(std::string_view text) const {
   return words;
 }
 
+bool has_han(std::string_view text) noexcept {
+  for (std::size_t i = 0; i < text.size();)
+    if (is_han(next_code_point(text, i))) return true;
+  return false;
+}
+
 std::vector<std::string> split_words(const std::string& text, std::string_view language, const Segmenter* chinese) {
   if (language != "zh") return split_words(text);
   if (!chinese) fail("splitting Chinese (zh) text into words needs jieba's dictionary");

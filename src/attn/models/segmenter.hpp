@@ -71,6 +71,10 @@ class Segmenter {
   std::vector<int> viterbi(const char32_t* characters, std::size_t count) const;
 };
 
+// The text holds a Han character (U+4E00-U+9FD5), the characters Segmenter::words cuts: typed
+// text to split with jieba rather than the word tokenizer alone. Invalid bytes are skipped.
+bool has_han(std::string_view text) noexcept;
+
 // The word tokenizer by language: Segmenter::words for "zh" (`chinese` must then be given),
 // split_words for every other language.
 std::vector<std::string> split_words(const std::string& text, std::string_view language, const Segmenter* chinese);

@@ -133,12 +133,16 @@ export function goldCorner(x, y, cell) {
   return [[x, y], [x + leg, y], [x, y + leg]];
 }
 
-/** The colour legend: the map from 0 to 1, and what a link (and a gold link) looks like. */
+/**
+ * The colour legend: the map from 0 to 1, and what a link (and a gold link) looks like.
+ * @param {any} surface a canvas.mjs CanvasSurface or an export.mjs SVG surface @param {any} theme
+ * @param {{colormap: string, links?: boolean, gold?: boolean, width?: number}} options
+ */
 export function paintLegend(surface, theme, { colormap, links = true, gold = false, width = 140 }) {
   const map = colourMap(colormap);
   const steps = 32, bar = width / steps;
   for (let i = 0; i < steps; i++) surface.fill(i * bar, 0, bar + 0.5, 12, rgb(map((i + 0.5) / steps)));
-  for (const [value, anchor] of [[0, 'start'], [0.5, 'middle'], [1, 'end']]) {
+  for (const [value, anchor] of /** @type {[number, string][]} */ ([[0, 'start'], [0.5, 'middle'], [1, 'end']])) {
     surface.text(String(value), value * width, 26, { fill: theme.fg, anchor });
   }
   let at = width + 16;
@@ -153,9 +157,12 @@ export function paintLegend(surface, theme, { colormap, links = true, gold = fal
   return { width: at, height: 30 };
 }
 
+/** @type {OffscreenCanvasRenderingContext2D | null} */
+let measuring = null;
+
 // A measuring function for layoutFigure, in the canvas's label font.
 export function measurer(theme) {
-  const context = measurer.context ??= new OffscreenCanvas(1, 1).getContext('2d');
+  const context = measuring ??= new OffscreenCanvas(1, 1).getContext('2d');
   context.font = fontOf(theme);
   return (text) => context.measureText(text).width;
 }

@@ -10,6 +10,7 @@ import { exportPng, exportSvg } from './export.mjs';
 import { listMethods, readsOneMatrix } from './methods.mjs';
 import { Heatmap } from './views.mjs';
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 const CONTROLS = ['byo-layer', 'byo-head', 'byo-aggregate', 'byo-special', 'byo-merge', 'byo-method'];
 const isMatrix = (file) => /\.(npy|json)$/i.test(file.name);

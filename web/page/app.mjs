@@ -14,9 +14,11 @@ import { PRESETS, exampleOf, isExample, presetOf } from './examples.mjs';
 import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
 import { ModelView } from './model-view.mjs';
 import { HashState } from './state.mjs';
+import { idOfKey, startTabs } from './tabs.mjs';
 import { TranslateView } from './translate.mjs';
 import { WorkerClient } from './worker-client.mjs';
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 
 // A heatmap's zoom as a hash field.
@@ -24,8 +26,9 @@ const zoomField = (heatmap) => ({
   element: heatmap.host, get: () => heatmap.zoomState, set: (value) => { heatmap.zoomState = value; },
 });
 
-function controls(state, pairs) {
-  for (const [key, id] of pairs) state.control(key, $(id));
+// Controls under their hash keys (tabs.mjs HASH_KEYS says which id each key holds).
+function controls(state, keys) {
+  for (const key of keys) state.control(key, $(idOfKey(key)));
 }
 
 // The line under the title: the module's build, then what the chosen pair has loaded or will.
@@ -146,15 +149,13 @@ async function startAlignment(client, state) {
   const translate = new TranslateView(client, module, () => state.applying);
   const inside = new ModelView(client, module);
   // the sentences first: the hash's, if any, before the pair decides whether its example replaces them
-  controls(state, [['s', 'source'], ['t', 'target']]);
+  controls(state, ['s', 't']);
   startPairs(state, module.pairs, [align, translate, inside]);
   startPresets(module.pairs);
   align.start();
   translate.start();
   inside.start();
-  controls(state, [['m', 'method'], ['th', 'threshold'], ['shift', 'shift'], ['cmp', 'compare'],
-    ['tr', 'translate-source'], ['tm', 'translate-model'], ['beam', 'beam'], ['model', 'model'], ['kind', 'attention-kind'],
-    ['show', 'model-aggregate']]);
+  controls(state, ['m', 'th', 'shift', 'cmp', 'tr', 'tm', 'beam', 'model', 'kind', 'show']);
   state.field('z', zoomField(align.heatmap));
   state.field('step', { element: $('step'), get: () => translate.step, set: (value) => { translate.step = value; } });
   client.ready.then(({ pair, models }) => {
@@ -182,12 +183,11 @@ async function startModuleViews(client, state) {
   document.body.dataset.moduleThreads = String(threads);
   const view = new ByoView(client);
   view.start(alignment);
-  controls(state, [['layer', 'byo-layer'], ['head', 'byo-head'], ['agg', 'byo-aggregate'], ['special', 'byo-special'],
-    ['merge', 'byo-merge'], ['bm', 'byo-method']]);
+  controls(state, ['layer', 'head', 'agg', 'special', 'merge', 'bm']);
   state.field('bz', zoomField(view.heatmap));
   document.body.dataset.byoReady = 'true';
   await startPlayground(client, () => {
-    controls(state, PLAYGROUND_CONTROLS.map((id) => [id, id]));
+    controls(state, PLAYGROUND_CONTROLS);
     state.field('tokens', tokenField);
   }, () => state.applying);
   document.body.dataset.playgroundReady = 'true';
@@ -217,6 +217,7 @@ async function main() {
   const state = new HashState({ share: $('share') });
   state.control('c', $('colormap'));  // shared by every view: registered before any draws
   state.control('marks', $('show-links'));
+  startTabs(state);
   shareOnClick();
   // the worker fetches the linked pair's first model at once (the index decides whether it exists)
   const pair = new URLSearchParams(location.hash.slice(1)).get('pair') ?? 'en-es';

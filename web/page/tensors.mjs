@@ -55,6 +55,7 @@ class Parser {
     this.random = uniform([...text].reduce((h, c) => Math.imul(h ^ c.codePointAt(0), 16777619), 2166136261));
   }
 
+  /** @param {string} message @returns {never} */
   fail(message) {
     const token = this.tokens[this.i];
     // the text as the page shows labels: invisible and bidi characters as their code points
@@ -69,11 +70,12 @@ class Parser {
     this.i++;
   }
 
+  /** @returns {number} */
   number() {
     const token = this.tokens[this.i];
     if (token?.kind !== 'number') this.fail('a number expected');
     this.i++;
-    return token.value;
+    return Number(token.value);
   }
 
   // A nested list of numbers -> {shape, data}; every row the same length.

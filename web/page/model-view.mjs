@@ -13,6 +13,7 @@ import { meanOverHeads, rollout, slice } from './maps.mjs';
 import { restNote } from './matrices.mjs';
 import { Heatmap, LineView } from './views.mjs';
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 const MAP_PIXELS = 132;  // the longest side of one small map, in CSS pixels
 

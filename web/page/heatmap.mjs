@@ -12,6 +12,7 @@ import { DEFAULT_CELL, MAX_CELL, MIN_CELL, keysOf, layoutFigure, measurer, paint
  * gold?: [[s, t]], colormap, showValues?, title?}; clear() shows nothing (data-rows 0).
  */
 export class Heatmap extends CanvasFigure {
+  /** @param {HTMLElement} host @param {{label?: string, onSpot?: (spot: {row?: number, col?: number}) => void}} [options] */
   constructor(host, { label = 'attention heatmap', onSpot = () => {} } = {}) {
     super(host);
     this.label = label;
@@ -304,7 +305,7 @@ export class Heatmap extends CanvasFigure {
     const context = fitCanvas(this.legend, width, 30);
     context.clearRect(0, 0, width, 30);
     const links = this.figure.links.length > 0 && !this.figure.hideLinks;
-    paintLegend(new CanvasSurface(context, theme), theme, { colormap: this.figure.colormap, links, gold, width: 120 });
+    paintLegend(new CanvasSurface(context, theme, null), theme, { colormap: this.figure.colormap, links, gold, width: 120 });
     const [low, high] = colourEnds(this.figure.colormap);
     this.legend.setAttribute('aria-label', `colour legend: ${low} is 0, ${high} is 1${links ? '; links are outlined' : ''}${gold ? ', gold links are gold corner triangles' : ''}`);
   }

@@ -47,7 +47,7 @@ function view(of, goldLine, settings) {
   const extracted = attn.extractLinks({ weights: matrix.weights, rows: matrix.rows, cols: matrix.cols, method: settings.method });
   const result = {
     ...matrix, rowLabels, colLabels, links: extracted.links, pharaoh: extracted.pharaoh, layers, heads,
-    layer: chosen.layer, head: chosen.head, gold: [], goldProblem: '', score: null, goldName: goldLine?.name ?? '',
+    layer: chosen.layer, head: chosen.head, gold: [], goldProblem: '', score: null, goldName: goldLine?.name ?? '', goldNote: '',
   };
   if (goldLine) {
     const pairs = pharaohPairs(goldLine.line);

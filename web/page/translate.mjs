@@ -18,6 +18,7 @@ import { fileOfModel, forwardModelName } from './methods.mjs';
 import { restNote } from './matrices.mjs';
 import { Heatmap } from './views.mjs';
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 
 export class TranslateView {

@@ -109,6 +109,10 @@ const ownBuffers = (arrays) => arrays.filter((a) => a && a.buffer.byteLength ===
  * as {type: 'result', id, result} (handing over the arrays that transfer(result) lists) or
  * {type: 'error', id, message, field}.
  */
+/**
+ * @param {{init: (message: any) => Promise<void>, handlers: Object<string, (request: any) => any>,
+ *   transfer?: (result: any) => ArrayBufferView[]}} parts
+ */
 export function answerRequests({ init, handlers, transfer = () => [] }) {
   let started = Promise.resolve();
   self.onmessage = async ({ data }) => {

@@ -12,6 +12,7 @@ import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
 import { headingAnchor } from './text.mjs';
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 const EXPORTS = ['export-svg', 'export-png', 'export-json', 'export-links', 'copy'];
 const megabytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MiB`;  // 2^20 bytes
@@ -59,7 +60,7 @@ export function showDrawnBy(element, facts, file, what) {
   element.replaceChildren(`Drawn by ${describe(facts, file)}${what ? ` · ${what}` : ''}. `, cardLink(facts, file));
 }
 
-/** The worker's familiarity of a result (web/familiarity.mjs: {level, text}) in `element`, which
+/** The worker's familiarity of a result (web/page/familiarity.mjs: {level, text}) in `element`, which
  * is hidden where there is none (a method without the pair's forward model, or not measured). */
 export function showFamiliarity(element, familiarity) {
   element.hidden = !familiarity;
@@ -147,6 +148,7 @@ export class AlignView {
     this.alwaysShifted = false;  // known from the model's first answer
     this.fitShift();
     for (const hint of document.querySelectorAll('[data-pair-kind]')) {
+      if (!(hint instanceof HTMLElement)) continue;
       hint.hidden = hint.dataset.pairKind !== (pair.files.forward ? 'attention' : 'statistical');
     }
     $('target').lang = pair.language;

@@ -9,6 +9,7 @@ import { shortLabel } from './text.mjs';
  * link colour. Painted like the heatmap: only the lines that cross the part in view.
  */
 export class LineView extends CanvasFigure {
+  /** @param {HTMLElement} host @param {{onSpot?: (spot: {row?: number, col?: number}) => void}} [options] */
   constructor(host, { onSpot = () => {} } = {}) {
     super(host);
     this.onSpot = onSpot;

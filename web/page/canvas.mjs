@@ -8,8 +8,15 @@ import { FONT_SIZE, GAP_FROM, LINK_WIDTH, fontOf, markOf, strokedBox, themeOf } 
 
 // The canvas side of the painter's surface. Cells come from the figure's bitmap, one pixel a cell.
 export class CanvasSurface {
+  /**
+   * @param {CanvasRenderingContext2D} context
+   * @param {object} theme the page's colours and font (painters.mjs themeOf)
+   * @param {ImageBitmap | HTMLCanvasElement | OffscreenCanvas | null} bitmap the figure's cells, one pixel a cell
+   */
   constructor(context, theme, bitmap) {
-    Object.assign(this, { context, theme, bitmap });
+    this.context = context;
+    this.theme = theme;
+    this.bitmap = bitmap;
   }
 
   fill(x, y, width, height, colour) {
@@ -37,7 +44,8 @@ export class CanvasSurface {
     else this.outline(mark.x, mark.y, mark.width, mark.height, colour, LINK_WIDTH);
   }
 
-  triangle(points, colour) {
+  /** @param {[number, number][]} points @param {string} colour @param {string} [_kind] */
+  triangle(points, colour, _kind) {
     const context = this.context;
     context.fillStyle = colour;
     context.beginPath();
@@ -149,6 +157,8 @@ export class CanvasFigure {
     this.plane.append(this.canvas);
     host.replaceChildren(this.plane);
     this.frame = 0;
+    /** @type {ImageBitmap | HTMLCanvasElement | OffscreenCanvas | null} the cells, one pixel a cell, where the figure has them */
+    this.bitmap = null;
     host.addEventListener('scroll', () => this.invalidate(), { passive: true });
     new ResizeObserver(() => this.invalidate()).observe(host);
     dark.addEventListener('change', () => this.invalidate());
@@ -178,7 +188,13 @@ export class CanvasFigure {
     this.afterPaint(theme);
   }
 
-  afterPaint() {}
+  /**
+   * Paints the part in view; each figure says how.
+   * @param {CanvasSurface} _surface @param {object} _theme @param {{x: number, y: number, width: number, height: number}} _view
+   */
+  paint(_surface, _theme, _view) {}
+
+  afterPaint(_theme) {}
 
   // Where the scrolling part of the figure starts (a heatmap's labels stay put left of and above it).
   gutters() {

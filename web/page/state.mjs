@@ -26,6 +26,7 @@ function writeControl(control, value) {
 }
 
 export class HashState {
+  /** @param {{share?: HTMLAnchorElement}} [options] */
   constructor({ share } = {}) {
     this.fields = new Map();  // key -> {get, set, element}
     this.defaults = {};

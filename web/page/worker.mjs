@@ -8,7 +8,7 @@
 //                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
 //   {type: 'align', id, pair, source, target, ...}  -> {type: 'result', id, result} | {type: 'error', id, message}
 //                                                (result.alignmentShift: the model's, where a model drew it)
-//                                                (result.familiarity: web/familiarity.mjs's {level, rank, text, score},
+//                                                (result.familiarity: web/page/familiarity.mjs's {level, rank, text, score},
 //                                                where the pair's forward model drew it and it was measured;
 //                                                with preview: true, the HMM's answer while the model downloads)
 //   {type: 'translate', id, pair, text, beam, model?} -> same (model: a file stem of the pair's, else its forward model;
@@ -38,7 +38,7 @@ let attn = null;
 let shipped = new Set();
 let pairs = {};  // the index's pairs by name, each with its name
 let multilingual = {};  // the index's multilingual files -> the languages each writes
-let familiarity = {};  // the index's held-out score percentiles by direction (web/familiarity.mjs)
+let familiarity = {};  // the index's held-out score percentiles by direction (web/page/familiarity.mjs)
 // what the shipped translation models learned from, in a few words (docs/DATA_CARD.md)
 const TRAINING_TEXT = 'the software help pages and interface text it was trained on';
 const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
@@ -260,7 +260,7 @@ async function previewWhileLoading(pair, rule, role, source, target) {
   return { ...result, milliseconds: performance.now() - started, preview: { method: 'hmm', waitingFor } };
 }
 
-// web/familiarity.mjs's sentence for `target` forced after `source` through `model`; undefined
+// web/page/familiarity.mjs's sentence for `target` forced after `source` through `model`; undefined
 // (no line) where the model cannot score the pair, which leaves the figure as it is.
 function familiarOf(model, source, target, reference, what) {
   let score;

@@ -15,6 +15,7 @@ const attributeNumber = (text, fallback) => (text === null || text === '' || tex
  * (clamped into [min, max], rounded to the step counted from min) or null when there is none;
  * message says what was changed or refused ('' when the text was fine as it was).
  */
+/** @param {string} text @param {{name: string, min?: number, max?: number, step?: number | 'any'}} limits */
 export function checkNumber(text, { name, min = -Infinity, max = Infinity, step = 'any' }) {
   const trimmed = String(text ?? '').trim();
   const number = trimmed === '' ? NaN : Number(trimmed);
@@ -102,6 +103,7 @@ export function showProblem(control, message) {
  * total) adds a progress bar; stop() hides it. The view's section gets data-busy while it shows.
  */
 export class BusyIndicator {
+  /** @param {HTMLElement} container @param {{onCancel?: () => void}} [options] */
   constructor(container, { onCancel } = {}) {
     this.box = Object.assign(document.createElement('div'), { className: 'busy', hidden: true });
     this.box.setAttribute('role', 'status');
@@ -166,6 +168,7 @@ export class BusyIndicator {
  * newer ones); refuse() forgets what is out, for settings the view would not send.
  */
 export class Requests {
+  /** @param {HTMLElement} container @param {(settings: any) => Promise<any>} send @param {{onCancel?: () => void}} [options] */
   constructor(container, send, { onCancel } = {}) {
     this.busy = new BusyIndicator(container, { onCancel });
     this.run = latestOnly(send);

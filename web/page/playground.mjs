@@ -16,6 +16,7 @@ const NAMES = TOKENS.map((_, i) => `x${i + 1}`);  // the tokens as queries (rows
 // The tensor set-ups' boxes: the request's field -> the box's id.
 const BOXES = { queries: 'pg-queries', keys: 'pg-keys', values: 'pg-values', x: 'pg-x', validLengths: 'pg-valid-lengths' };
 
+/** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 
 // [length][heads * d] token rows -> [heads][length][d], the Transformer's split.
@@ -143,7 +144,8 @@ function tensorsRequest(name, setup) {
   }
   $('pg-show').max = String(asked.batch - 1);
   $('half-width').max = String(Math.max(1, asked.cols - 1));  // the local window's half-width, up to the keys
-  if (asked.options.local) asked.options.local.halfWidth = halfWidth(asked.options.local.mode);
+  const { local } = /** @type {{local?: {mode: string, halfWidth: number}}} */ (asked.options);
+  if (local) local.halfWidth = halfWidth(local.mode);
   return { ...asked, kind: setup.kind, setup, shown: number('pg-show') };
 }
 
