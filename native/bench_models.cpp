@@ -1,7 +1,7 @@
 // Model speed: forced alignment of a 30-word pair, every attention map of it (forced decoding
 // with every map, as the explorer's model view asks), and beam-4 translation of a 20-word
 // sentence, one JSON line each (median of --reps runs), natively, for either architecture.
-// tools/bench_models.mjs does the same through the WebAssembly module. A multilingual model is set
+// tools/bench/models.mjs does the same through the WebAssembly module. A multilingual model is set
 // to write Spanish.
 //   attn_bench_models [-m MODEL] [--reps N] [--threads N]
 //   attn_bench_models -m MODEL --pairs FILE [--reps N] [--threads N]
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
     std::ostringstream bytes;
     bytes << in.rdbuf();
     const attn::TranslationModel loaded = attn::TranslationModel::load(bytes.str());
-    // a multilingual model writes Spanish, the sentences' language (tools/bench_models.mjs does the same)
+    // a multilingual model writes Spanish, the sentences' language (tools/bench/models.mjs does the same)
     const attn::TranslationModel model = loaded.multilingual() ? loaded.for_target("es") : loaded;
     if (!pairs_path.empty()) return forced_pairs(model, pairs_path, reps, threads);
     const auto source = attn::split_words(source_30), target = attn::split_words(target_30);

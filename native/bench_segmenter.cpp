@@ -1,6 +1,6 @@
 // The Chinese segmenter's speed (never a test): loading the build's jieba data file, and cutting
 // the sentences of tests/data/zh-segmentation.jsonl (python3-jieba's fixture), one JSON line each,
-// the median of --reps runs. tools/bench_segmenter.mjs runs it beside the WebAssembly module and
+// the median of --reps runs. tools/bench/segmenter.mjs runs it beside the WebAssembly module and
 // python3-jieba itself on the same sentences.
 #include <algorithm>
 #include <cstdio>

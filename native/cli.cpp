@@ -1,6 +1,8 @@
-// attn: the command-line tool (align, translate, attentions, aer, segment, caption and the aligners'
-// trainers). usage() below is the one statement of its commands and options; command_options()
-// says which options each command takes, and parse() refuses any other.
+// attn: the command-line tool. Commands: align, translate, attentions, caption, aer, ibm2-train,
+// hmm-train, upgrade-aligner, segment. usage() below is the one statement of their options for
+// people; command_options() says which options each command takes, and parse() refuses any other
+// (attn aer --beam 5 is an error naming both). The language pairs are the models' catalogue,
+// models/pairs.json, read by catalogue().
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +40,20 @@ using attn::cli::read_file;
 std::string models_directory() {
   if (const char* directory = std::getenv("ATTN_MODELS")) return directory;
   return ATTN_DEFAULT_MODELS;
+}
+
+// The shipped models' language pairs: the catalogue beside them (pairs.json), read when first needed.
+const PairCatalogue& catalogue() {
+  static const PairCatalogue pairs = [] {
+    const std::string path = models_directory() + "/pairs.json";
+    const std::string text = read_file(path);
+    try {
+      return PairCatalogue::parse(text);
+    } catch (const Error& e) {
+      fail(path, ": ", e.what());
+    }
+  }();
+  return pairs;
 }
 
 // The language a model loaded from `path` writes, for a multilingual file: `target` when given
@@ -154,7 +170,8 @@ struct Arguments {
   bool beam_given = false;
   bool json = false, hard = false, seed_given = false;  // caption's
   std::uint64_t seed = 0;
-  int threads = 0;  // 0: every core the hardware offers
+  int threads = 0;
+  bool threads_given = false;  // else every core the hardware offers
   bool pieces = false;
   std::string language = "zh";  // segment: the word tokenizer's language
   std::string dictionary;       // segment: the Chinese segmenter's data file
@@ -318,9 +335,8 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
       a.seed = cli::seed_flag(arg, value());
       a.seed_given = true;
     } else if (arg == "--threads") {
-      a.threads = whole_number_flag(arg, value());
-      if (a.threads < 1 || a.threads > max_threads)
-        fail(arg, " needs a count from 1 to ", max_threads, ", got ", a.threads);
+      a.threads = whole_number_flag(arg, value());  // its range is set_threads's, checked in main()
+      a.threads_given = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-")
       fail("unknown option ", arg);
     else
@@ -332,31 +348,32 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
 // The -m model, else the shipped translation model of --pair's direction (en-XX or XX-en), else en-es's.
 std::string forward_model_path(const Arguments& a) {
   if (!a.model.empty()) return a.model;
-  return models_directory() + "/" + translation_model_file(a.pair_given ? a.pair : default_language_pair().name);
+  return models_directory() + "/" +
+         catalogue().translation_model_file(a.pair_given ? a.pair : catalogue().default_pair().name);
 }
 
 // The language a translation writes: --target-language, else the second language of --pair's direction,
 // else (no -m either) the default pair's language, which its shipped model writes.
 std::string translation_target(const Arguments& a) {
   if (!a.target_language.empty()) return a.target_language;
-  if (!a.pair_given) return a.model.empty() ? default_language_pair().language : "";
+  if (!a.pair_given) return a.model.empty() ? catalogue().default_pair().language : "";
   const std::size_t dash = a.pair.find('-');
   return dash == std::string::npos ? "" : a.pair.substr(dash + 1);
 }
 
 // The --pair that align reads (English on the source side), or en-es without one.
 const LanguagePair& alignment_pair(const Arguments& a) {
-  if (!a.pair_given) return default_language_pair();
+  if (!a.pair_given) return catalogue().default_pair();
   const std::string& name = a.pair;
   if (name.size() > 3 && name.compare(name.size() - 3, 3, "-en") == 0) {
     const std::string english_first = "en-" + name.substr(0, name.size() - 3);
-    for (const LanguagePair& pair : language_pairs()) {
+    for (const LanguagePair& pair : catalogue().pairs()) {
       if (pair.name == english_first)
         fail("align reads English as the source side: use --pair ", english_first, " (and 'English ||| ",
              pair.language_name, "' lines)");
     }
   }
-  return language_pair(name);
+  return catalogue().pair(name);
 }
 
 // A file of the pair's, or an error saying that the pair has none of that kind.
@@ -682,7 +699,7 @@ void usage() {
          "  (--target-language: the language a multilingual model writes; default the --pair direction's second, or "
          "the\n"
          "   model file name's, as models/en-fr-transformer.safetensors; with neither --pair nor -m, es)\n"
-         "  (align and translate: --threads N, lines on N threads; default: every core)\n"
+         "  (--threads N: every command but aer and upgrade-aligner, on N threads; default: every core)\n"
          "  attn caption [-m MODEL] [--beam N] [--hard [--seed S]] [--json] IMAGE...   (PNG or JPEG, any size; "
          "one\n"
          "   caption a line, or one JSON object {words, grid, attention, log_probs}; --hard samples one cell a word,\n"
@@ -707,25 +724,31 @@ void usage() {
   std::cerr << "defaults: --statistical " << to_string(d.statistical) << " --statistical-weight "
             << d.statistical_weight << " --mix " << to_string(d.mix) << " --symmetrize " << to_string(d.symmetrization)
             << " --posterior-threshold " << d.posterior_threshold << " --threshold " << d.threshold
-            << " (for --pair en-es, the pair without --pair)\nlanguage pairs (--pair; align's default method):";
-  for (const LanguagePair& pair : language_pairs()) {
-    std::cerr << " " << pair.name << " (" << to_string(pair.method);
-    if (pair.method != d.method || pair.posterior_threshold != d.posterior_threshold)
-      std::cerr << ", --posterior-threshold " << pair.posterior_threshold;
-    if (pair.statistical_weight != d.statistical_weight)
-      std::cerr << ", --statistical-weight " << pair.statistical_weight;
-    std::cerr << ")";
+            << " (for --pair en-es, the pair without --pair)\n";
+  try {
+    const PairCatalogue& pairs = catalogue();
+    std::cerr << "language pairs (--pair; align's default method):";
+    for (const LanguagePair& pair : pairs.pairs()) {
+      std::cerr << " " << pair.name << " (" << to_string(pair.method);
+      if (pair.method != d.method || pair.posterior_threshold != d.posterior_threshold)
+        std::cerr << ", --posterior-threshold " << pair.posterior_threshold;
+      if (pair.statistical_weight != d.statistical_weight)
+        std::cerr << ", --statistical-weight " << pair.statistical_weight;
+      std::cerr << ")";
+    }
+    std::cerr << "\n--method attention per pair (the attention models alone, chosen on each pair's dev set):";
+    for (const LanguagePair& pair : pairs.pairs()) {
+      if (pair.forward.empty() || pair.reverse.empty()) continue;
+      std::cerr << " " << pair.name << " (" << to_string(pair.attention_method);
+      if (pair.attention_method == AlignMethod::soft_threshold || pair.attention_method == AlignMethod::threshold)
+        std::cerr << ", --threshold " << pair.attention_threshold;
+      std::cerr << ")";
+    }
+    std::cerr << "\ntranslation models (translate --pair): " << joined(pairs.translation_directions(), ", ");
+  } catch (const Error& e) {
+    std::cerr << "language pairs: none (" << e.what() << ")";
   }
-  std::cerr << "\n--method attention per pair (the attention models alone, chosen on each pair's dev set):";
-  for (const LanguagePair& pair : language_pairs()) {
-    if (pair.forward.empty() || pair.reverse.empty()) continue;
-    std::cerr << " " << pair.name << " (" << to_string(pair.attention_method);
-    if (pair.attention_method == AlignMethod::soft_threshold || pair.attention_method == AlignMethod::threshold)
-      std::cerr << ", --threshold " << pair.attention_threshold;
-    std::cerr << ")";
-  }
-  std::cerr << "\ntranslation models (translate --pair): " << joined(translation_directions(), ", ")
-            << "\nmodels: " << models_directory() << " (set ATTN_MODELS to change)\n";
+  std::cerr << "\nmodels: " << models_directory() << " (set ATTN_MODELS to change)\n";
 }
 
 }  // namespace
@@ -739,7 +762,11 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     const Arguments arguments = parse(argc, argv, 2, command);
-    set_threads(arguments.threads ? arguments.threads : hardware_threads());
+    try {
+      set_threads(arguments.threads_given ? arguments.threads : hardware_threads());
+    } catch (const Error&) {  // the library's range, named as the flag
+      fail("--threads needs a count from 1 to ", max_threads, ", got ", arguments.threads);
+    }
     if (command == "align") return align(arguments);
     if (command == "translate") return translate(arguments);
     if (command == "attentions") return attentions(arguments);

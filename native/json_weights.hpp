@@ -1,16 +1,15 @@
-// Attention weights as JSON numbers for `attn attentions`, fast: each weight rounded to 6
-// significant digits and written the way nlohmann::json writes that double (shortest digits,
-// "0.0" for zero, "1e-07" below 1e-4, "null" for NaN or infinity). The CLI used to get this text
-// through snprintf("%.6g"), strtod and nlohmann's tree and dump: 63 ms for a 60-word line whose
-// model takes 7 (219,000 numbers); tests/test_json_weights.cpp checks that the text is the same.
+// Attention weights as JSON numbers for `attn attentions`: each weight rounded to 6 significant
+// digits as printf's "%.6g" rounds it, written in nlohmann::json's notation for that double (the
+// CLI's other numbers are nlohmann's): shortest digits, "0.0" for zero, "1.0" for one, "1e-07"
+// below 1e-4, "null" for NaN or infinity. tests/test_json_weights.cpp checks the text against
+// snprintf, strtod and nlohmann's dump; native/bench_json.cpp times it.
 #pragma once
 
 #include <charconv>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,206 +17,124 @@ namespace attn::cli {
 
 namespace detail {
 
-// nlohmann's format_buffer (min_exp -4, max_exp 15) for the significant digits d[0..k) of a
-// value d * 10^(n - k): fixed notation while -4 < n <= 15, else d.ddde+XX. Writes at p, returns
-// the end (at most 22 characters).
-inline char* write_decimal(char* p, const char* d, int k, int n) {
-  if (k <= n && n <= 15) {
-    for (int i = 0; i < k; ++i) *p++ = d[i];
-    for (int i = k; i < n; ++i) *p++ = '0';
-    *p++ = '.';
-    *p++ = '0';
-  } else if (0 < n && n <= 15) {
-    for (int i = 0; i < n; ++i) *p++ = d[i];
-    *p++ = '.';
-    for (int i = n; i < k; ++i) *p++ = d[i];
-  } else if (-4 < n && n <= 0) {
-    *p++ = '0';
-    *p++ = '.';
-    for (int i = n; i < 0; ++i) *p++ = '0';
-    for (int i = 0; i < k; ++i) *p++ = d[i];
-  } else {
-    *p++ = d[0];
-    if (k > 1) {
-      *p++ = '.';
-      for (int i = 1; i < k; ++i) *p++ = d[i];
-    }
-    int e = n - 1;
-    *p++ = 'e';
-    *p++ = e < 0 ? '-' : '+';
-    e = e < 0 ? -e : e;
-    if (e >= 100) *p++ = static_cast<char>('0' + e / 100);
-    *p++ = static_cast<char>('0' + e / 10 % 10);
-    *p++ = static_cast<char>('0' + e % 10);
-  }
-  return p;
-}
-
-// 10^p for p in 0..12, exact in double
-constexpr double powers_of_ten[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
-
 // The longest text a weight takes ("-1.23456e-07" and the like; "null").
 constexpr int longest_weight = 24;
 
-// Six digits of a positive x below 1e-7 (down to the smallest float) and its decimal position n:
-// x * 10^p in doubles, within 1e-9 of the exact product (at most three roundings of 2^-53 on a
-// number below 10^6), so rounding it gives the exact product's digits unless it lies within 1e-7 of a
-// tie; false there (printf decides). The map of a trained model holds many such weights.
-inline bool tiny_digits(double x, char* digits, int& n) {
-  std::uint64_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  const int binade = static_cast<int>((bits >> 52) & 0x7ff) - 1023;  // x in [2^binade, 2^(binade + 1))
-  // 10^0 .. 10^30, each the double nearest the power
-  static constexpr double large_powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10,
-                                            1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
-                                            1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30};
-  int power = 5 - ((binade * 78913) >> 18);  // 5 - floor(binade log10 2) for |binade| < 2^10: 12 .. 51
-  const auto scaled = [x](int p) { return p <= 22 ? x * large_powers[p] : x * 1e22 * large_powers[p - 22]; };
-  double v = scaled(power);
-  if (v >= 1e6) v = scaled(--power);
-  const double r = std::nearbyint(v);
-  if (std::abs(std::abs(v - r) - 0.5) < 1e-7 || r < 1e5) return false;
-  auto digits_value = static_cast<std::int64_t>(r);
-  int e10 = 5 - power;
-  if (digits_value == 1000000) digits_value = 100000, ++e10;
-  for (int i = 5; i >= 0; --i, digits_value /= 10) digits[i] = static_cast<char>('0' + digits_value % 10);
-  n = e10 + 1;
-  return true;
+// "%.5e" of x, exact (to_chars with a precision prints the binary value's decimal expansion).
+inline void exact_six_digits(float x, char* text, int size) {
+#if defined(__cpp_lib_to_chars)
+  std::to_chars(text, text + size, double(x), std::chars_format::scientific, 5);
+#else  // Emscripten's libc++ 14, which the tests compile this header with too, has no float to_chars
+  std::snprintf(text, size, "%.5e", double(x));
+#endif
 }
 
-// Any weight: %.6g's digits, then nlohmann's notation. x * 10^p is exact for p <= 12 (a float's
-// 24 bits times 5^p fit in a double's 53), so rounding it to an integer rounds the exact value,
-// ties to even, as printf does; below 1e-7 see tiny_digits; from 10 on, printf's digits
-// (std::to_chars where the library has it).
-inline char* write_any_weight(char* p, float weight) {
-  double x = weight;
-  if (!std::isfinite(x)) {
-    for (char c : {'n', 'u', 'l', 'l'}) *p++ = c;
-    return p;
+// The digits of d[.ddd]e±XX into digits[0..k) and n; returns k.
+inline int read_scientific(const char* text, char* digits, int& n) {
+  int k = 0;
+  const char* c = text;
+  for (; *c != 'e'; ++c) {
+    if (*c != '.') digits[k++] = *c;
   }
-  if (std::signbit(x)) {
-    *p++ = '-';
-    x = -x;
-  }
-  if (x == 0.0) {
-    for (char c : {'0', '.', '0'}) *p++ = c;
-    return p;
-  }
-  char digits[32];
-  int k = 6, n;  // significant digits, position of the decimal point
-  if (x >= 1e-7 && x < 10.0) {
-    int power = 5;
-    double v = x * powers_of_ten[power];
-    while (v < 1e5) v = x * powers_of_ten[++power];  // power <= 12 where x >= 1e-7
-    int e10 = 5 - power;
-    auto r = static_cast<std::int64_t>(std::nearbyint(v));
-    if (r == 1000000) r = 100000, ++e10;
-    for (int i = 5; i >= 0; --i, r /= 10) digits[i] = static_cast<char>('0' + r % 10);
-    n = e10 + 1;
-  } else if (x < 1e-7 && tiny_digits(x, digits, n)) {
-  } else {  // rare: printf's d.ddddde+XX
-    char text[32];
+  const int exponent = (c[2] - '0') * 10 + (c[3] - '0');  // two digits for any float
+  n = c[1] == '-' ? 1 - exponent : exponent + 1;
+  return k;
+}
+
+// x's significant digits, rounded to six exactly as "%.5e" rounds (ties to even), trailing zeros
+// dropped: digits[0..k) with the value 0.d1d2... * 10^n; returns k. x is finite and positive.
+// The float's shortest round-trip digits (std::to_chars without a precision, Ryu) round to the
+// same six digits as its exact value unless they end on a tie, a 5 in seventh place: a normal
+// float is within 6e-8 of its shortest digits relatively, a sixth digit's half is 5e-7 or more.
+// There, and for subnormals (with fewer bits than that), to_chars with precision 5 decides; it is
+// exact but slower (native/bench_json.cpp).
+inline int six_digits(float x, char* digits, int& n) {
+  char text[32];
+  int k;
 #if defined(__cpp_lib_to_chars)
-    const char* end = std::to_chars(text, text + sizeof text, x, std::chars_format::scientific, 5).ptr;
-#else  // Emscripten's libc++ 14 (the tests build this header for WebAssembly too) has no float to_chars
-    const char* end = text + std::snprintf(text, sizeof text, "%.5e", x);
+  if (x >= std::numeric_limits<float>::min()) {
+    std::to_chars(text, text + sizeof text, x, std::chars_format::scientific);  // shortest: d.ddde-XX
+    k = read_scientific(text, digits, n);
+    if (k == 7 && digits[6] == '5') {  // a tie of the shortest digits: the exact value decides
+      exact_six_digits(x, text, sizeof text);
+      k = read_scientific(text, digits, n);
+    } else if (k > 6) {
+      if (digits[6] >= '5') {  // up, carrying
+        int i = 5;
+        while (i >= 0 && digits[i] == '9') digits[i--] = '0';
+        if (i >= 0) {
+          ++digits[i];
+        } else {
+          digits[0] = '1';
+          ++n;
+        }
+      }
+      k = 6;
+    }
+  } else
 #endif
-    digits[0] = text[0];
-    for (int i = 1; i < 6; ++i) digits[i] = text[i + 1];
-    int exponent = 0;
-    std::from_chars(text + 8 + (text[8] == '+'), end, exponent);
-    n = exponent + 1;
+  {
+    exact_six_digits(x, text, sizeof text);
+    k = read_scientific(text, digits, n);
   }
   while (k > 1 && digits[k - 1] == '0') --k;
-  return write_decimal(p, digits, k, n);
+  return k;
 }
 
-// "00" .. "99"
-struct TwoDigits {
-  char text[200];
-  constexpr TwoDigits() : text() {
-    for (int i = 0; i < 100; ++i) {
-      text[2 * i] = static_cast<char>('0' + i / 10);
-      text[2 * i + 1] = static_cast<char>('0' + i % 10);
-    }
+// nlohmann's format_buffer (min_exp -4, max_exp 15) for digits d[0..k) of a value 0.d * 10^n:
+// fixed notation while -4 < n <= 15, else d.ddde+XX. Writes at p, returns the end.
+// d holds 8 readable bytes (digits past k are ignored); p has 8 bytes of room past the text.
+inline char* write_decimal(char* p, const char* d, int k, int n) {
+  if (k <= n && n <= 15) {  // an integer: its digits, zeros, ".0"
+    std::memcpy(p, d, k);
+    std::memset(p + k, '0', n - k);
+    p += n;
+    std::memcpy(p, ".0", 2);
+    return p + 2;
   }
-};
-constexpr TwoDigits two_digits{};
-
-// One row of weights, comma-separated, in two passes. First, each weight in [2^-23, 1) (most of a
-// map's, with its zeros) to its six digits and decimal position, with few branches that depend on
-// the value (a weight's magnitude is unpredictable): the power of ten from the binary exponent,
-// one decade either way chosen by a select; each weight apart, so the processor overlaps them.
-// Then the text. (In one pass, each number's place waited for the previous number's length, which
-// waited for its whole conversion.)
-inline char* write_row(char* p, const float* x, int cols) {
-  // 5 - floor(log10(2^e)) for the binades e = -23 .. -1
-  static constexpr signed char power_of_binade[] = {12, 12, 12, 12, 11, 11, 11, 10, 10, 10, 9, 9,
-                                                    9,  9,  8,  8,  8,  7,  7,  7,  6,  6,  6};
-  constexpr int chunk = 64;
-  std::uint32_t digits[chunk];
-  int place[chunk];  // n in -6 .. 0 (10^(n-1) <= x < 10^n); 1: zero; 2: the general path
-  for (int c0 = 0; c0 < cols; c0 += chunk) {
-    const int count = cols - c0 < chunk ? cols - c0 : chunk;
-    for (int i = 0; i < count; ++i) {
-      const double v = x[c0 + i];
-      const bool fast = v >= 0x1p-23 && v < 1.0;
-      const double w = fast ? v : 0.5;  // a value of the range, for the branch-free pass
-      std::uint64_t bits;
-      std::memcpy(&bits, &w, sizeof bits);
-      const int power = power_of_binade[static_cast<int>((bits >> 52) & 0x7ff) - 1023 + 23];
-      const double high = w * powers_of_ten[power], low = w * powers_of_ten[power - 1];  // both exact
-      const bool over = high >= 1e6;
-      const auto r = static_cast<std::uint32_t>(static_cast<std::int64_t>(std::nearbyint(over ? low : high)));
-      digits[i] = r;
-      const bool zero = v == 0.0 && !std::signbit(v);
-      place[i] = fast && r != 1000000 ? 6 - power + over : zero ? 1 : 2;
-    }
-    for (int i = 0; i < count; ++i) {
-      if (c0 + i) *p++ = ',';
-      const int n = place[i];
-      if (n > 0) {
-        if (n == 1) {
-          std::memcpy(p, "0.0", 3);
-          p += 3;
-        } else {
-          p = write_any_weight(p, x[c0 + i]);
-        }
-        continue;
-      }
-      // the six digits in a register, written whole (built byte by byte in memory, then read as
-      // one, each number's copy waited for the store buffer)
-      const std::uint32_t r = digits[i];
-      std::uint16_t high, middle, low;
-      std::memcpy(&high, two_digits.text + 2 * (r / 10000), 2);
-      std::memcpy(&middle, two_digits.text + 2 * (r / 100 % 100), 2);
-      std::memcpy(&low, two_digits.text + 2 * (r % 100), 2);
-      const std::uint64_t d = high | std::uint64_t{middle} << 16 | std::uint64_t{low} << 32;  // little-endian
-      int k = 6;
-      for (std::uint32_t q = r; k > 1 && q % 10 == 0; q /= 10) --k;
-      if (n > -4) {  // 0.000ddd: "0." and -n zeros, then the digits over the rest
-        std::memcpy(p, "0.000", 5);
-        p += 2 - n;
-        std::memcpy(p, &d, 8);  // 8 bytes written, k kept: the buffer has room past every number
-        p += k;
-      } else {  // d.ddddde-0X, X = 1 - n in 5 .. 7
-        const std::uint64_t e = (d & 0xff) | std::uint64_t{'.'} << 8 | (d >> 8) << 16;
-        std::memcpy(p, &e, 8);
-        p += k > 1 ? k + 1 : 1;
-        std::memcpy(p, "e-0", 3);
-        p[3] = static_cast<char>('0' + 1 - n);
-        p += 4;
-      }
-    }
+  if (0 < n && n <= 15) {  // ddd.ddd
+    std::memcpy(p, d, n);
+    p[n] = '.';
+    std::memcpy(p + n + 1, d + n, k - n);
+    return p + k + 1;
   }
-  return p;
+  if (-4 < n && n <= 0) {  // 0.000ddd: whole 8-byte copies, the length kept apart
+    std::memcpy(p, "0.000000", 8);
+    std::memcpy(p + 2 - n, d, 8);
+    return p + 2 - n + k;
+  }
+  p[0] = d[0];  // d.ddde-XX
+  p[1] = '.';
+  std::memcpy(p + 2, d + 1, 8);
+  p += k > 1 ? k + 1 : 1;
+  const int exponent = n < 1 ? 1 - n : n - 1;  // a float's: at most 45 (two digits, as nlohmann writes)
+  p[0] = 'e';
+  p[1] = n < 1 ? '-' : '+';
+  p[2] = static_cast<char>('0' + exponent / 10);
+  p[3] = static_cast<char>('0' + exponent % 10);
+  return p + 4;
 }
 
 }  // namespace detail
 
 // One weight at p (at most detail::longest_weight characters, and up to 8 bytes past them may be
 // written over); returns the end.
-inline char* write_weight(char* p, float weight) { return detail::write_row(p, &weight, 1); }
+inline char* write_weight(char* p, float weight) {
+  if (!std::isfinite(weight)) {
+    std::memcpy(p, "null", 4);
+    return p + 4;
+  }
+  if (std::signbit(weight)) *p++ = '-';
+  const float x = std::fabs(weight);
+  if (x == 0.0f) {
+    std::memcpy(p, "0.0", 3);
+    return p + 3;
+  }
+  char digits[16];
+  int n;
+  const int k = detail::six_digits(x, digits, n);
+  return detail::write_decimal(p, digits, k, n);
+}
 
 inline void append_weight(std::string& out, float weight) {
   char text[detail::longest_weight + 8];
@@ -247,8 +164,10 @@ inline void append_nested(std::string& out, const std::vector<float>& data, int 
       for (int r = 0; r < rows; ++r) {
         if (r) *p++ = ',';
         *p++ = '[';
-        p = detail::write_row(p, at, cols);
-        at += cols;
+        for (int c = 0; c < cols; ++c) {
+          if (c) *p++ = ',';
+          p = write_weight(p, *at++);
+        }
         *p++ = ']';
       }
       *p++ = ']';

@@ -7,7 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "attn/attn.hpp"
@@ -157,5 +160,16 @@ struct ScalarKernels {
   ScalarKernels() { attn::kernels::set_simd(false); }
   ~ScalarKernels() { attn::kernels::set_simd(previous); }
 };
+
+// The shipped pair catalogue (models/pairs.json), read as the command line reads it.
+inline const attn::PairCatalogue& shipped_pairs() {
+  static const attn::PairCatalogue pairs = [] {
+    std::ifstream in(std::string(ATTN_MODELS_DIR) + "/pairs.json", std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return attn::PairCatalogue::parse(text.str());
+  }();
+  return pairs;
+}
 
 }  // namespace testing

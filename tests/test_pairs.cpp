@@ -1,6 +1,6 @@
-// The language pairs (attn/align/pairs.hpp): the list's rules, its errors, and each pair's shipped
-// models loaded from models/ and aligning a fixed sentence pair (natively and, through NODERAWFS,
-// in WebAssembly under Node).
+// The language pairs: the catalogue's format (attn/align/pairs.hpp), the shipped catalogue's rules
+// (models/pairs.json), its errors, and each pair's shipped models loaded from models/ and aligning a
+// fixed sentence pair (natively and, through NODERAWFS, in WebAssembly under Node).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "attn/align/statistical.hpp"
 #include "attn/core/error.hpp"
 #include "attn/models/tokenizer.hpp"
+#include "support.hpp"
 
 using namespace attn;
 
@@ -80,14 +81,14 @@ TEST_CASE(
     "the pairs are English with the ten XL-WA languages, French and German, en-es first, files named after the "
     "pair",
     "[pairs]") {
-  const std::vector<std::string> names = language_pair_names();
+  const std::vector<std::string> names = testing::shipped_pairs().names();
   CHECK(names == std::vector<std::string>{"en-es", "en-bg", "en-da", "en-de", "en-et", "en-fr", "en-hu", "en-it",
                                           "en-nl", "en-pt", "en-ru", "en-sl"});
-  CHECK(default_language_pair().name == "en-es");
-  for (const LanguagePair& pair : language_pairs()) {
+  CHECK(testing::shipped_pairs().default_pair().name == "en-es");
+  for (const LanguagePair& pair : testing::shipped_pairs().pairs()) {
     INFO(pair.name);
     CHECK(pair.name == "en-" + pair.language);
-    CHECK(&language_pair(pair.name) == &pair);
+    CHECK(&testing::shipped_pairs().pair(pair.name) == &pair);
     CHECK(pair.hmm == "hmm-" + pair.name + ".safetensors");  // every pair ships its HMM aligner
     // a model of one direction is named after it; the multilingual file serves both
     if (pair.forward != "multilingual-transformer.safetensors") CHECK(pair.forward.rfind(pair.name + "-", 0) == 0);
@@ -102,32 +103,67 @@ TEST_CASE(
     CHECK(pair.statistical_weight <= 1.0f);
   }
   // en-es is what every entry point did before pairs: the library's defaults
-  CHECK(default_language_pair().method == align_defaults.method);
-  CHECK(default_language_pair().posterior_threshold == align_defaults.posterior_threshold);
-  CHECK(default_language_pair().statistical_weight == align_defaults.statistical_weight);
+  CHECK(testing::shipped_pairs().default_pair().method == align_defaults.method);
+  CHECK(testing::shipped_pairs().default_pair().posterior_threshold == align_defaults.posterior_threshold);
+  CHECK(testing::shipped_pairs().default_pair().statistical_weight == align_defaults.statistical_weight);
   // en-es keeps its RNN with Luong's general attention as the page's comparison, and IBM Model 2
-  CHECK(default_language_pair().general == "en-es-general.safetensors");
-  CHECK(default_language_pair().ibm2 == "ibm2-en-es.safetensors");
+  CHECK(testing::shipped_pairs().default_pair().general == "en-es-general.safetensors");
+  CHECK(testing::shipped_pairs().default_pair().ibm2 == "ibm2-en-es.safetensors");
+}
+
+TEST_CASE("a catalogue is refused, naming the pair and the field, for a field, role or method it does not know",
+          "[pairs]") {
+  const auto message = [](const std::string& json) {
+    try {
+      PairCatalogue::parse(json);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string pair = R"("name": "en-xx", "language": "xx", "languageName": "X")";
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {"hmm": "hmm-en-xx.safetensors"}}]})").empty());
+  CHECK(message("[]").find("'pairs' is a non-empty list") != std::string::npos);
+  CHECK(message(R"({"pairs": []})").find("'pairs' is a non-empty list") != std::string::npos);
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {"hmm": "h"}, "colour": 1}]})") ==
+        "pairs[0]: unknown field 'colour'");
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {"tokenizer": "t"}}]})")
+            .find("pairs[0] (en-xx).files: unknown role 'tokenizer'") == 0);
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {}, "method": "median"}]})")
+            .find("pairs[0] (en-xx).method: unknown alignment method 'median'") == 0);
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {}, "posteriorThreshold": "high"}]})") ==
+        "pairs[0] (en-xx).posteriorThreshold must be a number, got \"high\"");
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {"hmm": "../h"}}]})").find("must be a file name") !=
+        std::string::npos);
+  CHECK(message(R"({"pairs": [{"name": "en-xx", "language": "yy", "languageName": "Y", "files": {}}]})")
+            .find("a pair is named en-LANGUAGE") != std::string::npos);
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {}}, {)" + pair + R"(, "files": {}}]})") ==
+        "the pair catalogue names en-xx twice");
+  // settings left out are the library's defaults
+  const LanguagePair parsed = PairCatalogue::parse("{\"pairs\": [{" + pair + R"(, "files": {}}]})").default_pair();
+  CHECK(parsed.method == align_defaults.method);
+  CHECK(parsed.posterior_threshold == align_defaults.posterior_threshold);
 }
 
 TEST_CASE("an unknown pair is an error that lists every available pair", "[pairs]") {
-  const std::string message = error_of([] { language_pair("en-ja"); });
+  const std::string message = error_of([] { testing::shipped_pairs().pair("en-ja"); });
   CHECK(message.find("unknown language pair 'en-ja'") != std::string::npos);
-  for (const std::string& name : language_pair_names()) CHECK(message.find(name) != std::string::npos);
-  CHECK_THROWS_AS(language_pair(""), Error);
-  CHECK_THROWS_AS(language_pair("EN-ES"), Error);
+  for (const std::string& name : testing::shipped_pairs().names()) CHECK(message.find(name) != std::string::npos);
+  CHECK_THROWS_AS(testing::shipped_pairs().pair(""), Error);
+  CHECK_THROWS_AS(testing::shipped_pairs().pair("EN-ES"), Error);
 }
 
 TEST_CASE("translation picks the multilingual Transformer for every direction, en-es's too", "[pairs]") {
-  const std::vector<std::string> directions = translation_directions();
-  CHECK(directions.size() == 2 * language_pairs().size());  // every pair, both ways
-  for (const LanguagePair& pair : language_pairs()) {
+  const std::vector<std::string> directions = testing::shipped_pairs().translation_directions();
+  CHECK(directions.size() == 2 * testing::shipped_pairs().pairs().size());  // every pair, both ways
+  for (const LanguagePair& pair : testing::shipped_pairs().pairs()) {
     INFO(pair.name);
-    CHECK(translation_model_file(pair.name) == "multilingual-transformer.safetensors");
-    CHECK(translation_model_file(pair.language + "-en") == "multilingual-transformer.safetensors");
+    CHECK(testing::shipped_pairs().translation_model_file(pair.name) == "multilingual-transformer.safetensors");
+    CHECK(testing::shipped_pairs().translation_model_file(pair.language + "-en") ==
+          "multilingual-transformer.safetensors");
     CHECK(std::find(directions.begin(), directions.end(), pair.language + "-en") != directions.end());
   }
-  const std::string unknown = error_of([] { translation_model_file("ja-en"); });
+  const std::string unknown = error_of([] { testing::shipped_pairs().translation_model_file("ja-en"); });
   CHECK(unknown.find("unknown language pair 'ja-en'") != std::string::npos);
   CHECK(unknown.find("sl-en") != std::string::npos);
 }
@@ -136,7 +172,7 @@ TEST_CASE("each pair's shipped statistical aligner loads and aligns the explorer
           "[pairs][models]") {
   std::set<std::string> seen;
   for (const Example& example : examples) {
-    const LanguagePair& pair = language_pair(std::string("en-") + example.language);
+    const LanguagePair& pair = testing::shipped_pairs().pair(std::string("en-") + example.language);
     INFO(pair.name);
     seen.insert(pair.name);
     const std::unique_ptr<StatisticalModel> aligner = load_statistical_aligner(shipped(pair.hmm));
@@ -153,5 +189,5 @@ TEST_CASE("each pair's shipped statistical aligner loads and aligns the explorer
     }
     CHECK(links.size() >= source.size() / 2);  // most words are linked, not just the three checked
   }
-  CHECK(seen.size() == language_pairs().size());
+  CHECK(seen.size() == testing::shipped_pairs().pairs().size());
 }

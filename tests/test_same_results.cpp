@@ -23,6 +23,7 @@
 #include "attn/align/statistical.hpp"
 #include "attn/models/tokenizer.hpp"
 #include "attn/models/translation_model.hpp"
+#include "support.hpp"
 
 using namespace attn;
 
@@ -147,7 +148,7 @@ Results compute_results() {
     const SentencePair& sentence = pairs[i];
     const bool first_of_language = seen[sentence.language]++ == 0;
     if (i % stride != 0 && !first_of_language) continue;
-    const LanguagePair& pair = language_pair("en-" + sentence.language);
+    const LanguagePair& pair = testing::shipped_pairs().pair("en-" + sentence.language);
     const PairModels models = models_of(pair);
     const std::string key = std::to_string(i);
     // the pair's own models (the multilingual Transformer, set to each direction), then for en-es
@@ -193,7 +194,7 @@ double score(const std::string& key, const std::string& text) {
   REQUIRE(fields.size() == 4);
   const std::vector<SentencePair> pairs = fixed_pairs();
   const SentencePair& sentence = pairs.at(std::stoul(fields[1]));
-  const PairModels models = models_of(language_pair("en-" + sentence.language));
+  const PairModels models = models_of(testing::shipped_pairs().pair("en-" + sentence.language));
   const bool forward = fields[2].rfind("en-", 0) == 0;
   const std::string& pair_file = forward ? models.forward_file : models.reverse_file;
   const TranslationModel& model =

@@ -30,7 +30,7 @@ const Segmenter& jieba_segmenter() {
 struct JiebaCase {
   std::string text;
   Words words;        // python3-jieba's jieba.cut
-  Words model_words;  // tools/words.py's tokenize(text, "zh"): what the training text was split into
+  Words model_words;  // tools/data/words.py's tokenize(text, "zh"): what the training text was split into
 };
 
 std::vector<JiebaCase> jieba_cases() {
@@ -109,7 +109,7 @@ TEST_CASE("invalid UTF-8 bytes become U+FFFD, a token of their own", "[segmenter
 TEST_CASE("zh words: the word tokenizer's tokens, those with Han cut by jieba; spaces between Han taken as given",
           "[segmenter]") {
   const Segmenter& jieba = jieba_segmenter();
-  // tools/words.py's rule, which split the training text: "3.5%" is four tokens as in every
+  // tools/data/words.py's rule, which split the training text: "3.5%" is four tokens as in every
   // language, not jieba's one block (tokenize("3.5%的人", "zh") in Python gives these)
   CHECK(jieba.words("3.5%的人") == Words{"3", ".", "5", "%", "的", "人"});
   CHECK(jieba.words("他说：“你好！”") == Words{"他", "说", "：", "“", "你好", "！", "”"});

@@ -70,7 +70,7 @@ TEST_CASE("every language of the shipped pairs keeps its letters through tokeniz
   struct Alphabet {
     const char *language, *upper, *lower;
   };
-  // the letters beyond ASCII of each language beside English (attn/align/pairs.hpp), capital and small
+  // the letters beyond ASCII of each language beside English (models/pairs.json), capital and small
   const Alphabet alphabets[] = {
       {"bg", "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЬЮЯ", "абвгдежзийклмнопрстуфхцчшщъьюя"},
       {"da", "ÆØÅÉ", "æøåé"},

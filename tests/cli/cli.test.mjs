@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -289,4 +289,18 @@ test('an option the command does not take is refused, naming both; the long and 
   const short = attn(['align', '-m', FORWARD, '--method', 'argmax', '-i', '-'], 'the cat ||| el gato\n');
   assert.equal(long.status, 0, long.stderr);
   assert.equal(long.stdout, short.stdout);
+});
+
+test('every command the tool runs is in its usage and in the header of native/cli.cpp', () => {
+  const source = readFileSync(join(ROOT, 'native/cli.cpp'), 'utf8');
+  const table = source.slice(source.indexOf('command_options() {'), source.indexOf('std::string short_name'));
+  const commands = [...table.matchAll(/\{"([a-z][a-z0-9-]*)",/g)].map((m) => m[1]);
+  assert.ok(commands.length >= 9, commands.join(' '));
+  const header = source.slice(0, source.indexOf('#include')).replace(/\/\/ ?/g, '').replace(/\s+/g, ' ');
+  const usage = attn(['--help']).stderr;
+  for (const command of commands) {
+    assert.match(header, new RegExp(`Commands:[^.]*\\b${command}\\b`), `${command} in the header comment`);
+    assert.match(usage, new RegExp(`^  attn ${command}\\b`, 'm'), `${command} in --help`);
+    assert.ok(source.includes(`if (command == "${command}") return`), `${command} run by main()`);
+  }
 });

@@ -1,5 +1,5 @@
 // models/dev-aer.tsv, the dev-set AER of every pair's methods that the explorer shows beside each
-// method and under each figure (written by tools/eval_pairs.sh --record): it must describe the
+// method and under each figure (written by tools/eval/pairs.sh --record): it must describe the
 // models this tree ships (their SHA-256), and name every method that `attn align --pair` can run
 // for every pair, with figures that are error rates.
 import { test } from 'node:test';
@@ -21,10 +21,10 @@ test('the recorded models are the shipped ones, byte for byte', () => {
   // the alignment and translation models (the captioner aligns nothing: its figures are its card section's)
   const shipped = readdirSync(MODELS).filter((f) => f.endsWith('.safetensors') && !f.startsWith('captioner') &&
     !lstatSync(join(MODELS, f)).isSymbolicLink());
-  assert.deepEqual([...recorded.keys()].sort(), shipped.sort(), 'models/ changed since the record: rerun tools/eval_pairs.sh --record models/dev-aer.tsv');
+  assert.deepEqual([...recorded.keys()].sort(), shipped.sort(), 'models/ changed since the record: rerun tools/eval/pairs.sh --record models/dev-aer.tsv');
   for (const file of shipped) {
     const digest = createHash('sha256').update(readFileSync(join(MODELS, file))).digest('hex');
-    assert.equal(digest, recorded.get(file), `${file} changed since models/dev-aer.tsv was measured: rerun tools/eval_pairs.sh --record models/dev-aer.tsv`);
+    assert.equal(digest, recorded.get(file), `${file} changed since models/dev-aer.tsv was measured: rerun tools/eval/pairs.sh --record models/dev-aer.tsv`);
   }
 });
 

@@ -1,9 +1,12 @@
 // `attn align --pair en-XX` and `attn translate --pair …` on the shipped models: every pair's aligner
 // links the explorer's example sentence pair; without --pair the output is en-es's, byte for byte;
-// and every bad value is a clear error that names what is available.
+// every bad value is a clear error that names what is available; and the pairs are the catalogue
+// beside the models, models/pairs.json.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
@@ -113,4 +116,32 @@ test('every pair translates both ways through the multilingual Transformer, and 
   // a file given by flag still wins over the pair's
   const given = attn(['align', '--pair', 'en-it', '--method', 'hmm', '--hmm', join(ROOT, 'tests/data/tiny-hmm.safetensors')], 'a b ||| c d\n');
   assert.equal(given.status, 0, given.stderr);
+});
+
+test('the pairs are the catalogue beside the models (models/pairs.json): another folder brings its own, or none', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'attn-pairs-'));
+  const run = (args, input) => {
+    const result = spawnSync(ATTN, args, { input, encoding: 'utf8', env: { ...process.env, ATTN_MODELS: folder } });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+  // no catalogue: align and --pair say which file is missing; translate -m needs none
+  const missing = run(['align', '--method', 'hmm'], 'the cat ||| el gato\n');
+  assert.equal(missing.status, 1);
+  assert.equal(missing.stderr.trim(), `attn align: cannot open '${folder}/pairs.json'`);
+  assert.match(run(['translate', '--pair', 'en-fr'], 'the cat\n').stderr, /cannot open .*pairs\.json/);
+  assert.match(run(['--help']).stderr, /language pairs: none \(cannot open/);
+  const fixture = join(ROOT, 'tests/data/tiny-additive.safetensors');
+  assert.equal(run(['translate', '-m', fixture], 'the cat\n').status, 0);
+  // a catalogue of one pair, its aligner under another name: that pair is the default
+  const shipped = JSON.parse(readFileSync(join(ROOT, 'models/pairs.json'), 'utf8'));
+  const italian = shipped.pairs.find((pair) => pair.name === 'en-it');
+  symlinkSync(join(ROOT, 'models', italian.files.hmm), join(folder, 'italian.safetensors'));
+  writeFileSync(join(folder, 'pairs.json'), JSON.stringify({ pairs: [{ ...italian, files: { hmm: 'italian.safetensors' } }] }));
+  const { source, target } = PAIR_EXAMPLES.it;
+  const own = run(['align', '--method', 'hmm'], `${source} ||| ${target}\n`);
+  assert.equal(own.status, 0, own.stderr);
+  assert.equal(own.stdout, attn(['align', '--pair', 'en-it', '--method', 'hmm'], `${source} ||| ${target}\n`).stdout);
+  assert.match(run(['align', '--pair', 'en-es'], 'a ||| b\n').stderr, /unknown language pair 'en-es' \(available: en-it\)/);
+  writeFileSync(join(folder, 'pairs.json'), JSON.stringify({ pairs: [{ ...italian, method: 'median' }] }));
+  assert.match(run(['align'], 'a ||| b\n').stderr, /pairs\.json: pairs\[0\] \(en-it\)\.method: unknown alignment method 'median'/);
 });

@@ -22,7 +22,7 @@ const cases = readFileSync(join(ROOT, 'tests/data/zh-segmentation.jsonl'), 'utf8
   .split('\n').filter((line) => line).map((line) => JSON.parse(line));
 
 test('segment splits the fixture sentences into the words the training text was split into, a line each, in order', () => {
-  // one line each (no line breaks inside); model_words: tools/words.py's tokenize(text, "zh"), the
+  // one line each (no line breaks inside); model_words: tools/data/words.py's tokenize(text, "zh"), the
   // word tokenizer's tokens with those holding Han cut by python3-jieba
   const lines = cases.filter(({ text }) => !/[\r\n]/.test(text));
   assert.ok(lines.length >= 300, `${lines.length} lines`);

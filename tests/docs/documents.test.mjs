@@ -82,9 +82,9 @@ describe('the model card', () => {
   const headings = card.split('\n').filter((line) => /^## /.test(line)).map((line) => line.slice(3));
 
   test('has every section the model index links the explorer\'s figures to', () => {
-    const index = read('tools/make_model_index.mjs');
+    const index = read('tools/build/make_model_index.mjs');
     const named = [...index.matchAll(/section\('([^']+)'\)/g)].map((m) => m[1]);
-    assert.ok(named.length >= 3, 'tools/make_model_index.mjs names the card\'s sections');
+    assert.ok(named.length >= 3, 'tools/build/make_model_index.mjs names the card\'s sections');
     for (const title of named) assert.ok(headings.includes(title), `no "## ${title}" in models/MODEL_CARD.md`);
   });
 

@@ -54,7 +54,7 @@ describe('models/familiarity.json', () => {
     assert.ok(Object.keys(pairs).length >= 24, `${Object.keys(pairs).length} directions`);
     for (const [direction, entry] of Object.entries(pairs)) {
       const digest = createHash('sha256').update(readFileSync(new URL(entry.file, MODELS))).digest('hex');
-      assert.equal(digest, measured.models[entry.file], `${entry.file} changed since models/familiarity.json: rerun tools/familiarity.mjs`);
+      assert.equal(digest, measured.models[entry.file], `${entry.file} changed since models/familiarity.json: rerun tools/eval/familiarity.mjs`);
       for (const kind of ['forced', 'translated']) {
         assert.equal(entry[kind].length, 99, `${direction} ${kind}`);
         assert.ok(entry[kind].every((v, i) => Number.isFinite(v) && v <= 0 && (i === 0 || v >= entry[kind][i - 1])), `${direction} ${kind}`);

@@ -214,9 +214,9 @@ describe('forwardModelName', () => {
   });
 });
 
-describe('the model card as a page (tools/card_html.mjs)', () => {
+describe('the model card as a page (tools/build/card_html.mjs)', () => {
   it('gives every heading GitHub\'s anchor as its id, and escapes the text', async () => {
-    const { cardHtml } = await import('../../tools/card_html.mjs');
+    const { cardHtml } = await import('../../tools/build/card_html.mjs');
     const { headingAnchor } = await import('../../web/page/text.mjs');
     assert.equal(headingAnchor('The multilingual Transformer (English ↔ twelve languages)'), 'the-multilingual-transformer-english--twelve-languages');
     const html = cardHtml('# Card <script>\n\n## Twelve language pairs\n\nA **bold\nline** with `code` and [a link](docs/X.md) and [no](javascript:alert(1)).\n- one\n- two\n\n| a | <b> |\n\n```\n<pre>\n```\n');

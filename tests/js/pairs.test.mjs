@@ -1,6 +1,7 @@
-// The language pairs from JS: attn.alignment.pairs (attn/align/pairs.hpp) and the model index the
-// build writes from it (web/dist/models/index.json), and each pair's shipped models loaded the way
-// the README documents, aligning the explorer's example by the pair's default method. Both builds.
+// The language pairs from JS: attn.alignment.pairs (models/pairs.json, built into the module) and
+// the model index the build writes from it (web/dist/models/index.json), and each pair's shipped
+// models loaded the way the README documents, aligning the explorer's example by the pair's
+// default method. Both builds.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';

@@ -4,7 +4,7 @@ from models/captioner.safetensors, and the two modules exported to ONNX for onnx
 held-out scenes as `attn caption` does, with the same attention. Needs python3-torch, python3-pil,
 librsvg2-bin, tools/data's npm packages and a built `attn` ($ATTN_CLI, default build/bin/attn):
 
-  /usr/bin/python3 -m tools.bench.test_caption_torch      (from the repository root)
+  /usr/bin/python3 -m pytest tools/bench/test_caption_torch.py      (from the repository root)
 """
 import json
 import os
@@ -64,7 +64,3 @@ def test_the_exported_graphs_modules_in_the_benchmarks_greedy_loop_write_the_sam
             assert caption_torch.caption_by_graphs(encode, step, meta, image) == expected, path
             assert caption_torch.caption(model, meta, image) == expected, path
 
-
-if __name__ == "__main__":
-    from tools.train.testing import run_tests
-    run_tests(globals())

@@ -2,7 +2,7 @@
 processes gives what one process gives, in order; a failed partition is retried and reported; a
 partition that keeps failing leaves no output file. Needs build/bin/attn and python3-distributed.
 
-    /usr/bin/python3 tools/cluster/test_align.py
+    /usr/bin/python3 -m pytest tools/cluster/test_align.py
 """
 import contextlib
 import io
@@ -14,10 +14,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from tools.cluster import align
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-import align  # noqa: E402
 
 ATTN = ROOT / "build/bin/attn"
 HMM = ROOT / "tests/data/tiny-hmm.safetensors"
@@ -119,10 +119,3 @@ class CommandLine(unittest.TestCase):
                                      text=True)
             self.assertEqual(missing.returncode, 2)
             self.assertIn("no input file", missing.stderr)
-
-
-if __name__ == "__main__":
-    result = unittest.main(exit=False).result
-    failed = len(result.failures) + len(result.errors)
-    print(f"{result.testsRun - failed} passed, {failed} failed")  # the line ./run counts
-    sys.exit(1 if failed else 0)

@@ -16,9 +16,8 @@ import sys
 import unicodedata
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from words import tokenize  # noqa: E402  (tools/words.py, the rule the C++ side reimplements)
-from pairs import write_pairs  # noqa: E402  (the twelve pairs' splits are written the same way)
+from tools.data.pairs import write_pairs  # the twelve pairs' splits are written the same way
+from tools.data.words import tokenize  # the rule the C++ side reimplements
 
 SEED = 42
 TEST_PAIRS = 1000

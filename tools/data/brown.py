@@ -4,7 +4,7 @@ Usage: python3 brown.py CORPUS_DIR OUT_FILE
 
 The corpus holds 500 files (ca01 .. cr09) of POS-tagged sentences, one sentence a line, tokens
 `word/tag`. We drop the tags and detokenize into ordinary running text because that text is what
-apertium translates best and what a user would type; the word tokenizer (tools/words.py) later
+apertium translates best and what a user would type; the word tokenizer (tools/data/words.py) later
 turns both sides into tokens by the same rule.
 """
 import sys

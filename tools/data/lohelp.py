@@ -22,7 +22,7 @@ import re
 import sys
 import unicodedata
 
-import debs
+from tools.data import debs
 
 UNIT_ID = re.compile(r"^(par|hd|lang)_id")
 UNIT_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6"}

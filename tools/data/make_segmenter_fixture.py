@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes tests/data/zh-segmentation.jsonl: Chinese sentences and the tokens python3-jieba's
-jieba.cut(text, HMM=True) gives for them, and the words the models read (tools/words.py's tokenize(text, "zh"),
+jieba.cut(text, HMM=True) gives for them, and the words the models read (tools/data/words.py's tokenize(text, "zh"),
 which split the training text), one JSON object a line ({"text": ..., "words": [...], "model_words": [...]}),
 which the segmenter's tests (tests/test_segmenter.cpp, tests/js/segmenter.test.mjs) compare with.
 
@@ -22,8 +22,7 @@ import unicodedata
 
 import jieba
 
-sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[1]))
-from words import tokenize  # noqa: E402  (tools/words.py: the words the training text was split into)
+from tools.data.words import tokenize  # the words the training text was split into
 
 HAN = re.compile('[\u4e00-\u9fd5]')
 

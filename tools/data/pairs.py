@@ -21,11 +21,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
-import debs
-import sentences
+from tools.data import debs, sentences
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from words import tokenize  # noqa: E402  (tools/words.py, the rule the C++ side reimplements)
+from tools.data.words import tokenize  # the rule the C++ side reimplements
 
 SEED = 42
 TEST_PAIRS = 1000
@@ -153,7 +151,7 @@ def copied_share(en_tokens, xx_tokens):
 
 def filtered(pairs, xl_wa, stats, lang=None):
     """Tokenized pairs that pass every filter, counting each drop (per source) in order (the other
-    side tokenized as `lang`: Chinese is segmented, tools/words.py)."""
+    side tokenized as `lang`: Chinese is segmented, tools/data/words.py)."""
     counts = collections.defaultdict(collections.Counter)
     letters = collections.Counter()
     seen = set()

@@ -29,8 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import debs
-import pairs
+from tools.data import debs, pairs
 
 # debian-handbook's folder of each language the product has (pt: Brazilian, the only Portuguese).
 HANDBOOK_FOLDERS = {"da": "da-DK", "de": "de-DE", "es": "es-ES", "fr": "fr-FR", "it": "it-IT",

@@ -1,18 +1,13 @@
-"""Tests of the data pipeline's Chinese: jieba's words (tools/words.py), sentences, the gold set kept
+"""Tests of the data pipeline's Chinese: jieba's words (tools/data/words.py), sentences, the gold set kept
 out whatever its segmentation. Needs Debian's python3-jieba.
 
-    /usr/bin/python3 tools/data/test_chinese.py
+    /usr/bin/python3 -m pytest tools/data/test_chinese.py
 """
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import pairs  # noqa: E402
-import sentences  # noqa: E402
-import words  # noqa: E402
+from tools.data import pairs, sentences, words
 
 
 class Words(unittest.TestCase):
@@ -49,10 +44,3 @@ class GoldSet(unittest.TestCase):
                                         ("x/y", "The army left .", "军队离开了")], gold, stats, "zh"))
         self.assertEqual(kept, [("x/y", "The army left .", "军队 离开 了")])
         self.assertEqual(stats["filters"]["x"]["dropped: sentence of the XL-WA gold set"], 1)
-
-
-if __name__ == "__main__":
-    result = unittest.main(exit=False).result
-    failed = len(result.failures) + len(result.errors)
-    print(f"{result.testsRun - failed} passed, {failed} failed")  # the line ./run counts
-    sys.exit(1 if failed else 0)

@@ -1,7 +1,7 @@
 """Tests of train_aligners.sh's helpers: choose.py (the smallest candidate within a paired
 bootstrap's noise of the lowest AER) and held_out.py (a corpus without the choosing set's pairs).
 
-    python3 tools/data/test_choose.py
+    /usr/bin/python3 -m pytest tools/data/test_choose.py
 """
 import subprocess
 import sys
@@ -77,10 +77,3 @@ class HeldOut(unittest.TestCase):
             self.assertIn("2 pairs kept, 2 left out", printed)  # by the English side, by the other side
             self.assertEqual((d / "out.en").read_text(), "the house\nmore\n")
             self.assertEqual((d / "out.hu").read_text(), "A ház\ntöbb\n")
-
-
-if __name__ == "__main__":
-    result = unittest.main(exit=False).result
-    failed = len(result.failures) + len(result.errors)
-    print(f"{result.testsRun - failed} passed, {failed} failed")  # the line ./run counts
-    sys.exit(1 if failed else 0)

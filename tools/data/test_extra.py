@@ -1,7 +1,7 @@
 """Tests of the aligners' extra data: lexicons.py (FreeDict and CLDR read from .debs) and extra.py
 (filters, the gold set and the splits kept out). Builds tiny .debs with dpkg-deb.
 
-    python3 tools/data/test_extra.py
+    /usr/bin/python3 -m pytest tools/data/test_extra.py
 """
 import gzip
 import json
@@ -11,12 +11,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import catalogs  # noqa: E402
-import extra  # noqa: E402
-import lexicons  # noqa: E402
+from tools.data import catalogs, lexicons
 
-HERE = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]  # python3 -m runs a module of the package from here
 
 
 def dictd(entries):
@@ -116,8 +113,8 @@ class Lexicons(unittest.TestCase):
                     b"<ldml><localeDisplayNames><territories><territory type='HU'>Magyarorsz\xc3\xa1g</territory>"
                     b"</territories></localeDisplayNames></ldml>"})
             out, stats = Path(folder) / "lexicon.tsv", Path(folder) / "stats.json"
-            subprocess.run([sys.executable, str(HERE / "lexicons.py"), "hu", str(out), str(stats),
-                            freedict, reverse, cldr], check=True)
+            subprocess.run([sys.executable, "-m", "tools.data.lexicons", "hu", str(out), str(stats),
+                            freedict, reverse, cldr], cwd=ROOT, check=True)
             rows = out.read_text(encoding="utf-8").splitlines()
             self.assertEqual(rows, ["lexicon/dict-freedict-eng-hun\tbreak down\tlebont",
                                     "lexicon/dict-freedict-eng-hun\tstone\tkő",  # ô read as ő
@@ -130,8 +127,8 @@ class Lexicons(unittest.TestCase):
     def test_main_refuses_an_unknown_package(self):
         with tempfile.TemporaryDirectory() as folder:
             deb = make_deb(folder, "something-else", {"usr/share/x": b"x"})
-            run = subprocess.run([sys.executable, str(HERE / "lexicons.py"), "hu", str(Path(folder) / "o"),
-                                  str(Path(folder) / "s"), deb], capture_output=True, text=True)
+            run = subprocess.run([sys.executable, "-m", "tools.data.lexicons", "hu", str(Path(folder) / "o"),
+                                  str(Path(folder) / "s"), deb], cwd=ROOT, capture_output=True, text=True)
             self.assertNotEqual(run.returncode, 0)
             self.assertIn("neither a FreeDict dictionary nor unicode-cldr-core", run.stderr)
 
@@ -156,7 +153,7 @@ class Extra(unittest.TestCase):
                                     "test": ("Print", "Tulosta")}.items():
                 (out / f"{split}.en").write_text(en + "\n")
                 (out / f"{split}.xx").write_text(xx + "\n")
-            subprocess.run([sys.executable, str(HERE / "extra.py"), "xx", str(work), str(out), "--xl-wa", str(gold)],
+            subprocess.run([sys.executable, "-m", "tools.data.extra", "xx", str(work), str(out), "--xl-wa", str(gold)], cwd=ROOT,
                            check=True, stdout=subprocess.DEVNULL)
             self.assertEqual((out / "extra.en").read_text().splitlines(), ["Open the file .", "Close it .", "Finland"])
             self.assertEqual((out / "extra.xx").read_text().splitlines(), ["Avaa tiedosto .", "Sulje se .", "Suomi"])
@@ -169,10 +166,3 @@ class Extra(unittest.TestCase):
             self.assertEqual(sources[1:], ["catalogs-all\tsomepackage\t1.0-1\t2\tGPL-2+",
                                            "lexicon\tunicode-cldr-core\t1.0-1\t1\tGPL-2+"])
             self.assertTrue((out / "licences" / "somepackage.copyright").exists())
-
-
-if __name__ == "__main__":
-    result = unittest.main(exit=False).result
-    failed = len(result.failures) + len(result.errors)
-    print(f"{result.testsRun - failed} passed, {failed} failed")  # the line ./run counts
-    sys.exit(1 if failed else 0)

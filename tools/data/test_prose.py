@@ -1,6 +1,6 @@
 """Tests of prose.py (the handbook, stories and Bible beside the splits). Builds tiny .debs with dpkg-deb.
 
-    python3 tools/data/test_prose.py
+    /usr/bin/python3 -m pytest tools/data/test_prose.py
 """
 import json
 import subprocess
@@ -9,11 +9,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import prose  # noqa: E402
-from test_extra import make_deb  # noqa: E402
+from tools.data import prose
+from tools.data.test_extra import make_deb
 
-HERE = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]  # python3 -m runs a module of the package from here
 PAGES = "usr/share/doc/debian-handbook/html"
 
 
@@ -52,7 +51,7 @@ class Written(unittest.TestCase):
         for split in ("train", "valid", "test"):
             (out / f"{split}.en").write_text("Save the file .\n")
             (out / f"{split}.{lang}").write_text("Guarda el archivo .\n")
-        subprocess.run([sys.executable, str(HERE / "prose.py"), lang, str(out), *extra_args],
+        subprocess.run([sys.executable, "-m", "tools.data.prose", lang, str(out), *extra_args], cwd=ROOT,
                        check=True, stdout=subprocess.DEVNULL)
         return out
 
@@ -87,10 +86,3 @@ class Bible(unittest.TestCase):
         osis = ('<w>In</w> <w>the</w> <w>beginning</w>, <w>God</w><w>created</w> only born<w>Son</w>'
                 '<note type="x">a note</note>.<milestone type="line"/>')
         self.assertEqual(prose.verse_text(osis), "In the beginning, God created only born Son.")
-
-
-if __name__ == "__main__":
-    result = unittest.main(exit=False).result
-    failed = len(result.failures) + len(result.errors)
-    print(f"{result.testsRun - failed} passed, {failed} failed")  # the line ./run counts
-    sys.exit(1 if failed else 0)

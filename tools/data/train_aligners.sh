@@ -167,7 +167,7 @@ for pair in "${pairs[@]}"; do
   fi
   cp "$shipped" "$root/models/hmm-$pair.safetensors"
   # the chosen model's posterior threshold: silver and dev AER at each of THRESHOLDS, as a record
-  # (data/en-XX/thresholds.tsv; pairs.cpp keeps one threshold unless silver's best carries over)
+  # (data/en-XX/thresholds.tsv; models/pairs.json keeps one threshold unless silver's best carries over)
   echo -e "threshold\tsilver AER\tdev AER" > "$data/thresholds.tsv"
   for threshold in ${THRESHOLDS:-0.2 0.25 0.3 0.35 0.4 0.45 0.5}; do
     "$attn" align --method hmm --hmm "$data/${held}hmm-$best.safetensors" --posterior-threshold "$threshold" \

@@ -3,7 +3,7 @@
 The C++ core reimplements `BPE.encode_word` and `BPE.decode` exactly; docs/MODEL_FORMAT.md
 ("Subword vocabulary") is the specification and this file its reference. In short:
 
-  * a word (a token of tools/words.py) starts as the marker "▁" followed by its characters;
+  * a word (a token of tools/data/words.py) starts as the marker "▁" followed by its characters;
     a character that is not in the vocabulary (and the marker character itself, should a user
     type it) becomes its UTF-8 bytes, each the token <0xNN>, so every string is representable;
   * merges are applied greedily by rank: repeatedly merge the adjacent pair with the lowest rank
@@ -16,8 +16,8 @@ adjacent pair (ties: the lexicographically smallest (left, right)), stop at the 
 or when no pair occurs twice.
 
 Usage:
-  python3 bpe.py learn --vocab-size 8192 --out data/bpe.json data/train.en data/train.es
-  python3 bpe.py encode data/bpe.json < text      (subword pieces, one sentence a line)
+  python3 -m tools.train.bpe learn --vocab-size 8192 --out data/bpe.json data/train.en data/train.es
+  python3 -m tools.train.bpe encode data/bpe.json < text      (subword pieces, one sentence a line)
 """
 import argparse
 import collections
@@ -26,8 +26,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from words import tokenize  # noqa: E402
+from tools.data.words import tokenize
 
 MARKER = "\u2581"  # ▁
 SPECIALS = ["<pad>", "<s>", "</s>"]

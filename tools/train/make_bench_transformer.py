@@ -3,10 +3,11 @@
 F 1024) with the shipped models' tokenizer, for timing only: the speed of forced decoding with
 every attention map depends on the architecture, not on what the weights learned.
 
-  /usr/bin/python3 tools/train/make_bench_transformer.py OUT.safetensors
+  /usr/bin/python3 -m tools.train.make_bench_transformer OUT.safetensors
+  /usr/bin/python3 tools/train/make_bench_transformer.py OUT.safetensors   (the same, by its path)
 
 ./run bench makes build/bench/random-transformer.safetensors with it (when PyTorch is there) and
-times it with attn_bench_models and tools/bench_models.mjs. Its translations are noise and run to
+times it with attn_bench_models and tools/bench/models.mjs. Its translations are noise and run to
 the length limit (2 S + 10 pieces): a pessimistic time for beam search, not a trained model's.
 """
 import json
@@ -15,23 +16,24 @@ from pathlib import Path
 
 import torch
 
-here = Path(__file__).resolve().parent
-sys.path.insert(0, str(here))
-import safetensors  # noqa: E402
-import spec  # noqa: E402
-from bpe import BPE  # noqa: E402
-from transformer import Transformer  # noqa: E402
+if __package__:
+    from tools.train import safetensors, spec
+    from tools.train.transformer import Transformer
+else:  # run by its path, as ../shared/bench/models/run does: tools/train/ is then on sys.path
+    import safetensors
+    import spec
+    from transformer import Transformer
 
-ROOT = here.parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_bench_transformer.py OUT.safetensors")
     _, metadata = safetensors.read(ROOT / "models" / "en-es-additive.safetensors")
-    tokenizer = BPE.from_json(metadata["tokenizer"])
+    vocabulary = json.loads(metadata["tokenizer"])["vocab"]  # bpe.py's JSON: the pieces, id = index
     torch.manual_seed(1)
-    model = Transformer(len(tokenizer.vocab)).eval()  # train.py's default architecture
+    model = Transformer(len(vocabulary)).eval()  # train.py's default architecture
     out = Path(sys.argv[1])
     out.parent.mkdir(parents=True, exist_ok=True)
     spec.write_model(out, model.tensors(), format=spec.TRANSFORMER, architecture=model.config,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tiny random models and their numpy-reference outputs, for the C++ tests (tests/test_rnn.cpp):
 
-  /usr/bin/python3 tools/train/make_fixture.py      (writes tests/data/tiny-*.safetensors and
+  /usr/bin/python3 -m tools.train.make_fixture      (writes tests/data/tiny-*.safetensors and
                                                      tests/data/tiny-reference.json)
 
 The models have the real architecture and file format with tiny sizes and a 300-piece BPE, and
@@ -10,18 +10,14 @@ against translate.py (the reference implementation) on every equation of docs/MO
 """
 import collections
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 here = Path(__file__).resolve().parent
-sys.path.insert(0, str(here))
-sys.path.insert(0, str(here.parent))
-import bpe as B  # noqa: E402
-import spec  # noqa: E402
-from translate import Model  # noqa: E402
-from words import tokenize  # noqa: E402
+from tools.data.words import tokenize
+from tools.train import bpe as B, spec
+from tools.train.translate import Model
 
 ROOT = here.parents[1]
 OUT = ROOT / "tests" / "data"

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A tiny random Transformer and its PyTorch reference outputs, for tests/test_transformer.cpp:
 
-  /usr/bin/python3 tools/train/make_transformer_fixture.py   (writes tests/data/tiny-transformer.safetensors
+  /usr/bin/python3 -m tools.train.make_transformer_fixture   (writes tests/data/tiny-transformer.safetensors
                                                                and tests/data/tiny-transformer-reference.json,
                                                                tests/data/tiny-multilingual.safetensors and
                                                                tests/data/tiny-multilingual-reference.json)
@@ -16,19 +16,15 @@ pair and target language, the decoder starting from that language's tag.
 """
 import collections
 import json
-import sys
 from pathlib import Path
 
 import torch
 
 here = Path(__file__).resolve().parent
-sys.path.insert(0, str(here))
-sys.path.insert(0, str(here.parent))
-import bpe as B  # noqa: E402
-import spec  # noqa: E402
-from make_fixture import PAIRS, TEXT  # noqa: E402
-from transformer import Transformer  # noqa: E402
-from words import tokenize  # noqa: E402
+from tools.data.words import tokenize
+from tools.train import bpe as B, spec
+from tools.train.make_fixture import PAIRS, TEXT
+from tools.train.transformer import Transformer
 
 ROOT = here.parents[1]
 OUT = ROOT / "tests" / "data"

@@ -9,7 +9,7 @@ A attention size (additive only), V vocabulary size, S source and T target lengt
 import torch
 from torch import nn
 
-from spec import ATTENTIONS, DROPOUT, RNN_SIZES
+from tools.train.spec import ATTENTIONS, DROPOUT, RNN_SIZES
 
 
 class Seq2Seq(nn.Module):

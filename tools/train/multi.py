@@ -12,18 +12,14 @@ Used by train.py (--languages); the functions here are what differ from a one-di
 import collections
 import json
 import random
-import sys
 import unicodedata
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import batching  # noqa: E402
-import bpe as B  # noqa: E402
-from words import tokenize  # noqa: E402
+from tools.data.words import tokenize
+from tools.train import batching, bpe as B
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"

@@ -2,19 +2,17 @@
 """Stores a model file's matrices as int8 with per-row scales (docs/MODEL_FORMAT.md §3): half the
 bytes of F16, the same architecture, tokenizer and metadata; vectors (biases, norms) stay F16.
 
-  python3 tools/train/quantize.py models/multilingual-transformer.safetensors OUT.safetensors
+  python3 -m tools.train.quantize models/multilingual-transformer.safetensors OUT.safetensors
 
 Prints the file sizes and the largest error per value relative to its row's largest value
 (at most 1/254 by construction). Whether a quantized model aligns and translates as well is
-measured, not assumed: tools/eval_pairs.sh and tools/eval_translation.py on both files."""
+measured, not assumed: tools/eval/pairs.sh and tools/eval/translation.py on both files."""
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safetensors  # noqa: E402
+from tools.train import safetensors
 
 
 def quantize(tensors):

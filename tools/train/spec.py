@@ -10,7 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-import safetensors
+if __package__:
+    from tools.train import safetensors
+else:  # tools/train/ on sys.path: the whole-model benchmark imports this module so (DEVELOPERS.md)
+    import safetensors
 
 RNN = "attnscope-rnn-v1"
 TRANSFORMER = "attnscope-transformer-v1"

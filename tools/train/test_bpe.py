@@ -1,17 +1,8 @@
-"""Tests of the subword vocabulary: python3 tools/train/test_bpe.py (no pytest needed).
-
-Each test is a function named test_*; the runner at the bottom calls them all and prints
-'N passed, N failed'.
-"""
+"""Tests of the subword vocabulary: /usr/bin/python3 -m pytest tools/train/test_bpe.py."""
 import collections
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import bpe as B  # noqa: E402
-from words import tokenize  # noqa: E402
-from testing import run_tests  # noqa: E402
+from tools.data.words import tokenize
+from tools.train import bpe as B
 
 CORPUS = """
 The lower house voted on the new budget on Tuesday .
@@ -154,6 +145,3 @@ def test_extending_keeps_old_words_and_learns_the_new_language():
     again = B.BPE.from_json(grown.to_json())
     assert again.encode(["我们", "爱", "中文"]) == grown.encode(["我们", "爱", "中文"])
 
-
-if __name__ == "__main__":
-    run_tests(globals())

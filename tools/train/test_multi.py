@@ -1,17 +1,12 @@
-#!/usr/bin/python3
-"""Tests of multi.py (the multilingual model's data, supervision and AER), runnable as a script:
+"""Tests of multi.py (the multilingual model's data, supervision and AER):
 
-  /usr/bin/python3 tools/train/test_multi.py      (needs python3-torch and python3-numpy)
+  /usr/bin/python3 -m pytest tools/train/test_multi.py      (needs python3-torch and python3-numpy)
 """
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bpe as B  # noqa: E402
-import multi  # noqa: E402
-from testing import run_tests  # noqa: E402
+from tools.train import bpe as B, multi
 
 
 def tiny_bpe():
@@ -121,7 +116,7 @@ def test_encoding_in_worker_processes_gives_what_encoding_here_gives():
 
 def test_batches_made_ahead_in_workers_are_the_batches_made_here_and_resume_where_the_state_says():
     import random
-    import train_multi
+    from tools.train import train_multi
     corpus = corpus_of([("the cat sleeps", "el gato duerme"), ("the cat", "el gato"), ("cat", "gato")],
                        [[(0, 0), (1, 1), (2, 2)], [(0, 0), (1, 1)], [(0, 0)]])
     examples = [(i, to_en) for i in range(3) for to_en in (False, True)]
@@ -144,7 +139,7 @@ def test_batches_made_ahead_in_workers_are_the_batches_made_here_and_resume_wher
 
 
 def test_a_corpus_beside_the_splits_is_drawn_as_a_source_of_its_own_weighted_by_its_factor():
-    import train_multi
+    from tools.train import train_multi
     factors = train_multi.corpus_factors("extra,prose:3")
     assert factors == {"extra": 1.0, "prose": 3.0}
     weights = train_multi.language_weights({"es": 400, "es:extra": 1600, "es:prose": 100, "fr": 400}, factors)
@@ -162,7 +157,7 @@ def test_a_corpus_beside_the_splits_is_drawn_as_a_source_of_its_own_weighted_by_
 
 def test_a_grown_vocabulary_keeps_the_old_rows_and_starts_new_pieces_from_their_bytes():
     import torch
-    import train_multi
+    from tools.train import train_multi
     old = tiny_bpe()
     grown = B.extend(old, {"中国": 30, "中": 25}, 3, min_char_count=20, tags=[multi.tag("zh")])
     embedding = torch.randn(len(old.vocab), 4)
@@ -176,6 +171,3 @@ def test_a_grown_vocabulary_keeps_the_old_rows_and_starts_new_pieces_from_their_
     assert torch.allclose(rows[grown.ids[multi.tag("zh")]], embedding[tags].mean(0))
     assert not torch.isnan(rows).any()
 
-
-if __name__ == "__main__":
-    run_tests(globals())

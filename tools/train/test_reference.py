@@ -1,26 +1,21 @@
-#!/usr/bin/python3
 """The numpy reference (translate.py) computes what the torch model computes.
 
-  /usr/bin/python3 tools/train/test_reference.py      (needs python3-torch; about 5 seconds)
+  /usr/bin/python3 -m pytest tools/train/test_reference.py      (needs python3-torch; about 5 seconds)
 
 A small randomly initialised model of each attention type is exported to a temporary
 safetensors file; forced decoding in numpy must give the torch model's attention weights and
 log-probabilities, with the torch weights rounded to fp16 as the file stores them.
 """
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bpe as B  # noqa: E402
-import safetensors  # noqa: E402
-from model import Seq2Seq  # noqa: E402
-from train import export  # noqa: E402
-from translate import Model  # noqa: E402
-from testing import run_tests  # noqa: E402
+from tools.train import bpe as B, safetensors
+from tools.train.model import Seq2Seq
+from tools.train.train import export
+from tools.train.translate import Model
 
 WORDS = "the jury said it did find that many laws are outmoded el jurado dijo que".split()
 
@@ -115,7 +110,3 @@ def test_int8_rows_are_within_half_a_step_and_dequantize_back():
         raise AssertionError("an I8 matrix without its scale was accepted")
     except ValueError as e:
         assert "w.scale" in str(e)
-
-
-if __name__ == "__main__":
-    run_tests(globals())

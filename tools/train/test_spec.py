@@ -1,9 +1,8 @@
-#!/usr/bin/python3
 """The training spec (spec.py): the models' tensors are exactly the ones it states, write_model
 refuses anything else, and train.py sets encoder and decoder depths apart and resumes checkpoints
 written before they were.
 
-  /usr/bin/python3 tools/train/test_spec.py      (needs python3-torch; a few seconds)
+  /usr/bin/python3 -m pytest tools/train/test_spec.py      (needs python3-torch; a few seconds)
 """
 import json
 import sys
@@ -12,13 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safetensors  # noqa: E402
-import spec  # noqa: E402
-import train  # noqa: E402
-from model import Seq2Seq  # noqa: E402
-from testing import run_tests  # noqa: E402
-from transformer import Transformer  # noqa: E402
+from tools.train import safetensors, spec, train
+from tools.train.model import Seq2Seq
+from tools.train.transformer import Transformer
 
 SIZES = {"encoder_layers": 2, "decoder_layers": 1, "heads": 2, "model_dim": 8, "ff_dim": 12}
 
@@ -104,7 +99,3 @@ def test_the_rnn_defaults_come_from_the_spec():
     args = parsed("--direction en-es --attention additive")
     assert {key: getattr(args, key) for key in spec.RNN_SIZES} == spec.RNN_SIZES
     assert args.lr == spec.LEARNING_RATE["rnn"] and args.label_smoothing == 0.0
-
-
-if __name__ == "__main__":
-    run_tests(globals())

@@ -1,26 +1,21 @@
-#!/usr/bin/python3
 """The PyTorch Transformer (transformer.py) and its export (train.export).
 
-  /usr/bin/python3 tools/train/test_transformer.py      (needs python3-torch; a few seconds)
+  /usr/bin/python3 -m pytest tools/train/test_transformer.py      (needs python3-torch; a few seconds)
 
 Padding must not change what a sentence computes (the masks), the decoder must not see the
 future, and the exported file must hold exactly the tensors and metadata that
 docs/MODEL_FORMAT.md §7 lists.
 """
 import json
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bpe as B  # noqa: E402
-import safetensors  # noqa: E402
-from train import export  # noqa: E402
-from transformer import Transformer  # noqa: E402
-from testing import run_tests  # noqa: E402
+from tools.train import bpe as B, safetensors
+from tools.train.train import export
+from tools.train.transformer import Transformer
 
 
 def tiny(vocab_size=40):
@@ -95,7 +90,3 @@ def test_export_writes_the_format_tensors_and_metadata():
     for name, shape in shapes.items():
         assert tensors[name].shape == shape, (name, tensors[name].shape, shape)
     assert tensors["embedding"].shape == (len(bpe.vocab), 8)
-
-
-if __name__ == "__main__":
-    run_tests(globals())

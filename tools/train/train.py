@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Train one attnscope translation model and export it as safetensors.
 
-  /usr/bin/python3 tools/train/train.py --direction en-es --attention additive \\
+  /usr/bin/python3 -m tools.train --direction en-es --attention additive \\
       --out models/en-es-additive.safetensors --minutes 80
-  /usr/bin/python3 tools/train/train.py --arch transformer --direction en-es \\
+  /usr/bin/python3 -m tools.train --arch transformer --direction en-es \\
       --encoder-layers 3 --decoder-layers 3 --heads 4 --model-dim 256 --ff-dim 1024 \\
       --out models/en-es-transformer.safetensors --minutes 60
 
@@ -24,12 +24,9 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import batching  # noqa: E402
-import bpe as B  # noqa: E402
-import spec  # noqa: E402
-from model import Seq2Seq  # noqa: E402
-from transformer import Transformer  # noqa: E402
+from tools.train import batching, bpe as B, spec
+from tools.train.model import Seq2Seq
+from tools.train.transformer import Transformer
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCHITECTURE_KEYS = tuple(spec.RNN_SIZES)
@@ -338,11 +335,10 @@ def resume(checkpoint, args, model, optimizer, device):
     return state
 
 
-def main():
-    args = parse_args()
+def main(args=None):
+    args = args or parse_args()
     if args.languages:
-        import train_multi
-        return train_multi.main(args)
+        raise SystemExit("--languages: python3 -m tools.train trains the multilingual Transformer (train_multi.py)")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     bpe = joint_bpe(args)

@@ -1,6 +1,6 @@
 """train.py --languages: one Transformer for English <-> every listed language (multi.py).
 
-  /usr/bin/python3 tools/train/train.py --arch transformer --languages bg,da,de,es,et,fr,hu,it,nl,pt,ru,sl \\
+  /usr/bin/python3 -m tools.train --arch transformer --languages bg,da,de,es,et,fr,hu,it,nl,pt,ru,sl \\
       --out build/train/multilingual.safetensors --minutes 600 --bf16
 
 The schedule suits training spread over many runs: a warm-up, then a constant learning rate
@@ -17,12 +17,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-import bpe as B
-import multi
-import safetensors
-import spec
-from train import ROOT, TRANSFORMER_KEYS, check_resumable, optimizer_step, save, training_record
-from transformer import Transformer
+from tools.train import bpe as B, multi, safetensors, spec
+from tools.train.train import ROOT, TRANSFORMER_KEYS, check_resumable, optimizer_step, save, training_record
+from tools.train.transformer import Transformer
 
 
 def corpus_factors(text):

@@ -13,7 +13,10 @@ import math
 import torch
 from torch import nn
 
-from spec import DROPOUT, TRANSFORMER_SIZES
+if __package__:
+    from tools.train.spec import DROPOUT, TRANSFORMER_SIZES
+else:  # tools/train/ on sys.path: the whole-model benchmark imports this module so (DEVELOPERS.md)
+    from spec import DROPOUT, TRANSFORMER_SIZES
 
 NORM_EPSILON = 1e-5
 

@@ -11,17 +11,13 @@ the equations of docs/MODEL_FORMAT.md, and is what the C++ core is compared agai
 """
 import argparse
 import json
-import sys
 import unicodedata
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import bpe as B  # noqa: E402
-import safetensors  # noqa: E402
-from words import tokenize  # noqa: E402
+from tools.data.words import tokenize
+from tools.train import bpe as B, safetensors
 
 
 def sigmoid(x):

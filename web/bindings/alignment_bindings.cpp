@@ -5,7 +5,7 @@
 //   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold },
 //   pairs: [{ name, language, languageName, files: { hmm?, ibm2?, forward?, reverse?, general? },
 //             method, posteriorThreshold, statisticalWeight, attentionMethod, attentionThreshold }] }
-//   (attn/align/pairs.hpp: en-es first, the default)
+//   (models/pairs.json, built in: en-es first, the default)
 // The loader freezes it as `attn.alignment`.
 #include <emscripten/bind.h>
 
@@ -61,12 +61,21 @@ val defaults() {
   return result;
 }
 
+// The shipped pair catalogue, models/pairs.json as the build found it (web/CMakeLists.txt writes
+// its text into pair_catalogue.inc).
+const PairCatalogue& catalogue() {
+  static const PairCatalogue pairs = PairCatalogue::parse(
+#include "pair_catalogue.inc"
+  );
+  return pairs;
+}
+
 // Each language pair, its shipped files by role (a role without a file is left out) and its
 // default alignment method.
 val pair_list() {
   val pairs = val::array();
   int index = 0;
-  for (const LanguagePair& pair : language_pairs()) {
+  for (const LanguagePair& pair : catalogue().pairs()) {
     val files = val::object();
     for (const auto& [role, file] : {std::pair<const char*, const std::string&>{"hmm", pair.hmm},
                                      {"ibm2", pair.ibm2},

@@ -35,7 +35,7 @@ function trainingTime(fact) {
   return times.length ? `${times.join(' and ')} minutes${fact.data ? ` on ${fact.data}` : ''}` : '';
 }
 
-// A shipped file in a few words, from the model index's facts (tools/make_model_index.mjs).
+// A shipped file in a few words, from the model index's facts (tools/build/make_model_index.mjs).
 function describe(facts, file) {
   const fact = facts[file];
   if (!fact) return file;

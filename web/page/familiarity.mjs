@@ -1,7 +1,7 @@
 // How far a sentence pair is from what a translation model learned, from a measured signal: the
 // model's mean log-probability per target piece when it is made to produce the target (forced
 // decoding), placed among the same figure on held-out pairs of its own data
-// (models/familiarity.json, tools/familiarity.mjs). A pair whose words the model expects less than
+// (models/familiarity.json, tools/eval/familiarity.mjs). A pair whose words the model expects less than
 // almost every held-out pair is one it was not trained for, and its attention may align it less
 // well. Used by the model worker, the page and the tool that measures the reference; no DOM here.
 

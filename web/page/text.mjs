@@ -36,6 +36,6 @@ export function shortLabel(word, limit = 14) {
 
 // GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen
 // ("The multilingual Transformer (English ↔ twelve languages)" ->
-// "the-multilingual-transformer-english--twelve-languages"); tools/card_html.mjs gives the model
+// "the-multilingual-transformer-english--twelve-languages"); tools/build/card_html.mjs gives the model
 // card's headings these ids, and the lines under the figures link to them.
 export const headingAnchor = (title) => title.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');

@@ -20,10 +20,10 @@
 //   once a model file is loaded               -> {type: 'loaded', file, what}
 // `alignment` is the library's alignment rules (attn.alignment): the page lists its methods from
 // them, and this worker decides from them what a method waits for and loads. `pairs` is the model
-// index's (web/dist/models/index.json, written from attn.alignment.pairs): each pair's files by role.
+// index's (web/dist/models/index.json, made from models/pairs.json): each pair's files by role.
 import loadAttn from './dist/attn.mjs';
 import { describe as describeFamiliarity, pieceScore } from './familiarity.mjs';
-import { methodRule, statisticalKindOf } from './methods.mjs';
+import { directionModelName, methodRule, statisticalKindOf } from './methods.mjs';
 import { answerRequests } from './worker-client.mjs';
 
 // The attention models of a pair, by role (the index's file roles).
@@ -78,7 +78,7 @@ const aligning = new Set();
 // A shipped model file, fetched and loaded once. It waits for any statistical aligner still
 // downloading: the pair's first figure is the aligner's, and on a slow network it then comes when
 // the aligner's bytes are in rather than when both files' are (10 Mbit/s, en-hu's 3.3 MB HMM beside
-// the 8.3 MB Transformer; tools/bench_page.mjs --pair).
+// the 8.3 MB Transformer; tools/bench/page.mjs --pair).
 function modelFile(file, what) {
   if (!shipped.has(file)) return Promise.reject(new Error(`${what} is not shipped with this build`));
   loading[file] ??= Promise.allSettled(aligning).then(() => fetchBytes(file, what)).then(async (bytes) => {
@@ -136,8 +136,8 @@ function modelNames() {
       continue;
     }
     for (const language of languages.filter((l) => l !== 'en')) {
-      names.set(`en-${language}-transformer`, { file, language });
-      names.set(`${language}-en-transformer`, { file, language: 'en' });
+      names.set(directionModelName('en', language), { file, language });
+      names.set(directionModelName(language, 'en'), { file, language: 'en' });
     }
   }
   return names;
@@ -201,10 +201,10 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
 
 // What a method needs comes from the library's rules; the settings the page does not offer
 // (the hybrid's weight, mix, symmetrization) are left to the library's defaults, and a statistical
-// aligner alone links at its pair's posterior threshold (attn/align/pairs.hpp).
+// aligner alone links at its pair's posterior threshold (models/pairs.json).
 async function align({ pair: name, source, target, method: asked, shift, threshold: given, model: role = 'forward', preview }) {
   const pair = pairOf(name);
-  // 'attention' is the pair's best attention-only method, with its threshold (attn/align/pairs.hpp)
+  // 'attention' is the pair's best attention-only method, with its threshold (models/pairs.json)
   const method = asked === 'attention' ? pair.attentionMethod : asked;
   const threshold = asked === 'attention' ? pair.attentionThreshold : given;
   const rules = attn.alignment;

@@ -1,5 +1,10 @@
 #include "attn/align/pairs.hpp"
 
+#include <algorithm>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
 #include "attn/core/error.hpp"
 
 namespace attn {
@@ -12,56 +17,72 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
-// The multilingual Transformer (docs/MODEL_FORMAT.md §7.1): one file is the attention model of
-// every pair below in both directions, set to the pair's language forward and to English in
-// reverse. models/en-es-transformer.safetensors and es-en-transformer.safetensors link to it.
-const char* const multilingual_transformer = "multilingual-transformer.safetensors";
+using Json = nlohmann::json;
 
-// A pair whose attention models are the multilingual Transformer's directions, with its HMM
-// aligner. Its default is the hybrid (both directions' attention mixed with the HMM's posteriors),
-// which measured better than the HMM alone on every one of these pairs' dev sets
-// (models/MODEL_CARD.md, tools/eval_pairs.sh), at the posterior threshold chosen on en-es (0.35)
-// and the library's statistical weight, 0.4 (methods.hpp), for every pair.
-// `--method attention` is soft-threshold at 0.4 for every pair: with the fifth release it measured
-// best of the attention-only extractions on every pair's dev set (soft-itermax, soft-threshold at
-// 0.3, 0.4 and 0.5); the hybrid at weight 0.4 measured better than it on every pair.
-LanguagePair with_transformer(const char* language, const char* language_name) {
-  LanguagePair pair;
-  pair.name = std::string("en-") + language;
-  pair.language = language;
-  pair.language_name = language_name;
-  pair.hmm = "hmm-" + pair.name + ".safetensors";
-  pair.forward = pair.reverse = multilingual_transformer;
-  pair.method = AlignMethod::hybrid;
-  pair.posterior_threshold = 0.35f;
-  pair.statistical_weight = align_defaults.statistical_weight;
-  pair.attention_method = AlignMethod::soft_threshold;
-  pair.attention_threshold = 0.4f;
-  return pair;
+// The catalogue's field `key` of `entry` (pairs[index]) as a string, a number or a method name.
+std::string text_of(const Json& entry, const char* key, const std::string& where) {
+  const auto found = entry.find(key);
+  if (found == entry.end() || !found->is_string() || found->get<std::string>().empty())
+    fail(where, ".", key, " must be a non-empty string");
+  return found->get<std::string>();
 }
 
-std::vector<LanguagePair> make_pairs() {
-  // en-es also ships IBM Model 2 and a second English -> Spanish model, Luong's general attention
-  // (an RNN, the page's comparison); its additive RNNs (Bahdanau's) stay in models/ for the
-  // library and the tutorials, no longer the pair's attention models: the Transformer's hybrid
-  // measured 0.1450 on XL-WA en-es dev against their 0.1585, and translates better (chrF).
-  LanguagePair spanish = with_transformer("es", "Spanish");
-  spanish.ibm2 = "ibm2-en-es.safetensors";
-  spanish.general = "en-es-general.safetensors";
-  return {
-      spanish,
-      with_transformer("bg", "Bulgarian"),
-      with_transformer("da", "Danish"),
-      with_transformer("de", "German"),
-      with_transformer("et", "Estonian"),
-      with_transformer("fr", "French"),
-      with_transformer("hu", "Hungarian"),
-      with_transformer("it", "Italian"),
-      with_transformer("nl", "Dutch"),
-      with_transformer("pt", "Portuguese"),
-      with_transformer("ru", "Russian"),
-      with_transformer("sl", "Slovenian"),
-  };
+float number_of(const Json& entry, const char* key, const std::string& where, float otherwise) {
+  const auto found = entry.find(key);
+  if (found == entry.end()) return otherwise;
+  if (!found->is_number()) fail(where, ".", key, " must be a number, got ", found->dump());
+  return found->get<float>();
+}
+
+AlignMethod method_of(const Json& entry, const char* key, const std::string& where, AlignMethod otherwise) {
+  if (entry.find(key) == entry.end()) return otherwise;
+  try {
+    return parse_align_method(text_of(entry, key, where));
+  } catch (const Error& e) {
+    fail(where, ".", key, ": ", e.what());
+  }
+}
+
+LanguagePair pair_of(const Json& entry, const std::string& where) {
+  if (!entry.is_object()) fail(where, " must be an object");
+  static const char* const keys[] = {"name",
+                                     "language",
+                                     "languageName",
+                                     "files",
+                                     "method",
+                                     "posteriorThreshold",
+                                     "statisticalWeight",
+                                     "attentionMethod",
+                                     "attentionThreshold"};
+  for (const auto& [key, value] : entry.items()) {
+    if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys)) fail(where, ": unknown field '", key, "'");
+  }
+  LanguagePair pair;
+  pair.name = text_of(entry, "name", where);
+  const std::string named = where + " (" + pair.name + ")";
+  pair.language = text_of(entry, "language", named);
+  pair.language_name = text_of(entry, "languageName", named);
+  if (pair.name != "en-" + pair.language) fail(named, ": a pair is named en-LANGUAGE, got language ", pair.language);
+  const auto files = entry.find("files");
+  if (files == entry.end() || !files->is_object()) fail(named, ".files must be an object of files by role");
+  for (const auto& [role, file] : files->items()) {
+    std::string* slot = role == "hmm"       ? &pair.hmm
+                        : role == "ibm2"    ? &pair.ibm2
+                        : role == "forward" ? &pair.forward
+                        : role == "reverse" ? &pair.reverse
+                        : role == "general" ? &pair.general
+                                            : nullptr;
+    if (!slot) fail(named, ".files: unknown role '", role, "' (roles: hmm, ibm2, forward, reverse, general)");
+    if (!file.is_string() || file.get<std::string>().empty() || file.get<std::string>().find('/') != std::string::npos)
+      fail(named, ".files.", role, " must be a file name in the models directory, got ", file.dump());
+    *slot = file.get<std::string>();
+  }
+  pair.method = method_of(entry, "method", named, pair.method);
+  pair.posterior_threshold = number_of(entry, "posteriorThreshold", named, pair.posterior_threshold);
+  pair.statistical_weight = number_of(entry, "statisticalWeight", named, pair.statistical_weight);
+  pair.attention_method = method_of(entry, "attentionMethod", named, pair.attention_method);
+  pair.attention_threshold = number_of(entry, "attentionThreshold", named, pair.attention_threshold);
+  return pair;
 }
 
 }  // namespace
@@ -74,37 +95,47 @@ AlignOptions pair_options(const LanguagePair& pair, AlignOptions options) {
   return options;
 }
 
-const std::vector<LanguagePair>& language_pairs() {
-  static const std::vector<LanguagePair> pairs = make_pairs();
-  return pairs;
+PairCatalogue PairCatalogue::parse(const std::string& json) {
+  const Json document = Json::parse(json, nullptr, false);
+  if (document.is_discarded()) fail("the pair catalogue is not JSON");
+  const auto list = document.is_object() ? document.find("pairs") : document.end();
+  if (list == document.end() || !list->is_array() || list->empty())
+    fail("the pair catalogue must be an object whose 'pairs' is a non-empty list");
+  PairCatalogue catalogue;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    LanguagePair pair = pair_of((*list)[i], "pairs[" + std::to_string(i) + "]");
+    for (const LanguagePair& earlier : catalogue.pairs_) {
+      if (earlier.name == pair.name) fail("the pair catalogue names ", pair.name, " twice");
+    }
+    catalogue.pairs_.push_back(std::move(pair));
+  }
+  return catalogue;
 }
 
-std::vector<std::string> language_pair_names() {
+std::vector<std::string> PairCatalogue::names() const {
   std::vector<std::string> names;
-  for (const LanguagePair& pair : language_pairs()) names.push_back(pair.name);
+  for (const LanguagePair& pair : pairs_) names.push_back(pair.name);
   return names;
 }
 
-const LanguagePair& default_language_pair() { return language_pairs().front(); }
-
-const LanguagePair& language_pair(const std::string& name) {
-  for (const LanguagePair& pair : language_pairs()) {
+const LanguagePair& PairCatalogue::pair(const std::string& name) const {
+  for (const LanguagePair& pair : pairs_) {
     if (pair.name == name) return pair;
   }
-  fail("unknown language pair '", name, "' (available: ", joined(language_pair_names()), ")");
+  fail("unknown language pair '", name, "' (available: ", joined(names()), ")");
 }
 
-std::vector<std::string> translation_directions() {
+std::vector<std::string> PairCatalogue::translation_directions() const {
   std::vector<std::string> directions;
-  for (const LanguagePair& pair : language_pairs()) {
+  for (const LanguagePair& pair : pairs_) {
     if (!pair.forward.empty()) directions.push_back(pair.name);
     if (!pair.reverse.empty()) directions.push_back(pair.language + "-en");
   }
   return directions;
 }
 
-std::string translation_model_file(const std::string& direction) {
-  for (const LanguagePair& pair : language_pairs()) {
+std::string PairCatalogue::translation_model_file(const std::string& direction) const {
+  for (const LanguagePair& pair : pairs_) {
     const bool forward = direction == pair.name, reverse = direction == pair.language + "-en";
     if (!forward && !reverse) continue;
     const std::string& file = forward ? pair.forward : pair.reverse;
@@ -115,7 +146,7 @@ std::string translation_model_file(const std::string& direction) {
     return file;
   }
   std::vector<std::string> known;
-  for (const LanguagePair& pair : language_pairs()) {
+  for (const LanguagePair& pair : pairs_) {
     known.push_back(pair.name);
     known.push_back(pair.language + "-en");
   }

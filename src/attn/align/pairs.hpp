@@ -1,8 +1,8 @@
-// The language pairs that models are shipped for: English with the ten languages of the XL-WA
-// benchmark, and with French and German (measured on Europarl's gold sets). One list, read by the
-// command line's --pair and handed to JS by the module (as `attn.alignment.pairs`), from which the
-// page and the model index (web/dist/models/index.json) learn which files a pair has and how it
-// aligns by default.
+// Language pairs as a catalogue states them: which model files serve a pair, by role, and the
+// alignment settings measured best on its gold dev set. The library holds no catalogue of its
+// own: the shipped one is models/pairs.json, beside the files it names, which the command line
+// reads for --pair and the WebAssembly module is built with (as `attn.alignment.pairs`); the
+// explorer's model index (web/dist/models/index.json) is made from it.
 #pragma once
 
 #include <string>
@@ -21,16 +21,13 @@ struct LanguagePair {
   std::string hmm, ibm2;         // the statistical aligners (each file holds both directions)
   std::string forward, reverse;  // attention models English -> language and language -> English
   std::string general;           // a second English -> language model (Luong's general attention)
-  // `attn align --pair` and the page's default: the method with the lowest measured AER among
-  // those whose files the pair has (models/MODEL_CARD.md), and its posterior-mean threshold.
+  // `attn align --pair` and the page's default: a method and its posterior-mean threshold.
   AlignMethod method = align_defaults.method;
   float posterior_threshold = align_defaults.posterior_threshold;
-  // The hybrid's weight of the statistical posteriors against attention (AlignOptions's), for the
-  // pair's own attention models: the library's 0.4 for every pair since 2026-11-27, chosen on the
-  // twelve gold dev sets, each pair by the other eleven (models/MODEL_CARD.md).
+  // The hybrid's weight of the statistical posteriors against attention (AlignOptions's).
   float statistical_weight = align_defaults.statistical_weight;
   // `--method attention`: the extraction from the attention models alone (no statistical model)
-  // with the lowest AER on the pair's dev set, and its threshold (where the method reads one).
+  // and its threshold (where the method reads one).
   AlignMethod attention_method = AlignMethod::soft_intersection;
   float attention_threshold = align_defaults.threshold;
 };
@@ -39,19 +36,31 @@ struct LanguagePair {
 // threshold; any other method is left as it is.
 AlignOptions pair_options(const LanguagePair& pair, AlignOptions options);
 
-// Every pair, en-es first (the default of the command line and the page), then by language code.
-const std::vector<LanguagePair>& language_pairs();
-std::vector<std::string> language_pair_names();  // "en-es", "en-bg", …
-const LanguagePair& default_language_pair();     // en-es: what every entry point uses without --pair
+// The pairs of a catalogue, in its order; the first is the default of every entry point.
+class PairCatalogue {
+ public:
+  // A catalogue's JSON text (models/pairs.json's format: {"pairs": [{"name", "language",
+  // "languageName", "files": {role: file}, "method", "posteriorThreshold", "statisticalWeight",
+  // "attentionMethod", "attentionThreshold"}, ...]}; the settings default to the library's).
+  // Throws attn::Error naming the pair and the field for anything else, and for an empty list.
+  static PairCatalogue parse(const std::string& json);
 
-// The pair called `name`; throws attn::Error naming it and listing the available ones.
-const LanguagePair& language_pair(const std::string& name);
+  const std::vector<LanguagePair>& pairs() const { return pairs_; }
+  std::vector<std::string> names() const;  // "en-es", "en-bg", …
+  const LanguagePair& default_pair() const { return pairs_.front(); }
 
-// The translation model file for a direction "en-XX" (the pair's forward model) or "XX-en" (its
-// reverse model). Throws attn::Error for an unknown direction (listing the available ones) and
-// for a pair that ships no translation model in that direction (saying so, and which do).
-std::string translation_model_file(const std::string& direction);
-// The directions that have a translation model: "en-es", "es-en".
-std::vector<std::string> translation_directions();
+  // The pair called `name`; throws attn::Error naming it and listing the available ones.
+  const LanguagePair& pair(const std::string& name) const;
+
+  // The translation model file for a direction "en-XX" (the pair's forward model) or "XX-en" (its
+  // reverse model). Throws attn::Error for an unknown direction (listing the available ones) and
+  // for a pair that ships no translation model in that direction (saying so, and which do).
+  std::string translation_model_file(const std::string& direction) const;
+  // The directions that have a translation model: "en-es", "es-en".
+  std::vector<std::string> translation_directions() const;
+
+ private:
+  std::vector<LanguagePair> pairs_;
+};
 
 }  // namespace attn

@@ -34,7 +34,7 @@ class Segmenter {
   // one token). Invalid UTF-8 bytes become U+FFFD, a token of its own. Empty text gives no tokens.
   std::vector<std::string> cut(std::string_view text) const;
 
-  // The words of language zh for the models, the rule of tools/words.py that the training text
+  // The words of language zh for the models, the rule of tools/data/words.py that the training text
   // was split by: the NFC text split as every other language is (split_words), then each token
   // holding a Han character (U+4E00-U+9FD5) replaced by its cut(); text already segmented
   // (whitespace with a Han character on either side: "我 爱 你") is taken as given, nothing cut.

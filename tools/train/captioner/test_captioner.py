@@ -2,7 +2,7 @@
 """The captioner's data, file format and reference (needs python3-torch, python3-pil, librsvg2-bin
 and tools/data's npm packages; about a minute):
 
-  /usr/bin/python3 -m tools.train.captioner.test_captioner      (from the repository root)
+  /usr/bin/python3 -m pytest tools/train/captioner/    (from the repository root)
 """
 import json
 import tempfile
@@ -13,7 +13,6 @@ import torch
 from PIL import Image
 
 from tools.data.scenes import generate, grammar, objects
-from tools.train.testing import run_tests
 from . import fileformat, make_fixture, metrics, model, pixels, reference
 
 VOCAB = {w: i for i, w in enumerate(grammar.VOCABULARY)}
@@ -240,7 +239,3 @@ def test_metrics_score_captions_and_pointing():
     assert wrong["exact"] == 0 and wrong["recall"] == 0.5 and wrong["precision"] == 0.5 and wrong["pointing"] == 0
     assert metrics.bleu4([s["words"]], [s["words"]]) == 1.0
     assert metrics.bleu4([s["words"]], [["a", "cat"]]) == 0.0
-
-
-if __name__ == "__main__":
-    run_tests(globals())

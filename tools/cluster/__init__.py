@@ -1,0 +1,1 @@
+"""attn align over a file on a Dask cluster (align.py)."""
