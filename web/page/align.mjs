@@ -98,6 +98,34 @@ export function modelLine(rules, facts, pair, method) {
   return `Drawn by ${parts.join(' ')} · ${how} · ${score}${mixed}.`;
 }
 
+// A model's kind in plain words: the index's kind less its parenthesis ('multilingual Transformer').
+const kindOf = (facts, file) => (facts[file]?.kind ?? 'model').replace(/\s*\(.*\)\s*$/, '');
+
+/** The line under an alignment figure in plain words: what the colours are, where the links come
+ * from, and what the method's dev-set AER says. modelLine's details follow it a click away. */
+export function plainLine(rules, facts, pair, method) {
+  const rule = methodRule(rules, method);
+  const { forward, statistical } = filesOf(rules, pair, method);
+  const colours = forward
+    ? `Colours: where the ${kindOf(facts, forward)} looked while reading each ${pair.languageName} word`
+    : `Colours: how likely the ${kindOf(facts, statistical)} finds each English word as each ${pair.languageName} word's counterpart`;
+  const links = rule.needsModel && rule.needsStatistical ? 'outlined: links that mix this attention with a statistical aligner'
+    : `outlined: the ${method} method's links`;
+  const aer = pair.devAer?.[method];
+  const score = aer === undefined ? '' : ` AER ${aer.toFixed(2)} against people's links (0 is perfect).`;
+  return `${colours}; ${links}.${score}`;
+}
+
+/** The line under a figure: the plain sentence, then the details (the technical line and the
+ * model card's link) a click away, in `element`. */
+export function showModelLine(element, plain, technical, link) {
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = 'details';
+  details.append(summary, `${technical} `, link);
+  element.replaceChildren(`${plain} `, details);
+}
+
 // The file a method needs that `pair` does not ship (described), or '' when it has them all.
 export function missingFor(rules, rule, pair) {
   const kind = rule.needsStatistical ? statisticalKindOf(rules, rule) : null;
@@ -330,7 +358,9 @@ export class AlignView {
     $('align-status').textContent = `${r.targetWords.length} × ${r.sourceWords.length} words, aligned in ${r.milliseconds.toFixed(1)} ms${rest ? `; ${rest}` : ''}`;
     const files = filesOf(this.rules, pair, method);
     figure.about = { pair: pair.name, method, models: Object.values(files), caption: figure.caption };
-    $('align-model').replaceChildren(`${figure.caption} `, cardLink(this.facts, files.forward ?? files.statistical));
+    const plain = (preview ? `Shown while the ${$('method').value} method's model downloads (its figure follows): ` : '')
+      + plainLine(this.rules, this.facts, pair, method) + (long ? ` ${long}.` : '');
+    showModelLine($('align-model'), plain, figure.caption, cardLink(this.facts, files.forward ?? files.statistical));
     showFamiliarity($('align-familiarity'), r.familiarity);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);
