@@ -12,6 +12,7 @@ import { fileOfModel, forwardModelName, reverseModelName } from './methods.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
 import { restNote } from './matrices.mjs';
 import { Heatmap, LineView } from './views.mjs';
+import { hideTip, showTip } from './tooltip.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
@@ -74,7 +75,7 @@ export class ModelView {
     for (const id of ['attention-kind', 'model-aggregate']) $(id).addEventListener('input', redraw);
     $('colormap').addEventListener('input', () => this.draw());
     $('model-view').addEventListener('pointermove', (event) => this.point(event));
-    $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; });
+    $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; hideTip(); });
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {
       if (event.key === 'Enter' || event.key === ' ') {
@@ -253,7 +254,9 @@ export class ModelView {
     const box = canvas.getBoundingClientRect();
     const s = Math.floor(((event.clientX - box.left) / box.width) * map.cols), t = Math.floor(((event.clientY - box.top) / box.height) * map.rows);
     if (s < 0 || t < 0 || s >= map.cols || t >= map.rows) return;
-    $('model-cell').textContent = `${map.label}: ${map.rowLabels[t]} ← ${map.colLabels[s]} ${map.data[t * map.cols + s].toFixed(3)}`;
+    const text = `${map.label}: ${map.rowLabels[t]} ← ${map.colLabels[s]} ${map.data[t * map.cols + s].toFixed(3)}`;
+    $('model-cell').textContent = text;
+    showTip(event, text);
   }
 
   choose(cell) {
