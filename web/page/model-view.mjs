@@ -13,6 +13,7 @@ import { meanOverHeads, rollout, slice } from './maps.mjs';
 import { restNote } from './matrices.mjs';
 import { Heatmap, LineView } from './views.mjs';
 import { hideTip, showTip } from './tooltip.mjs';
+import { HeadView } from './head-view.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
@@ -50,6 +51,7 @@ export class ModelView {
       { onCancel: () => client.cancel() });
     this.heatmap = new Heatmap($('head-view'), { label: 'the chosen attention map, large', onSpot: (spot) => this.lines.setSpot(spot) });
     this.lines = new LineView($('head-lines'), { onSpot: (spot) => this.heatmap.setSpot(spot) });
+    this.heads = new HeadView($('all-heads'), $('heads-legend'));
   }
 
   start() {
@@ -75,6 +77,7 @@ export class ModelView {
     for (const id of ['attention-kind', 'model-aggregate']) $(id).addEventListener('input', redraw);
     $('colormap').addEventListener('input', () => this.draw());
     $('model-view').addEventListener('pointermove', (event) => this.point(event));
+    $('heads-layer').addEventListener('input', () => this.drawHeads());
     $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; hideTip(); });
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {
@@ -153,8 +156,10 @@ export class ModelView {
     grid.dataset.layers = '0';
     grid.dataset.heads = '0';
     $('head-figure').hidden = true;
+    $('heads-figure').hidden = true;
     this.heatmap.clear();
     this.lines.clear();
+    this.heads.clear();
     $('model-status').textContent = '';
     $('model-rows').textContent = '';
     $('model-cell').textContent = '';
@@ -202,6 +207,7 @@ export class ModelView {
     const chosen = this.chosenMaps();
     grid.replaceChildren();
     $('model-cell').textContent = '';
+    this.drawHeads();
     if (chosen.problem) {
       this.maps = [];
       grid.dataset.layers = '0';
@@ -226,6 +232,29 @@ export class ModelView {
     const shown = this.chosenIndex !== undefined && this.maps[this.chosenIndex] ? this.chosenIndex : null;
     if (shown === null) $('head-figure').hidden = true;
     else await this.show(shown);
+  }
+
+  // The head view: every head of the chosen layer of the attention shown, as lines between the
+  // words (whatever the grid aggregates); the layer starts at the aligning one for cross-attention.
+  drawHeads() {
+    const r = this.result, kind = $('attention-kind').value;
+    const map = r?.[kind];
+    const [layers = 0, heads = 0, rows = 0, cols = 0] = map?.shape ?? [];
+    $('heads-figure').hidden = !layers;
+    if (!layers) {
+      this.heads.clear();
+      return;
+    }
+    const select = $('heads-layer');
+    if (select.options.length !== layers) {
+      select.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(String(l), String(l))));
+      select.value = String(Math.min(kind === 'cross' ? alignmentHead(r.info).layer : 0, layers - 1));
+    }
+    const layer = Number(select.value);
+    const rowLabels = kind === 'encoder' ? r.source : r.target;
+    const colLabels = kind === 'decoder' ? decoderKeys(r) : r.source;
+    const maps = Array.from({ length: heads }, (_, head) => ({ head, data: slice(map, layer, head) }));
+    this.heads.draw({ maps, rows, cols, rowLabels, colLabels, layer });
   }
 
   // Whether the alignment view's links come from the model shown: the pair's forward model (its
