@@ -10,6 +10,7 @@ import { lengthNote } from './familiarity.mjs';
 import { restNote } from './matrices.mjs';
 import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
+import { t } from './i18n.mjs';
 import { headingAnchor } from './text.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
@@ -50,7 +51,7 @@ export function cardLink(facts, file) {
   const section = facts[file]?.section;
   return Object.assign(document.createElement('a'), {
     href: `dist/models/MODEL_CARD.html${section ? `#${headingAnchor(section)}` : ''}`,
-    textContent: 'model card', title: section ? `model card: ${section}` : 'model card',
+    textContent: t('model card'), title: section ? `model card: ${section}` : 'model card',
   });
 }
 
@@ -106,14 +107,15 @@ const kindOf = (facts, file) => (facts[file]?.kind ?? 'model').replace(/\s*\(.*\
 export function plainLine(rules, facts, pair, method) {
   const rule = methodRule(rules, method);
   const { forward, statistical } = filesOf(rules, pair, method);
+  const language = t(pair.languageName);
   const colours = forward
-    ? `Colours: where the ${kindOf(facts, forward)} looked while reading each ${pair.languageName} word`
-    : `Colours: how likely the ${kindOf(facts, statistical)} finds each English word as each ${pair.languageName} word's counterpart`;
-  const links = rule.needsModel && rule.needsStatistical ? 'outlined: links that mix this attention with a statistical aligner'
-    : `outlined: the ${method} method's links`;
+    ? t('Colours: where the {kind} looked while reading each {language} word', { kind: t(kindOf(facts, forward)), language })
+    : t('Colours: how likely the {kind} finds each English word as each {language} word\'s counterpart', { kind: t(kindOf(facts, statistical)), language });
+  const links = rule.needsModel && rule.needsStatistical ? t('outlined: links that mix this attention with a statistical aligner')
+    : t('outlined: the {method} method\'s links', { method });
   const aer = pair.devAer?.[method];
-  const score = aer === undefined ? '' : ` AER ${aer.toFixed(2)} against people's links (0 is perfect).`;
-  return `${colours}; ${links}.${score}`;
+  const score = aer === undefined ? '' : t(' AER {aer} against people\'s links (0 is perfect).', { aer: aer.toFixed(2) });
+  return t('{colours}; {links}.{score}', { colours, links, score });
 }
 
 /** The line under a figure: the plain sentence, then the details (the technical line and the
@@ -121,7 +123,7 @@ export function plainLine(rules, facts, pair, method) {
 export function showModelLine(element, plain, technical, link) {
   const details = document.createElement('details');
   const summary = document.createElement('summary');
-  summary.textContent = 'details';
+  summary.textContent = t('details');
   details.append(summary, `${technical} `, link);
   element.replaceChildren(`${plain} `, details);
 }
@@ -358,7 +360,7 @@ export class AlignView {
     $('align-status').textContent = `${r.targetWords.length} × ${r.sourceWords.length} words, aligned in ${r.milliseconds.toFixed(1)} ms${rest ? `; ${rest}` : ''}`;
     const files = filesOf(this.rules, pair, method);
     figure.about = { pair: pair.name, method, models: Object.values(files), caption: figure.caption };
-    const plain = (preview ? `Shown while the ${$('method').value} method's model downloads (its figure follows): ` : '')
+    const plain = (preview ? t('Shown while the {method} method\'s model downloads (its figure follows): ', { method: $('method').value }) : '')
       + plainLine(this.rules, this.facts, pair, method) + (long ? ` ${long}.` : '');
     showModelLine($('align-model'), plain, figure.caption, cardLink(this.facts, files.forward ?? files.statistical));
     showFamiliarity($('align-familiarity'), r.familiarity);
