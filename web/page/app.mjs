@@ -11,7 +11,7 @@ import { AlignView } from './align.mjs';
 import { copyText } from './controls.mjs';
 import { ByoView } from './byo.mjs';
 import { PRESETS, exampleOf, isExample, presetOf } from './examples.mjs';
-import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
+import { PLAYGROUND_CONTROLS, projectionsField, startPlayground, tokenField } from './playground.mjs';
 import { ModelView } from './model-view.mjs';
 import { HashState } from './state.mjs';
 import { idOfKey, startTabs } from './tabs.mjs';
@@ -196,6 +196,7 @@ async function startModuleViews(client, state) {
   await startPlayground(client, () => {
     controls(state, PLAYGROUND_CONTROLS);
     state.field('tokens', tokenField);
+    state.field('proj', projectionsField);
   }, () => state.applying);
   document.body.dataset.playgroundReady = 'true';
 }

@@ -187,6 +187,16 @@ export const ZH = {
   "draw from a generator seeded by the text typed: the same text gives the same numbers (not PyTorch's), so a link reproduces them.":
     '从以所输入文本为种子的生成器中取数：同样的文本给出同样的数（与 PyTorch 的不同），因此链接可以重现它们。',
   'tokens (queries = keys = values)': '词元（查询 = 键 = 值）',
+  'tokens X (their queries, keys and values come from the projections)': '词元 X（它们的查询、键和值来自投影）',
+  'projections W_Q, W_K, W_V (and W_O)': '投影 W_Q、W_K、W_V（以及 W_O）',
+  "W_Q: a token's row times it is its query": 'W_Q：词元的一行乘以它，得到它的查询',
+  'W_K: … its key': 'W_K：……得到它的键',
+  'W_V: … its value': 'W_V：……得到它的值',
+  "W_O: the heads' outputs side by side, times it, are the output": 'W_O：各头的输出并排后乘以它，得到最终输出',
+  'Q = X·W_Q': 'Q = X·W_Q', 'K = X·W_K': 'K = X·W_K', 'V = X·W_V': 'V = X·W_V',
+  'W_Q': 'W_Q', 'W_K': 'W_K', 'W_V': 'W_V', 'W_O': 'W_O',
+  'output = [head 0 | head 1]·W_O': '输出 = [头 0 | 头 1]·W_O',
+  'output after W_O': '乘以 W_O 之后的输出',
   'token vectors': '词元向量',
   'attention weights: rows are queries, columns keys': '注意力权重：行是查询，列是键',
   "Every query (a row) compares itself with every key (a column) by the score function; the probability function turns each row of scores into weights that add up to 1 (softmax), or to a sparser row (sparsemax, hardmax). Masks set some keys' weights to 0. The output of each query is its row of weights times the values: a weighted average of the value vectors.":
