@@ -3,8 +3,8 @@
 // in its head's colour, darker for more attention. Pointing at a word shows its lines alone; a
 // head's swatch shows or hides that head. SVG, whose words are only ever set as textContent.
 const SVG = 'http://www.w3.org/2000/svg';
-/** One colour per head, from the page's palette (--accent, --link, --gold first). */
-export const HEAD_COLOURS = ['#2b59c3', '#e8453c', '#f5a524', '#2ca58d', '#8e44ad', '#16a2b8', '#c2185b', '#6d8c00'];
+/** One colour per head: the page's accent, link and gold colours first, then hues apart from them. */
+export const HEAD_COLOURS = ['#355e8c', '#e8453c', '#f5a524', '#2ca58d', '#8e44ad', '#16a2b8', '#c2185b', '#6d8c00'];
 const ROW = 20, GAP = 8, FAINTEST = 0.03;  // lines below FAINTEST are not drawn: they would not show
 
 const make = (name, attributes = {}) => {

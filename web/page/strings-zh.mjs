@@ -82,7 +82,7 @@ export const ZH = {
 
   // inside the model
   'Inside the model: every layer and head': '模型内部：每一层、每一个头',
-  "The sentences above, through a model of your choice: one small map per layer (rows) and head (columns) of its encoder–decoder attention, or of its encoder's or decoder's self-attention. Click a map to see it large with its lines. The Transformer attends with several heads in every layer; the RNN has one attention.":
+  "The alignment view's sentences, through a model of your choice: one small map per layer (rows) and head (columns) of its encoder–decoder attention, or of its encoder's or decoder's self-attention. Click a map to see it large with its lines. The Transformer attends with several heads in every layer; the RNN has one attention.":
     '对齐视图里的句子，经过你选择的模型：编码器–解码器注意力（或编码器、解码器的自注意力）的每一层（行）每一个头（列）各一张小图。点击一张小图可放大查看并显示连线。Transformer 每层有多个注意力头；RNN 只有一个注意力。',
   'model': '模型',
   'encoder–decoder (cross)': '编码器–解码器（交叉）',
