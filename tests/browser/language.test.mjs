@@ -15,6 +15,9 @@ const ownText = (page) => page.evaluate(() => [...document.querySelectorAll('[ro
 describe('the interface language', () => {
   test('中文 translates the tabs, headings, explanations and the line under the alignment, and English comes back exactly', async () => {
     const { page, problems } = await openPage('', { width: 1400, height: 900 });
+    await page.locator('#tab-model').click();  // its grid and head view drawn in English first
+    await page.waitForFunction(() => Number(document.getElementById('all-heads').dataset.lines) > 0, null, { timeout: 60000 });
+    await page.locator('#tab-align').click();
     const english = await ownText(page);
     const sentences = [await page.inputValue('#source'), await page.inputValue('#target')];
     await page.selectOption('#ui-language', 'zh');
@@ -29,6 +32,13 @@ describe('the interface language', () => {
     await page.waitForFunction(() => /^颜色：多语言 Transformer读到每个西班牙语词时看向哪里/.test(document.getElementById('align-model').textContent));
     assert.match(await page.textContent('#align-model'), /AER 为 0\.\d\d（0 表示完全一致）/);
     assert.equal(await page.getAttribute('#views', 'aria-label'), '视图');
+    assert.match(await page.textContent('#align-status'), /^8 × 10 个词，对齐用时 [\d.]+ 毫秒/);
+    // the lines the views write as they work, in the model view
+    await page.locator('#tab-model').click();
+    await page.waitForFunction(() => /Transformer，3 层 × 4 个头（从 0 数起）/.test(document.getElementById('model-status').textContent), null, { timeout: 60000 });
+    assert.match(await page.textContent('#model-links-from'), /^对齐视图的对齐来自编码器–解码器注意力的第 1 层第 0 个头/);
+    await page.waitForFunction(() => document.querySelector('#heads-legend [data-head="0"]')?.textContent === '头 0');
+    await page.locator('#tab-align').click();
     // the reader's sentences and the figures' words are the reader's, in any interface
     assert.deepEqual([await page.inputValue('#source'), await page.inputValue('#target')], sentences);
     await page.screenshot({ path: new URL('language-zh.png', SCREENSHOTS).pathname });
@@ -40,6 +50,8 @@ describe('the interface language', () => {
     assert.deepEqual(await ownText(page), english);
     assert.equal(await page.getAttribute('html', 'lang'), 'en');
     assert.match(await page.textContent('#align-model'), /^Colours: where the multilingual Transformer looked/);
+    assert.match(await page.textContent('#align-status'), /^8 × 10 words, aligned in/);
+    assert.match(await page.textContent('#model-status'), /Transformer, 3 layers × 4 heads \(counted from 0\)/);
     assert.doesNotMatch(page.url(), /lang=/);
     assert.deepEqual(problems, []);
     await page.close();

@@ -195,8 +195,8 @@ export class AlignView {
     $('export-json').addEventListener('click', () => this.heatmap.figure && exportJson(this.heatmap.figure, named('json')));
     $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh, `links-${this.pair?.name ?? 'pair'}-${shown()}.txt`));
     $('copy').addEventListener('click', () => copyText($('pharaoh').textContent).then(
-      () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
-      () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
+      () => { $('copy').textContent = t('Copied'); setTimeout(() => { $('copy').textContent = t('Copy'); }, 1200); },
+      () => { $('align-status').textContent = t('The browser refused the clipboard; select the links and copy them.'); }));
     let timer = 0;
     const soon = () => {
       clearTimeout(timer);
@@ -357,7 +357,7 @@ export class AlignView {
     const long = attention ? lengthNote(r.sourceWords.length, r.targetWords.length) : '';
     if (long) figure.caption += ` ${long}.`;
     const rest = attention ? restNote(r.weights, r.targetWords.length, r.sourceWords.length, 'the end of the English sentence (its token </s>)') : '';
-    $('align-status').textContent = `${r.targetWords.length} × ${r.sourceWords.length} words, aligned in ${r.milliseconds.toFixed(1)} ms${rest ? `; ${rest}` : ''}`;
+    $('align-status').textContent = t('{rows} × {cols} words, aligned in {ms} ms', { rows: r.targetWords.length, cols: r.sourceWords.length, ms: r.milliseconds.toFixed(1) }) + (rest ? `; ${rest}` : '');
     const files = filesOf(this.rules, pair, method);
     figure.about = { pair: pair.name, method, models: Object.values(files), caption: figure.caption };
     const plain = (preview ? t('Shown while the {method} method\'s model downloads (its figure follows): ', { method: $('method').value }) : '')

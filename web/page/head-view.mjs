@@ -2,6 +2,8 @@
 // the left (a row: a word that attends) to each word on the right (a column: a word attended to)
 // in its head's colour, darker for more attention. Pointing at a word shows its lines alone; a
 // head's swatch shows or hides that head. SVG, whose words are only ever set as textContent.
+import { t } from './i18n.mjs';
+
 const SVG = 'http://www.w3.org/2000/svg';
 /** One colour per head: the page's accent, link and gold colours first, then hues apart from them. */
 export const HEAD_COLOURS = ['#355e8c', '#e8453c', '#f5a524', '#2ca58d', '#8e44ad', '#16a2b8', '#c2185b', '#6d8c00'];
@@ -77,7 +79,7 @@ export class HeadView {
       button.setAttribute('aria-pressed', String(this.shownHeads.has(head)));
       const swatch = document.createElement('span');
       swatch.style.background = HEAD_COLOURS[head % HEAD_COLOURS.length];
-      button.append(swatch, `head ${head}`);
+      button.append(swatch, t('head {head}', { head }));
       button.addEventListener('click', () => this.toggle(head, button));
       return button;
     }));

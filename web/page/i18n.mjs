@@ -28,17 +28,21 @@ export function onLanguage(listener) {
 
 export const normalText = (text) => text.replace(/\s+/g, ' ').trim();
 
-// What is never translated: the reader's own text, code, numbers read out, and the figures.
-const KEEP = 'script, style, textarea, code, pre, output, canvas, .readout, .heatmap, .lines, .model-grid';
+// What is never translated: the reader's own text, code, numbers read out, the figures, and the
+// languages' own names in the switch.
+const KEEP = 'script, style, textarea, code, pre, output, canvas, .readout, .heatmap, .lines, .model-grid, #ui-language';
 const ATTRIBUTES = ['aria-label', 'title', 'placeholder'];
 const englishText = new WeakMap();        // a text node -> its English
+// a string of a table -> its English: a text the views wrote in Chinese (through t()) goes back too
+const fromTable = new Map(Object.values(LANGUAGES).flatMap(({ table }) => Object.entries(table).map(([english, translated]) => [translated, english])));
 const englishAttributes = new WeakMap();  // an element -> {attribute: its English}
 
 function translateText(root, table) {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (node.parentElement?.closest(KEEP)) continue;
-    const english = englishText.get(node) ?? node.textContent;
+    const written = node.textContent;
+    const english = englishText.get(node) ?? (fromTable.has(normalText(written)) ? fromTable.get(normalText(written)) : written);
     const key = normalText(english);
     if (!englishText.has(node)) {
       if (!(key in table)) continue;

@@ -14,6 +14,7 @@ import { restNote } from './matrices.mjs';
 import { Heatmap, LineView } from './views.mjs';
 import { hideTip, showTip } from './tooltip.mjs';
 import { HeadView } from './head-view.mjs';
+import { onLanguage, t } from './i18n.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
@@ -78,6 +79,7 @@ export class ModelView {
     $('colormap').addEventListener('input', () => this.draw());
     $('model-view').addEventListener('pointermove', (event) => this.point(event));
     $('heads-layer').addEventListener('input', () => this.drawHeads());
+    onLanguage(() => this.draw());  // the lines under the grid, and the head view's swatches
     $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; hideTip(); });
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {
@@ -225,8 +227,12 @@ export class ModelView {
     for (const [index, map] of this.maps.entries()) grid.append(smallMap(map, index, table, aligning));
     grid.dataset.drawnAt = String(performance.now());
     const { architecture, layers, heads } = r.info;
-    $('model-status').textContent = `${r.target.length} × ${r.source.length} ${r.pieces ? 'pieces' : 'words'}; ` +
-      `${architecture === 'transformer' ? `Transformer, ${layers} layers × ${heads} heads (counted from 0)` : 'RNN, one attention'}; maps in ${r.milliseconds.toFixed(1)} ms`;
+    const size = { rows: r.target.length, cols: r.source.length };
+    $('model-status').textContent = t('{size}; {model}; maps in {ms} ms', {
+      size: r.pieces ? t('{rows} × {cols} pieces', size) : t('{rows} × {cols} words', size),
+      model: architecture === 'transformer' ? t('Transformer, {layers} layers × {heads} heads (counted from 0)', { layers, heads }) : t('RNN, one attention'),
+      ms: r.milliseconds.toFixed(1),
+    });
     $('model-rows').textContent = rowsNote(r, $('attention-kind').value);
     $('model-links-from').textContent = this.linksFrom(architecture, aligning);
     const shown = this.chosenIndex !== undefined && this.maps[this.chosenIndex] ? this.chosenIndex : null;
@@ -264,14 +270,14 @@ export class ModelView {
     const stem = this.result.model, forward = forwardModelName(this.pair), reverse = reverseModelName(this.pair);
     if (stem === forward) {
       return architecture === 'transformer'
-        ? `The links of the alignment view come from layer ${aligning.layer}, head ${aligning.head} of the encoder–decoder attention (the head trained to align), outlined; layers and heads are counted from 0.`
-        : 'The links of the alignment view come from this attention, the RNN\'s only one.';
+        ? t('The links of the alignment view come from layer {layer}, head {head} of the encoder–decoder attention (the head trained to align), outlined; layers and heads are counted from 0.', aligning)
+        : t('The links of the alignment view come from this attention, the RNN\'s only one.');
     }
     if (stem === reverse) {
-      return `This is the other direction of the alignment view's model (${forward}): the methods that read both directions, the hybrid among them, average its attention with ${forward}'s.`;
+      return t('This is the other direction of the alignment view\'s model ({forward}): the methods that read both directions, the hybrid among them, average its attention with {forward}\'s.', { forward });
     }
-    return `The links of the alignment view do not come from this model: they come from ${forward}` +
-      `${reverse ? ` (with ${reverse} for the methods that read both directions)` : ''}.`;
+    return reverse ? t('The links of the alignment view do not come from this model: they come from {forward} (with {reverse} for the methods that read both directions).', { forward, reverse })
+      : t('The links of the alignment view do not come from this model: they come from {forward}.', { forward });
   }
 
   // The words and weight under the pointer on a small map, in the line under the grid (the maps

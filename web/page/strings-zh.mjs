@@ -77,6 +77,9 @@ export const ZH = {
   'model card': '模型卡',
   'Links (Pharaoh, English-': '对齐（Pharaoh 格式，英语-',
   'Copy': '复制',
+  'Copied': '已复制',
+  'The browser refused the clipboard; select the links and copy them.': '浏览器拒绝了剪贴板：请选中对齐后自行复制。',
+  '{rows} × {cols} words, aligned in {ms} ms': '{rows} × {cols} 个词，对齐用时 {ms} 毫秒',
   'Export:': '导出：',
   'matrix JSON': '矩阵 JSON',
 
@@ -100,6 +103,21 @@ export const ZH = {
   'Point at a map to see which words its brightest cell joins; click it to see it large, with lines.': '把指针移到小图上可看到其最亮的格子连接哪些词；点击可放大并显示连线。',
   'Head view: every head of one layer, a line from each word on the left to the words it attends to': '头视图：某一层的每一个头，从左边每个词连向它所关注的词',
   'heads: show or hide each': '各个头：逐个显示或隐藏',
+  // the lines the model view writes (model-view.mjs, head-view.mjs)
+  '{size}; {model}; maps in {ms} ms': '{size}；{model}；注意力图用时 {ms} 毫秒',
+  '{rows} × {cols} pieces': '{rows} × {cols} 个子词',
+  '{rows} × {cols} words': '{rows} × {cols} 个词',
+  'Transformer, {layers} layers × {heads} heads (counted from 0)': 'Transformer，{layers} 层 × {heads} 个头（从 0 数起）',
+  'RNN, one attention': 'RNN，一个注意力',
+  'The links of the alignment view come from layer {layer}, head {head} of the encoder–decoder attention (the head trained to align), outlined; layers and heads are counted from 0.':
+    '对齐视图的对齐来自编码器–解码器注意力的第 {layer} 层第 {head} 个头（专门训练来对齐的头），已用框标出；层和头都从 0 数起。',
+  "The links of the alignment view come from this attention, the RNN's only one.": '对齐视图的对齐来自这个注意力，也就是 RNN 唯一的注意力。',
+  "This is the other direction of the alignment view's model ({forward}): the methods that read both directions, the hybrid among them, average its attention with {forward}'s.":
+    '这是对齐视图所用模型（{forward}）的反方向：读取两个方向的方法（包括 hybrid）会把它的注意力与 {forward} 的平均。',
+  'The links of the alignment view do not come from this model: they come from {forward} (with {reverse} for the methods that read both directions).':
+    '对齐视图的对齐不是来自这个模型：它们来自 {forward}（读取两个方向的方法还用 {reverse}）。',
+  'The links of the alignment view do not come from this model: they come from {forward}.': '对齐视图的对齐不是来自这个模型：它们来自 {forward}。',
+  'head {head}': '头 {head}',
   'layer': '层',
   'head': '头',
 
