@@ -38,6 +38,10 @@ describe('the interface language', () => {
     await page.waitForFunction(() => /Transformer，3 层 × 4 个头（从 0 数起）/.test(document.getElementById('model-status').textContent), null, { timeout: 60000 });
     assert.match(await page.textContent('#model-links-from'), /^对齐视图的对齐来自编码器–解码器注意力的第 1 层第 0 个头/);
     await page.waitForFunction(() => document.querySelector('#heads-legend [data-head="0"]')?.textContent === '头 0');
+    // and in the translation view
+    await page.locator('#tab-translate').click();
+    assert.equal(await page.textContent('#translate-source-language'), '英语');
+    assert.match(await page.textContent('#step-label'), /^第 \d+ 个，共 \d+ 个(：“.+”)?$/);
     await page.locator('#tab-align').click();
     // the reader's sentences and the figures' words are the reader's, in any interface
     assert.deepEqual([await page.inputValue('#source'), await page.inputValue('#target')], sentences);
@@ -52,6 +56,8 @@ describe('the interface language', () => {
     assert.match(await page.textContent('#align-model'), /^Colours: where the multilingual Transformer looked/);
     assert.match(await page.textContent('#align-status'), /^8 × 10 words, aligned in/);
     assert.match(await page.textContent('#model-status'), /Transformer, 3 layers × 4 heads \(counted from 0\)/);
+    assert.match(await page.textContent('#step-label'), /^\d+ of \d+/);
+    assert.equal(await page.textContent('#translate-source-language'), 'English');
     assert.doesNotMatch(page.url(), /lang=/);
     assert.deepEqual(problems, []);
     await page.close();

@@ -124,8 +124,7 @@ export class ModelView {
     if (!$('model').value) {
       this.requests.refuse();
       this.clear();
-      $('model-status').textContent = `No attention model is shipped for English–${this.pair.languageName} yet ` +
-        '(no attention model could be trained for it so far), so there are no layers or heads to show.';
+      $('model-status').textContent = t('No attention model is shipped for English–{language} yet (no attention model could be trained for it so far), so there are no layers or heads to show.', { language: t(this.pair.languageName) });
       $('model-section').dataset.state = 'none';
       return;
     }

@@ -128,6 +128,13 @@ export const ZH = {
   'into English (choose the model); step through the output one word at a time to see which input words it attended to. A Transformer attends with several heads in every decoder layer (counted from 0): choose the layer and head, or their mean.':
     '译成英语（选择模型）；逐词浏览输出，看它关注了输入中的哪些词。Transformer 在每个解码器层都有多个头（从 0 数起）：选择层和头，或它们的平均。',
   'beam': '束宽',
+  'No translation model is shipped for English–{language} yet (no attention model could be trained for it so far): the alignment view uses its HMM aligner.':
+    '英语–{language}还没有随附翻译模型（至今还没能为它训练出注意力模型）：对齐视图使用它的 HMM 对齐器。',
+  'No attention model is shipped for English–{language} yet (no attention model could be trained for it so far), so there are no layers or heads to show.':
+    '英语–{language}还没有随附注意力模型（至今还没能为它训练出注意力模型），所以没有层和头可以显示。',
+  'the head the model aligns with': '模型用来对齐的那个头',
+  '{shown} of {rows}: “{word}”': '第 {shown} 个，共 {rows} 个：“{word}”',
+  '{shown} of {rows}': '第 {shown} 个，共 {rows} 个',
   'previous word': '上一个词',
   'decoding step': '解码步',
   'next word': '下一个词',
