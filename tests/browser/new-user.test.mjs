@@ -19,6 +19,11 @@ const WALK = [
   ['playground', () => Number(document.getElementById('playground-heatmap').dataset.rows) > 0],
 ];
 
+// The views that fit one desktop screen (1400 x 900) without scrolling; the alignment (its
+// sentences, settings and links beside the heatmap and its line view) and the playground (its
+// controls, then the step-by-step figures) run to about one and a quarter.
+const ONE_SCREEN = new Set(['model', 'translate', 'images', 'byo']);
+
 const SCREENS = [
   ['desktop', { width: 1400, height: 900 }],
   ['phone', { width: 390, height: 844, touch: true }],
@@ -43,6 +48,10 @@ describe('a new reader walks every view', () => {
           .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > width + 1 && !e.closest('.heatmap, .lines, .model-grid, pre.tensor'))
           .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${e.className}`).slice(0, 5), clientWidth);
         assert.deepEqual(wide, [], `${view} on a ${screen}: elements past the right edge`);
+        if (screen === 'desktop' && ONE_SCREEN.has(view)) {
+          const bottom = await page.evaluate(() => document.querySelector('main > section:not([hidden])').getBoundingClientRect().bottom);
+          assert.ok(bottom <= options.height, `${view} ends at ${Math.round(bottom)} px, below the ${options.height} px screen`);
+        }
         await page.screenshot({ path: new URL(`${view}-${screen}.png`, folder).pathname });
       }
       assert.deepEqual(problems, []);
