@@ -89,6 +89,11 @@ describe('the sections as tabs', () => {
       'translate-heatmap', 'byo-heatmap', 'playground-heatmap', 'share', 'build']) {
       assert.equal(await page.$eval(`#${id}`, (e) => e.id), id);
     }
+    const twice = await page.evaluate(() => {
+      const ids = [...document.querySelectorAll('[id]')].map((e) => e.id);
+      return ids.filter((id, i) => ids.indexOf(id) !== i);
+    });
+    assert.deepEqual(twice, [], 'no id is used twice');
     await page.close();
   });
 

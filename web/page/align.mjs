@@ -10,6 +10,7 @@ import { lengthNote } from './familiarity.mjs';
 import { restNote } from './matrices.mjs';
 import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
+import { t } from './i18n.mjs';
 import { headingAnchor } from './text.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
@@ -50,7 +51,7 @@ export function cardLink(facts, file) {
   const section = facts[file]?.section;
   return Object.assign(document.createElement('a'), {
     href: `dist/models/MODEL_CARD.html${section ? `#${headingAnchor(section)}` : ''}`,
-    textContent: 'model card', title: section ? `model card: ${section}` : 'model card',
+    textContent: t('model card'), title: section ? `model card: ${section}` : 'model card',
   });
 }
 
@@ -96,6 +97,35 @@ export function modelLine(rules, facts, pair, method) {
   const score = aer === undefined ? 'no dev-set AER measured' : `dev AER ${aer.toFixed(3)} on ${pair.name}’s gold dev set`;
   const mixed = rule.needsModel && rule.needsStatistical ? '; cells show attention, links come from the mix' : '';
   return `Drawn by ${parts.join(' ')} · ${how} · ${score}${mixed}.`;
+}
+
+// A model's kind in plain words: the index's kind less its parenthesis ('multilingual Transformer').
+const kindOf = (facts, file) => (facts[file]?.kind ?? 'model').replace(/\s*\(.*\)\s*$/, '');
+
+/** The line under an alignment figure in plain words: what the colours are, where the links come
+ * from, and what the method's dev-set AER says. modelLine's details follow it a click away. */
+export function plainLine(rules, facts, pair, method) {
+  const rule = methodRule(rules, method);
+  const { forward, statistical } = filesOf(rules, pair, method);
+  const language = t(pair.languageName);
+  const colours = forward
+    ? t('Colours: where the {kind} looked while reading each {language} word', { kind: t(kindOf(facts, forward)), language })
+    : t('Colours: how likely the {kind} finds each English word as each {language} word\'s counterpart', { kind: t(kindOf(facts, statistical)), language });
+  const links = rule.needsModel && rule.needsStatistical ? t('outlined: links that mix this attention with a statistical aligner')
+    : t('outlined: the {method} method\'s links', { method });
+  const aer = pair.devAer?.[method];
+  const score = aer === undefined ? '' : t(' AER {aer} against people\'s links (0 is perfect).', { aer: aer.toFixed(2) });
+  return t('{colours}; {links}.{score}', { colours, links, score });
+}
+
+/** The line under a figure: the plain sentence, then the details (the technical line and the
+ * model card's link) a click away, in `element`. */
+export function showModelLine(element, plain, technical, link) {
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = t('details');
+  details.append(summary, `${technical} `, link);
+  element.replaceChildren(`${plain} `, details);
 }
 
 // The file a method needs that `pair` does not ship (described), or '' when it has them all.
@@ -165,8 +195,8 @@ export class AlignView {
     $('export-json').addEventListener('click', () => this.heatmap.figure && exportJson(this.heatmap.figure, named('json')));
     $('export-links').addEventListener('click', () => this.result && exportLinks(this.result.pharaoh, `links-${this.pair?.name ?? 'pair'}-${shown()}.txt`));
     $('copy').addEventListener('click', () => copyText($('pharaoh').textContent).then(
-      () => { $('copy').textContent = 'Copied'; setTimeout(() => { $('copy').textContent = 'Copy'; }, 1200); },
-      () => { $('align-status').textContent = 'The browser refused the clipboard; select the links and copy them.'; }));
+      () => { $('copy').textContent = t('Copied'); setTimeout(() => { $('copy').textContent = t('Copy'); }, 1200); },
+      () => { $('align-status').textContent = t('The browser refused the clipboard; select the links and copy them.'); }));
     let timer = 0;
     const soon = () => {
       clearTimeout(timer);
@@ -327,10 +357,12 @@ export class AlignView {
     const long = attention ? lengthNote(r.sourceWords.length, r.targetWords.length) : '';
     if (long) figure.caption += ` ${long}.`;
     const rest = attention ? restNote(r.weights, r.targetWords.length, r.sourceWords.length, 'the end of the English sentence (its token </s>)') : '';
-    $('align-status').textContent = `${r.targetWords.length} × ${r.sourceWords.length} words, aligned in ${r.milliseconds.toFixed(1)} ms${rest ? `; ${rest}` : ''}`;
+    $('align-status').textContent = t('{rows} × {cols} words, aligned in {ms} ms', { rows: r.targetWords.length, cols: r.sourceWords.length, ms: r.milliseconds.toFixed(1) }) + (rest ? `; ${rest}` : '');
     const files = filesOf(this.rules, pair, method);
     figure.about = { pair: pair.name, method, models: Object.values(files), caption: figure.caption };
-    $('align-model').replaceChildren(`${figure.caption} `, cardLink(this.facts, files.forward ?? files.statistical));
+    const plain = (preview ? t('Shown while the {method} method\'s model downloads (its figure follows): ', { method: $('method').value }) : '')
+      + plainLine(this.rules, this.facts, pair, method) + (long ? ` ${long}.` : '');
+    showModelLine($('align-model'), plain, figure.caption, cardLink(this.facts, files.forward ?? files.statistical));
     showFamiliarity($('align-familiarity'), r.familiarity);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);

@@ -11,10 +11,11 @@ import { AlignView } from './align.mjs';
 import { copyText } from './controls.mjs';
 import { ByoView } from './byo.mjs';
 import { PRESETS, exampleOf, isExample, presetOf } from './examples.mjs';
-import { PLAYGROUND_CONTROLS, startPlayground, tokenField } from './playground.mjs';
+import { PLAYGROUND_CONTROLS, projectionsField, startPlayground, tokenField } from './playground.mjs';
 import { ModelView } from './model-view.mjs';
 import { HashState } from './state.mjs';
 import { idOfKey, startTabs } from './tabs.mjs';
+import { onLanguage, startLanguage, t } from './i18n.mjs';
 import { TranslateView } from './translate.mjs';
 import { WorkerClient } from './worker-client.mjs';
 
@@ -58,14 +59,15 @@ function pairStatus(pair) {
 // default method, and in every view that pair's models only.
 function startPairs(state, pairs, views) {
   const select = $('pair');
-  select.replaceChildren(...Object.values(pairs).map((pair) => new Option(`English–${pair.languageName}`, pair.name)));
+  const pairName = (pair) => `${t('English')}–${t(pair.languageName)}`;
+  select.replaceChildren(...Object.values(pairs).map((pair) => new Option(pairName(pair), pair.name)));
   select.value = 'en-es';
   state.control('pair', select);  // the hash's pair, if any, is chosen now
   const chosen = () => pairs[select.value] ?? pairs['en-es'];
   const show = ({ reset }) => {
     const pair = chosen();
     document.body.dataset.pair = pair.name;
-    for (const name of document.querySelectorAll('.language-name')) name.textContent = pair.languageName;
+    for (const name of document.querySelectorAll('.language-name')) name.textContent = t(pair.languageName);
     const example = exampleOf(pair.language);
     if (example && isExample($('source').value, $('target').value)) {
       $('source').value = example.source;
@@ -74,6 +76,11 @@ function startPairs(state, pairs, views) {
     for (const view of views) view.setPair(pair, { reset });
   };
   show({ reset: false });
+  onLanguage(() => {  // the pairs' and the language's names in the interface's language
+    for (const option of select.options) option.textContent = pairName(pairs[option.value]);
+    for (const name of document.querySelectorAll('.language-name')) name.textContent = t(chosen().languageName);
+    views[0].draw();  // the line under the alignment
+  });
   select.addEventListener('input', () => {
     // the reader's choice resets the method to the pair's default; a link (hash) keeps its own
     show({ reset: !state.applying });
@@ -189,6 +196,7 @@ async function startModuleViews(client, state) {
   await startPlayground(client, () => {
     controls(state, PLAYGROUND_CONTROLS);
     state.field('tokens', tokenField);
+    state.field('proj', projectionsField);
   }, () => state.applying);
   document.body.dataset.playgroundReady = 'true';
 }
@@ -218,6 +226,7 @@ async function main() {
   state.control('c', $('colormap'));  // shared by every view: registered before any draws
   state.control('marks', $('show-links'));
   startTabs(state);
+  startLanguage(state);
   shareOnClick();
   // the worker fetches the linked pair's first model at once (the index decides whether it exists)
   const pair = new URLSearchParams(location.hash.slice(1)).get('pair') ?? 'en-es';

@@ -3,6 +3,7 @@
 import { CanvasFigure, CanvasSurface, cellBitmap, fitCanvas } from './canvas.mjs';
 import { colourEnds } from './colormap.mjs';
 import { DEFAULT_CELL, MAX_CELL, MIN_CELL, keysOf, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './painters.mjs';
+import { hideTip, showTip } from './tooltip.mjs';
 
 /**
  * A heatmap on the page: new Heatmap(host, {label}) takes an empty element (its id, data-rows and
@@ -88,7 +89,7 @@ export class Heatmap extends CanvasFigure {
       this.moveFocus(Math.min(this.figure.rows - 1, Math.ceil(host.scrollTop / cell)), Math.min(this.figure.cols - 1, Math.ceil(host.scrollLeft / cell)));
     });
     host.addEventListener('pointermove', (event) => this.pointer(event));
-    host.addEventListener('pointerleave', () => { if (!this.dragging) this.setSpot(this.focusCell ? { row: this.focusCell[0] } : {}, true); });
+    host.addEventListener('pointerleave', () => { hideTip(); if (!this.dragging) this.setSpot(this.focusCell ? { row: this.focusCell[0] } : {}, true); });
     host.addEventListener('pointerdown', (event) => {
       // a finger or a pen scrolls the figure natively; one that lifts where it landed taps a cell
       if (event.pointerType !== 'mouse') this.tap = { x: event.clientX, y: event.clientY, id: event.pointerId };
@@ -360,8 +361,9 @@ export class Heatmap extends CanvasFigure {
       return;
     }
     const spot = this.spotAt(event);
-    if (!spot) return;
-    if (spot.cell) this.describe(spot.row, spot.col);
+    if (!spot) { hideTip(); return; }
+    if (spot.cell) showTip(event, this.describe(spot.row, spot.col));
+    else hideTip();
     this.setSpot(spot.cell ? { row: spot.row } : { row: spot.row, col: spot.col }, true);
   }
 
@@ -427,6 +429,7 @@ export class Heatmap extends CanvasFigure {
     const text = `${rowLabels[t]} ← ${colLabels[s]}: ${weights[key].toFixed(3)}${marks.length ? ` (${marks.join(', ')})` : ''}`;
     this.readout.textContent = `${text} · row ${t + 1} of ${rows}, column ${s + 1} of ${cols}`;
     this.described = [t, s];
+    return text;
   }
 
   announce(t, s) {

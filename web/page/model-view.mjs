@@ -12,6 +12,9 @@ import { fileOfModel, forwardModelName, reverseModelName } from './methods.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
 import { restNote } from './matrices.mjs';
 import { Heatmap, LineView } from './views.mjs';
+import { hideTip, showTip } from './tooltip.mjs';
+import { HeadView } from './head-view.mjs';
+import { onLanguage, t } from './i18n.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
@@ -49,6 +52,7 @@ export class ModelView {
       { onCancel: () => client.cancel() });
     this.heatmap = new Heatmap($('head-view'), { label: 'the chosen attention map, large', onSpot: (spot) => this.lines.setSpot(spot) });
     this.lines = new LineView($('head-lines'), { onSpot: (spot) => this.heatmap.setSpot(spot) });
+    this.heads = new HeadView($('all-heads'), $('heads-legend'));
   }
 
   start() {
@@ -74,7 +78,9 @@ export class ModelView {
     for (const id of ['attention-kind', 'model-aggregate']) $(id).addEventListener('input', redraw);
     $('colormap').addEventListener('input', () => this.draw());
     $('model-view').addEventListener('pointermove', (event) => this.point(event));
-    $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; });
+    $('heads-layer').addEventListener('input', () => this.drawHeads());
+    onLanguage(() => this.draw());  // the lines under the grid, and the head view's swatches
+    $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; hideTip(); });
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {
       if (event.key === 'Enter' || event.key === ' ') {
@@ -118,8 +124,7 @@ export class ModelView {
     if (!$('model').value) {
       this.requests.refuse();
       this.clear();
-      $('model-status').textContent = `No attention model is shipped for English–${this.pair.languageName} yet ` +
-        '(no attention model could be trained for it so far), so there are no layers or heads to show.';
+      $('model-status').textContent = t('No attention model is shipped for English–{language} yet (no attention model could be trained for it so far), so there are no layers or heads to show.', { language: t(this.pair.languageName) });
       $('model-section').dataset.state = 'none';
       return;
     }
@@ -152,8 +157,10 @@ export class ModelView {
     grid.dataset.layers = '0';
     grid.dataset.heads = '0';
     $('head-figure').hidden = true;
+    $('heads-figure').hidden = true;
     this.heatmap.clear();
     this.lines.clear();
+    this.heads.clear();
     $('model-status').textContent = '';
     $('model-rows').textContent = '';
     $('model-cell').textContent = '';
@@ -201,6 +208,7 @@ export class ModelView {
     const chosen = this.chosenMaps();
     grid.replaceChildren();
     $('model-cell').textContent = '';
+    this.drawHeads();
     if (chosen.problem) {
       this.maps = [];
       grid.dataset.layers = '0';
@@ -218,13 +226,40 @@ export class ModelView {
     for (const [index, map] of this.maps.entries()) grid.append(smallMap(map, index, table, aligning));
     grid.dataset.drawnAt = String(performance.now());
     const { architecture, layers, heads } = r.info;
-    $('model-status').textContent = `${r.target.length} × ${r.source.length} ${r.pieces ? 'pieces' : 'words'}; ` +
-      `${architecture === 'transformer' ? `Transformer, ${layers} layers × ${heads} heads (counted from 0)` : 'RNN, one attention'}; maps in ${r.milliseconds.toFixed(1)} ms`;
+    const size = { rows: r.target.length, cols: r.source.length };
+    $('model-status').textContent = t('{size}; {model}; maps in {ms} ms', {
+      size: r.pieces ? t('{rows} × {cols} pieces', size) : t('{rows} × {cols} words', size),
+      model: architecture === 'transformer' ? t('Transformer, {layers} layers × {heads} heads (counted from 0)', { layers, heads }) : t('RNN, one attention'),
+      ms: r.milliseconds.toFixed(1),
+    });
     $('model-rows').textContent = rowsNote(r, $('attention-kind').value);
     $('model-links-from').textContent = this.linksFrom(architecture, aligning);
     const shown = this.chosenIndex !== undefined && this.maps[this.chosenIndex] ? this.chosenIndex : null;
     if (shown === null) $('head-figure').hidden = true;
     else await this.show(shown);
+  }
+
+  // The head view: every head of the chosen layer of the attention shown, as lines between the
+  // words (whatever the grid aggregates); the layer starts at the aligning one for cross-attention.
+  drawHeads() {
+    const r = this.result, kind = $('attention-kind').value;
+    const map = r?.[kind];
+    const [layers = 0, heads = 0, rows = 0, cols = 0] = map?.shape ?? [];
+    $('heads-figure').hidden = !layers;
+    if (!layers) {
+      this.heads.clear();
+      return;
+    }
+    const select = $('heads-layer');
+    if (select.options.length !== layers) {
+      select.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(String(l), String(l))));
+      select.value = String(Math.min(kind === 'cross' ? alignmentHead(r.info).layer : 0, layers - 1));
+    }
+    const layer = Number(select.value);
+    const rowLabels = kind === 'encoder' ? r.source : r.target;
+    const colLabels = kind === 'decoder' ? decoderKeys(r) : r.source;
+    const maps = Array.from({ length: heads }, (_, head) => ({ head, data: slice(map, layer, head) }));
+    this.heads.draw({ maps, rows, cols, rowLabels, colLabels, layer });
   }
 
   // Whether the alignment view's links come from the model shown: the pair's forward model (its
@@ -234,14 +269,14 @@ export class ModelView {
     const stem = this.result.model, forward = forwardModelName(this.pair), reverse = reverseModelName(this.pair);
     if (stem === forward) {
       return architecture === 'transformer'
-        ? `The links of the alignment view come from layer ${aligning.layer}, head ${aligning.head} of the encoder–decoder attention (the head trained to align), outlined; layers and heads are counted from 0.`
-        : 'The links of the alignment view come from this attention, the RNN\'s only one.';
+        ? t('The links of the alignment view come from layer {layer}, head {head} of the encoder–decoder attention (the head trained to align), outlined; layers and heads are counted from 0.', aligning)
+        : t('The links of the alignment view come from this attention, the RNN\'s only one.');
     }
     if (stem === reverse) {
-      return `This is the other direction of the alignment view's model (${forward}): the methods that read both directions, the hybrid among them, average its attention with ${forward}'s.`;
+      return t('This is the other direction of the alignment view\'s model ({forward}): the methods that read both directions, the hybrid among them, average its attention with {forward}\'s.', { forward });
     }
-    return `The links of the alignment view do not come from this model: they come from ${forward}` +
-      `${reverse ? ` (with ${reverse} for the methods that read both directions)` : ''}.`;
+    return reverse ? t('The links of the alignment view do not come from this model: they come from {forward} (with {reverse} for the methods that read both directions).', { forward, reverse })
+      : t('The links of the alignment view do not come from this model: they come from {forward}.', { forward });
   }
 
   // The words and weight under the pointer on a small map, in the line under the grid (the maps
@@ -253,7 +288,9 @@ export class ModelView {
     const box = canvas.getBoundingClientRect();
     const s = Math.floor(((event.clientX - box.left) / box.width) * map.cols), t = Math.floor(((event.clientY - box.top) / box.height) * map.rows);
     if (s < 0 || t < 0 || s >= map.cols || t >= map.rows) return;
-    $('model-cell').textContent = `${map.label}: ${map.rowLabels[t]} ← ${map.colLabels[s]} ${map.data[t * map.cols + s].toFixed(3)}`;
+    const text = `${map.label}: ${map.rowLabels[t]} ← ${map.colLabels[s]} ${map.data[t * map.cols + s].toFixed(3)}`;
+    $('model-cell').textContent = text;
+    showTip(event, text);
   }
 
   choose(cell) {

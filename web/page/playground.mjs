@@ -6,6 +6,8 @@
 import { readNumber, readableNumber, showProblem } from './controls.mjs';
 import { SETUPS, compareWithPublished, parameters, tensorRequest } from './playground-setups.mjs';
 import { Heatmap } from './views.mjs';
+import { buildMatrices, matmul, merge, projectionField, readMatrix, showMatrix, split } from './projections.mjs';
+import { t } from './i18n.mjs';
 import { latestOnly } from './worker-client.mjs';
 
 const TOKENS = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0.5, 0.5, 0]];
@@ -19,17 +21,7 @@ const BOXES = { queries: 'pg-queries', keys: 'pg-keys', values: 'pg-values', x: 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
 
-// [length][heads * d] token rows -> [heads][length][d], the Transformer's split.
-function splitHeads(tokens, heads) {
-  const d = DIM / heads;
-  const out = new Float32Array(tokens.length);
-  for (let h = 0; h < heads; h++) {
-    for (let i = 0; i < LENGTH; i++) {
-      for (let k = 0; k < d; k++) out[(h * LENGTH + i) * d + k] = tokens[i * DIM + h * d + k];
-    }
-  }
-  return out;
-}
+const splitHeads = (tokens, heads) => split(tokens, LENGTH, DIM, heads);
 
 function buildTokenTable() {
   const table = $('tokens');
@@ -158,11 +150,13 @@ function request() {
   const heads = Number($('heads').value), d = DIM / heads;
   $('show-head').max = String(heads - 1);
   const shown = number('show-head');
-  const tokens = splitHeads(readTokens(), heads);
+  const projected = projections(heads);
+  const tokens = projected ? null : splitHeads(readTokens(), heads);
   const score = $('score').value, local = $('local').value;
   const p = parameters(d, d, HIDDEN);
   const options = {
-    query: tokens, key: tokens, value: tokens,
+    query: projected ? splitHeads(projected.q, heads) : tokens, key: projected ? splitHeads(projected.k, heads) : tokens,
+    value: projected ? splitHeads(projected.v, heads) : tokens,
     heads, queryLength: LENGTH, keyLength: LENGTH, dim: d,
     score,
     ...(score === 'general' ? { general: p.general } : {}),
@@ -174,7 +168,22 @@ function request() {
     ...(local === 'none' ? {} : { local: { mode: local, halfWidth: halfWidth(local), ...(local === 'predictive' ? p.local : {}) } }),
     returnScores: true,
   };
-  return { type: 'attention', kind: 'tokens', options, heads, d, shown };
+  return { type: 'attention', kind: 'tokens', options, heads, d, shown, projected };
+}
+
+// With the projections box ticked: Q, K and V from the tokens and W_Q, W_K, W_V, and W_O for the
+// heads' outputs (several heads only); null without it. Shows the matrices that apply.
+function projections(heads) {
+  const on = $('pg-project').checked;
+  $('pg-projections').hidden = !on;
+  $('pg-wo-figure').hidden = heads === 1;
+  $('pg-final-figure').hidden = !on || heads === 1;
+  $('playground').dataset.projected = String(on);
+  $('tokens-caption').textContent = on ? t('tokens X (their queries, keys and values come from the projections)') : t('tokens (queries = keys = values)');
+  if (!on) return null;
+  const x = readTokens();
+  const [q, k, v] = ['wq', 'wk', 'wv'].map((name) => matmul(x, LENGTH, DIM, readMatrix(name, DIM), DIM));
+  return { q, k, v, wo: heads === 1 ? null : readMatrix('wo', DIM) };
 }
 
 // A tensor set-up's answer: the shown batch element's weights, scores and output, and the whole
@@ -201,17 +210,18 @@ function drawTensors(result, asked, heatmap) {
 function draw(result, asked, heatmap) {
   if (asked.kind !== 'tokens') return drawTensors(result, asked, heatmap);
   const { output, weights, scores } = result;
-  const { heads, d, shown } = asked;
+  const { heads, shown } = asked;
   const offset = shown * LENGTH * LENGTH;
   drawTable('scores', 'q', scores, offset, LENGTH, LENGTH, 3);
-  // the heads' outputs side by side again: [length][heads * d]
-  const merged = new Float32Array(LENGTH * DIM);
-  for (let h = 0; h < heads; h++) {
-    for (let i = 0; i < LENGTH; i++) {
-      for (let k = 0; k < d; k++) merged[i * DIM + h * d + k] = output[(h * LENGTH + i) * d + k];
-    }
-  }
+  const merged = merge(output, LENGTH, DIM, heads);  // the heads' outputs side by side again
   drawTable('output', 'y', merged, 0, LENGTH, DIM, 4);
+  const { projected } = asked;
+  if (projected) {
+    showMatrix('pg-q', 'q', projected.q, LENGTH, DIM);
+    showMatrix('pg-k', 'k', projected.k, LENGTH, DIM);
+    showMatrix('pg-v', 'v', projected.v, LENGTH, DIM);
+    if (projected.wo) showMatrix('pg-final', 'y', matmul(merged, LENGTH, DIM, projected.wo, DIM), LENGTH, DIM);
+  }
   return heatmap.draw({
     weights: weights.slice(offset, offset + LENGTH * LENGTH), rows: LENGTH, cols: LENGTH, rowLabels: NAMES, colLabels: NAMES,
     links: [], colormap: $('colormap').value, title: `Self-attention weights of the playground (head ${shown})`,
@@ -270,6 +280,7 @@ async function update(run, heatmap) {
  */
 export function startPlayground(client, beforeFirst = () => {}, restoring = () => false) {
   buildTokenTable();
+  buildMatrices(DIM);
   const select = $('playground-setup');
   for (const [name, setup] of Object.entries(SETUPS)) select.add(new Option(setup.label, name));
   beforeFirst();
@@ -280,11 +291,15 @@ export function startPlayground(client, beforeFirst = () => {}, restoring = () =
   fillIfEmpty();  // the URL hash's set-up, read by beforeFirst()
   for (const id of [...PLAYGROUND_CONTROLS, 'colormap']) $(id).addEventListener('input', () => update(run, heatmap));
   $('tokens').addEventListener('input', () => update(run, heatmap));
+  $('pg-projections').addEventListener('input', () => update(run, heatmap));
   return update(run, heatmap);
 }
 
-export const PLAYGROUND_CONTROLS = ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head',
+export const PLAYGROUND_CONTROLS = ['score', 'probability', 'temperature', 'causal', 'valid-length', 'local', 'half-width', 'heads', 'show-head', 'pg-project',
   'playground-setup', ...Object.values(BOXES), 'pg-show'];
+
+// The projections' four matrices as one value for the URL hash.
+export const projectionsField = projectionField(DIM);
 
 // The token table as one value for the URL hash: twenty numbers, comma-separated.
 export const tokenField = {

@@ -22,7 +22,7 @@ export const HASH_KEYS = {
   s: 'source', t: 'target', m: 'method', th: 'threshold', cmp: 'compare', z: 'heatmap',
   tr: 'translate-source', tm: 'translate-model', kind: 'attention-kind', show: 'model-aggregate',
   layer: 'byo-layer', head: 'byo-head', agg: 'byo-aggregate', special: 'byo-special', merge: 'byo-merge',
-  bm: 'byo-method', bz: 'byo-heatmap',
+  bm: 'byo-method', bz: 'byo-heatmap', proj: 'pg-projections',
 };
 export const idOfKey = (key) => HASH_KEYS[key] ?? key;
 

@@ -17,6 +17,7 @@ import { meanOverHeads, slice } from './maps.mjs';
 import { fileOfModel, forwardModelName } from './methods.mjs';
 import { restNote } from './matrices.mjs';
 import { Heatmap } from './views.mjs';
+import { onLanguage, t } from './i18n.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
@@ -40,6 +41,11 @@ export class TranslateView {
       this.translate();
     });
     for (const id of ['translate-layer', 'translate-head']) $(id).addEventListener('input', () => this.draw());
+    onLanguage(() => {  // the lines this view writes, in the new language
+      if (!this.pair) return;
+      this.nameLines();
+      if (this.result) this.draw();
+    });
     $('translate').addEventListener('click', () => this.translate());
     $('translate-source').addEventListener('keydown', (event) => { if (event.key === 'Enter') this.translate(); });
     $('step').addEventListener('input', () => this.draw());
@@ -65,9 +71,6 @@ export class TranslateView {
     const none = !pair.files.forward;
     for (const id of ['translate', 'beam', 'translate-source', 'translate-model', 'step', 'step-back', 'step-forward']) $(id).disabled = none;
     $('translate-none').hidden = !none;
-    $('translate-none').textContent = none
-      ? `No translation model is shipped for English–${pair.languageName} yet (no attention model could be trained for it so far): the alignment view above uses its HMM aligner.`
-      : '';
     this.direction = null;
     this.showDirection();
     $('translate-view').dataset.pair = pair.name;
@@ -78,6 +81,14 @@ export class TranslateView {
     }
   }
 
+  // The lines that name the pair's languages: the input's language, and why a pair cannot translate.
+  nameLines() {
+    const pair = this.pair, reverse = $('translate-model').value.startsWith(`${pair.language}-en-`);
+    $('translate-source-language').textContent = t(reverse ? pair.languageName : 'English');
+    $('translate-none').textContent = pair.files.forward ? ''
+      : t('No translation model is shipped for English–{language} yet (no attention model could be trained for it so far): the alignment view uses its HMM aligner.', { language: t(pair.languageName) });
+  }
+
   // The chosen model's direction: the input's language and the translation's. Turning to the other
   // direction puts the last translation in the box (a round trip), or else the alignment view's
   // sentence in that language; a link's own text stays.
@@ -85,7 +96,7 @@ export class TranslateView {
     const pair = this.pair, stem = $('translate-model').value;
     const reverse = Boolean(stem) && stem.startsWith(`${pair.language}-en-`);
     const direction = reverse ? `${pair.language}-en` : pair.name;
-    $('translate-source-language').textContent = reverse ? pair.languageName : 'English';
+    this.nameLines();
     $('translate-source').lang = reverse ? pair.language : 'en';
     $('translation').lang = reverse ? 'en' : pair.language;
     $('translate-view').dataset.direction = direction;
@@ -176,7 +187,7 @@ export class TranslateView {
     const aligning = layer === (info.alignmentLayer ?? 0) && head === String(info.alignmentHead ?? 0);
     const map = head === 'mean' ? meanOverHeads(cross, layer) : new Float32Array(slice(cross, layer, Number(head) || 0));
     const what = layers * heads <= 1 ? '' : head === 'mean' ? `layer ${layer}, mean of ${heads} heads` : `layer ${layer}, head ${head}`;
-    $('translate-head-note').textContent = aligning && layers * heads > 1 ? 'the head the model aligns with' : '';
+    $('translate-head-note').textContent = aligning && layers * heads > 1 ? t('the head the model aligns with') : '';
     $('translate-heatmap').dataset.layer = String(layer);
     $('translate-heatmap').dataset.head = head;
     return { map, what, aligning: aligning && layers * heads > 1 };
@@ -211,7 +222,7 @@ export class TranslateView {
     showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.resultModel), notes.filter(Boolean).join(' · '));
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);
-    $('step-label').textContent = shown ? `${shown} of ${rows}: “${r.targetWords[shown - 1]}”` : `0 of ${rows}`;
+    $('step-label').textContent = shown ? t('{shown} of {rows}: “{word}”', { shown, rows, word: r.targetWords[shown - 1] }) : t('{shown} of {rows}', { shown: 0, rows });
     return this.heatmap.draw({
       weights, rows, cols, rowLabels: labels, colLabels: r.sourceWords, links: [], colormap: $('colormap').value,
       title: `Translation of “${$('translate-source').value}” after ${shown} of ${rows} words${what ? ` (${what})` : ''}`,
