@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Alignment error rate of every language pair on its gold dev set (XL-WA's; Europarl's for en-fr
-# and en-de, with possible links), through `attn align --pair`, one line per pair and method:
+# and en-de, NIST's for en-zh, with possible links), through `attn align --pair`, one line per pair
+# and method:
 #
 #   tools/eval/pairs.sh [-m MODEL] [--methods "M1 M2 ..."] [--thresholds "T1 T2 ..."] [en-XX ...]
 #   tools/eval/pairs.sh --record models/dev-aer.tsv
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     *) pairs+=("$1"); shift ;;
   esac
 done
-[ ${#pairs[@]} -gt 0 ] || pairs=(en-es en-bg en-da en-de en-et en-fr en-hu en-it en-nl en-pt en-ru en-sl)
+[ ${#pairs[@]} -gt 0 ] || pairs=(en-es en-bg en-da en-de en-et en-fr en-hu en-it en-nl en-pt en-ru en-sl en-zh)
 if [ -n "$record" ]; then
   [ -z "$model" ] || { echo "eval_pairs.sh: --record measures the shipped models; leave out -m" >&2; exit 2; }
   methods=$({ "$attn" --help 2>&1 || true; } | awk '/^alignment methods/ {on = 1; next} on && /^  [a-z]/ {print $1; next} on {exit}' | tr '\n' ' ')
@@ -46,6 +47,7 @@ trap 'rm -rf "$work"' EXIT
 gold_of() {  # the gold dev set of language XX
   case "$1" in
     de|fr) echo ../shared/data/europarl-gold/$1/dev.tsv ;;
+    zh) echo ../shared/data/nist-zh-gold/dev.tsv ;;
     *) echo ../shared/data/xl-wa/$1/dev.tsv ;;
   esac
 }
@@ -54,7 +56,7 @@ if [ -n "$record" ]; then
   exec > "$record.partial"
   echo "# Dev-set AER of every language pair's alignment methods, as \`attn align --pair P --method M\`"
   echo "# gives them with the shipped models and default thresholds, on the gold dev sets (XL-WA's;"
-  echo "# Europarl's for en-de and en-fr). Written by tools/eval/pairs.sh --record; do not edit."
+  echo "# Europarl's for en-de and en-fr, NIST's for en-zh). Written by tools/eval/pairs.sh --record; do not edit."
   echo "# The models measured (any change to one of them makes this table stale):"
   for file in models/*.safetensors; do
     [ -L "$file" ] || echo "# model $(basename "$file") sha256 $(sha256sum "$file" | cut -d' ' -f1)"
