@@ -164,7 +164,7 @@ for (const file of models) {
   } else if (meta.format === 'attnscope-captioner-v1') {
     const [height, width] = architecture.grid ?? [];
     facts[file] = {
-      kind: 'image captioner (Show, Attend and Tell)',
+      kind: 'Show, Attend and Tell image captioner',
       summary: `CNN to a ${height} × ${width} grid, LSTM ${architecture.hidden_size}, soft and hard attention`,
       parameters, minutes: (training.soft?.minutes ?? 0) + (training.hard?.minutes ?? 0), gpuMinutes: 0,
       data: `scenes of ${JSON.parse(meta.objects ?? '[]').length} kinds of OpenMoji’s drawn objects (CC BY-SA 4.0) on a plain background`,
