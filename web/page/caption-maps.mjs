@@ -24,13 +24,21 @@ export function veilOf(map) {
 }
 
 // One small canvas per grid size: the veil's cells with a border of their edge's copies, so the
-// blur does not fade at the image's edges.
-const cellCanvases = new Map();
-function veilCanvas(map, [height, width]) {
+// blur does not fade at the image's edges; and one SMOOTH times as large, where the cells are
+// scaled up and blurred (a blur at that size costs little; the picture's size would cost a hundred
+// times as much), which is then scaled to the picture.
+const SMOOTH = 8;
+const canvases = new Map();
+function smoothVeil(map, [height, width]) {
   const key = `${height}x${width}`;
-  if (!cellCanvases.has(key)) cellCanvases.set(key, Object.assign(document.createElement('canvas'), { width: width + 2, height: height + 2 }));
-  const canvas = cellCanvases.get(key);
-  const context = canvas.getContext('2d');
+  if (!canvases.has(key)) {
+    canvases.set(key, [
+      Object.assign(document.createElement('canvas'), { width: width + 2, height: height + 2 }),
+      Object.assign(document.createElement('canvas'), { width: (width + 2) * SMOOTH, height: (height + 2) * SMOOTH }),
+    ]);
+  }
+  const [cells, smooth] = canvases.get(key);
+  const context = cells.getContext('2d');
   const pixels = context.createImageData(width + 2, height + 2);
   const alpha = veilOf(map);
   for (let y = 0; y < height + 2; y++) {
@@ -40,7 +48,14 @@ function veilCanvas(map, [height, width]) {
     }
   }
   context.putImageData(pixels, 0, 0);
-  return canvas;
+  const large = smooth.getContext('2d');
+  large.clearRect(0, 0, smooth.width, smooth.height);
+  large.imageSmoothingEnabled = true;
+  large.imageSmoothingQuality = 'high';
+  large.filter = `blur(${0.45 * SMOOTH}px)`;
+  large.drawImage(cells, 0, 0, smooth.width, smooth.height);
+  large.filter = 'none';
+  return smooth;
 }
 
 /**
@@ -56,10 +71,8 @@ export function paintAttention(context, map, grid, rect, { cell = -1, colour = '
   context.rect(rect.x, rect.y, rect.width, rect.height);
   context.clip();
   context.imageSmoothingEnabled = true;
-  context.imageSmoothingQuality = 'high';
-  context.filter = `blur(${(0.45 * Math.min(cellWidth, cellHeight)).toFixed(1)}px)`;
-  context.drawImage(veilCanvas(map, grid), rect.x - cellWidth, rect.y - cellHeight, rect.width + 2 * cellWidth, rect.height + 2 * cellHeight);
-  context.filter = 'none';
+  context.imageSmoothingQuality = 'medium';
+  context.drawImage(smoothVeil(map, grid), rect.x - cellWidth, rect.y - cellHeight, rect.width + 2 * cellWidth, rect.height + 2 * cellHeight);
   if (cell >= 0) {
     const line = Math.max(1.5, Math.min(cellWidth, cellHeight) / 8);
     context.strokeStyle = colour;

@@ -191,8 +191,11 @@ export class CaptionView {
     if (this.source.kind !== kind) return;  // another picture came meanwhile
     if (kind === 'photo') showProblem($('caption-photo'), '');
     this.show({ ...reply.result, hard: options.hard });
-    this.latencies.push(performance.now() - asked);
-    this.section.dataset.latency = this.latencies.at(-1).toFixed(1);
+    // from the change to the frame that shows its caption and maps
+    requestAnimationFrame(() => {
+      this.latencies.push(performance.now() - asked);
+      this.section.dataset.latency = this.latencies.at(-1).toFixed(1);
+    });
   }
 
   async showPhoto(file) {
@@ -244,11 +247,13 @@ export class CaptionView {
     const count = result.words.length;
     this.step = Math.min(this.step, Math.max(0, count - 1));
     const words = $('caption-words');
-    words.replaceChildren(...result.words.map((word, i) => {
-      const button = Object.assign(document.createElement('button'), { type: 'button', className: 'caption-word', textContent: word });
+    // the word buttons kept where the caption keeps its words (the focused one keeps the focus)
+    while (words.children.length > count) words.lastElementChild.remove();
+    result.words.forEach((word, i) => {
+      const button = words.children[i] ?? words.appendChild(Object.assign(document.createElement('button'), { type: 'button', className: 'caption-word' }));
       button.dataset.index = String(i);
-      return button;
-    }));
+      if (button.textContent !== word) button.textContent = word;
+    });
     Object.assign($('caption-step'), { max: String(Math.max(0, count - 1)), disabled: count < 2 });
     for (const id of ['caption-export-svg', 'caption-export-png']) $(id).disabled = count === 0;
     this.showLines();
@@ -320,7 +325,7 @@ export class CaptionView {
     if (!this.base) return;
     const side = Math.max(1, Math.round($('scene').clientWidth * devicePixelRatio));
     if (this.base.width !== side) this.drawBase();
-    this.canvas.width = this.canvas.height = side;
+    if (this.canvas.width !== side) this.canvas.width = this.canvas.height = side;
     const context = this.canvas.getContext('2d');
     context.drawImage(this.base, 0, 0);
     const result = this.result;
@@ -343,9 +348,9 @@ export class CaptionView {
   }
 
   // A word's map over the picture as a square canvas of `size` pixels (the strip and its exports).
-  tile(index, size) {
-    const canvas = Object.assign(document.createElement('canvas'), { width: size, height: size });
+  tile(index, size, canvas = Object.assign(document.createElement('canvas'), { width: size, height: size })) {
     const context = canvas.getContext('2d');
+    context.clearRect(0, 0, size, size);
     context.drawImage(this.base, 0, 0, size, size);
     const scale = size / this.base.width, r = this.imageRect;
     const [, height, width] = this.result.attention.shape;
@@ -354,16 +359,26 @@ export class CaptionView {
     return canvas;
   }
 
+  // The strip: one figure a word, kept and painted again while the caption keeps its length.
   drawStrip() {
     const size = Math.round(TILE * devicePixelRatio);
-    $('caption-strip').replaceChildren(...this.result.words.map((word, i) => {
-      const figure = document.createElement('figure');
-      figure.dataset.index = String(i);
-      const canvas = this.tile(i, size);
-      canvas.style.width = canvas.style.height = `${TILE}px`;
-      figure.append(canvas, Object.assign(document.createElement('figcaption'), { textContent: word }));
-      return figure;
-    }));
+    const strip = $('caption-strip');
+    while (strip.children.length > this.result.words.length) strip.lastElementChild.remove();
+    this.result.words.forEach((word, i) => {
+      let figure = strip.children[i];
+      if (!figure) {
+        figure = document.createElement('figure');
+        figure.dataset.index = String(i);
+        const canvas = Object.assign(document.createElement('canvas'), { width: size, height: size });
+        canvas.style.width = canvas.style.height = `${TILE}px`;
+        figure.append(canvas, document.createElement('figcaption'));
+        strip.append(figure);
+      }
+      const canvas = figure.querySelector('canvas');
+      this.tile(i, size, canvas);
+      const label = figure.querySelector('figcaption');
+      if (label.textContent !== word) label.textContent = word;
+    });
   }
 
   stripFigure() {
