@@ -246,6 +246,11 @@ describe('the Images view', () => {
     assert.equal(await page.evaluate(() => document.activeElement.dataset.index), '2');
     await page.keyboard.press('End');
     assert.equal((await shown(page)).step, now.words.length - 1);
+    // Play writes the caption again word by word, from the first
+    await page.click('#caption-play');
+    assert.equal((await shown(page)).step, 0);
+    await page.waitForFunction((last) => document.getElementById('caption-step-label').textContent.startsWith(`word ${last} of`), now.words.length);
+    assert.equal(await page.textContent('#caption-play'), 'Play', 'it stops at the last word');
     await page.close();
   });
 

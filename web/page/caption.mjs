@@ -16,6 +16,9 @@ import { Requests, showProblem } from './controls.mjs';
 const $ = (id) => document.getElementById(id);
 const CAPTIONER = 'captioner.safetensors';
 const TILE = 84;  // a strip map's side, CSS pixels
+const PLAY_MS = 700;
+/** @type {(event: Event) => HTMLElement} */
+const targetOf = (event) => /** @type {HTMLElement} */ (event.target);
 const PHOTO_NOTE = 'The model learned from drawn emoji scenes only (%KINDS% kinds of objects on a plain background), never from ' +
   'photos: it describes a photo in that small vocabulary, and its words and maps say more about the model than about the photo.';
 
@@ -37,6 +40,7 @@ export class CaptionView {
     this.source = { kind: 'scene' };  // or {kind: 'photo' | 'byo', bitmap, file...}
     this.result = null;  // the caption shown: {words, attention: {data, shape}, cells, hard}
     this.step = 0;       // the word the stepper is on
+    this.playing = 0;    // the interval that steps through the words, while one does
     this.preview = -1;   // the word under the pointer, shown instead while it is there
     /** @type {HTMLCanvasElement | null} the picture without attention, at the stage's size */
     this.base = null;
@@ -125,6 +129,7 @@ export class CaptionView {
     $('caption-step').addEventListener('input', () => this.goTo(Number($('caption-step').value)));
     $('caption-step-back').addEventListener('click', () => this.goTo(this.step - 1));
     $('caption-step-forward').addEventListener('click', () => this.goTo(this.step + 1));
+    $('caption-play').addEventListener('click', () => this.play(!this.playing));
     const words = $('caption-words');
     words.addEventListener('pointerover', (event) => this.hover(event.target.closest('button')));
     words.addEventListener('pointerout', () => this.hover(null));
@@ -136,6 +141,8 @@ export class CaptionView {
       event.preventDefault();
       this.goTo(next, true);
     });
+    $('caption-strip').addEventListener('pointerover', (event) => this.hover(targetOf(event).closest('figure')));
+    $('caption-strip').addEventListener('pointerout', () => this.hover(null));
     $('caption-strip').addEventListener('click', (event) => { const map = event.target.closest('[data-index]'); if (map) this.goTo(Number(map.dataset.index)); });
     $('caption-export-png').addEventListener('click', async () => download('caption-attention.png', await stripPng(this.stripFigure())));
     $('caption-export-svg').addEventListener('click', async () => download('caption-attention.svg', new Blob([await stripSvg(this.stripFigure())], { type: 'image/svg+xml' })));
@@ -290,6 +297,20 @@ export class CaptionView {
     this.render();
     if (focus) $('caption-words').children[this.step]?.focus();
     $('caption-words').dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  // The caption written again word by word, PLAY_MS a word, from the first; again to stop.
+  play(on) {
+    clearInterval(this.playing);
+    this.playing = 0;
+    $('caption-play').setAttribute('aria-pressed', String(on));
+    $('caption-play').textContent = on ? 'Stop' : 'Play';
+    if (!on || !this.result) return;
+    this.goTo(0);
+    this.playing = setInterval(() => {
+      this.goTo(this.step + 1);
+      if (this.step >= this.result.words.length - 1) this.play(false);
+    }, PLAY_MS);
   }
 
   hover(word) {
