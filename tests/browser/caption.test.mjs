@@ -107,10 +107,7 @@ describe('the Images view', () => {
     await page.waitForFunction(() => /scene=car_/.test(location.hash));
     await page.check('#attend [value="hard"]');
     await page.waitForFunction(() => /attend=hard/.test(location.hash));
-    await page.waitForFunction(async () => {
-      const { captionViewOf } = await import('./caption.mjs');
-      return captionViewOf(document.getElementById('caption')).result?.hard === true;
-    });
+    await page.waitForSelector('#caption[data-attention="hard"]');
     await page.locator('#caption-step-forward').click();
     await page.locator('#caption-step-forward').click();
     const before = await shown(page);
@@ -118,10 +115,7 @@ describe('the Images view', () => {
     const url = page.url();
     assert.match(url, /word=2/);
     const { page: again } = await openImages(url.slice(session.base.length));
-    await again.waitForFunction(async () => {
-      const { captionViewOf } = await import('./caption.mjs');
-      return captionViewOf(document.getElementById('caption')).result?.hard === true;
-    });
+    await again.waitForSelector('#caption[data-attention="hard"]');
     const after = await shown(again);
     assert.deepEqual(after.scene, before.scene, 'the same scene, to the thousandth of the side the hash keeps');
     assert.deepEqual(after.words, before.words);
@@ -134,21 +128,18 @@ describe('the Images view', () => {
   test('hard attention shows one sampled cell a word, and "sample again" draws with a new seed', async () => {
     const { page } = await openImages();
     await page.check('#attend [value="hard"]');
-    await page.waitForFunction(async () => {
-      const { captionViewOf } = await import('./caption.mjs');
-      return captionViewOf(document.getElementById('caption')).result?.hard === true;
-    });
+    await page.waitForSelector('#caption[data-attention="hard"]');
     const maps = await page.evaluate(async () => {
       const { captionViewOf } = await import('./caption.mjs');
       const { result } = captionViewOf(document.getElementById('caption'));
       const [count, h, w] = result.attention.shape;
       return Array.from({ length: count }, (_, t) => {
         const map = Array.from(result.attention.data.subarray(t * h * w, (t + 1) * h * w));
-        return { ones: map.filter((x) => x === 1).length, zeros: map.filter((x) => x === 0).length, at: map.indexOf(1), cell: result.cells[t] };
+        return { ones: map.filter((x) => x === 1).length, zeros: map.filter((x) => x === 0).length, at: map.indexOf(1), cell: result.cells[t], word: result.words[t], max: Math.max(...map) };
       });
     });
     for (const map of maps) {
-      assert.equal(map.ones, 1);
+      assert.equal(map.ones, 1, JSON.stringify(maps));
       assert.equal(map.at, map.cell, 'the one-hot cell is the sampled cell');
     }
     const seed = await page.inputValue('#seed');

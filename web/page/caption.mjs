@@ -268,6 +268,7 @@ export class CaptionView {
     this.drawStrip();
     this.section.dataset.state = 'ok';
     this.section.dataset.caption = result.words.join(' ');
+    this.section.dataset.attention = result.hard ? 'hard' : 'soft';
   }
 
   showLines() {
