@@ -3,7 +3,8 @@
 //     pairs: { 'en-it': { language, languageName, method, posteriorThreshold, statisticalWeight,
 //                         files: { hmm, ibm2?, forward?, reverse?, general? }, bytes }, … },
 //     multilingual: { file: [languages it writes, English first] },
-//     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data?, section (the model card's heading) } },
+//     facts: { file: { kind, summary, parameters?, minutes? (CPU), gpuMinutes?, data?, section (the model card's heading),
+//                      quality? (the captioner's: { soft, hard: { scenes, pointing, recall, exact } }) } },
 //     familiarity: { 'en-fr': { file, forced: [99 percentiles], translated: [99] }, … } }
 // and each pair gains devAer: { method: dev-set AER } from models/dev-aer.tsv (what
 // tools/eval/pairs.sh --record measured with these files), so the page can say how well each
@@ -102,6 +103,32 @@ const section = (title) => {
   if (!card.split('\n').includes(`## ${title}`)) throw new Error(`models/MODEL_CARD.md has no section "## ${title}"`);
   return title;
 };
+// The captioner's measured quality, from its section of the model card: the first quality table's
+// first 'soft' and 'hard' rows (their scenes, and every column by its heading). Only when the card
+// describes this very file (its size in bytes, as the section's first line states it): a model
+// trained again keeps no figures of its predecessor.
+function captionerQuality(file, bytes) {
+  const lines = card.split('\n');
+  const start = lines.indexOf('## The image captioner (Show, Attend and Tell)');
+  const end = lines.findIndex((line, i) => i > start && line.startsWith('## '));
+  const body = lines.slice(start, end < 0 ? undefined : end);
+  const stated = body.join(' ').match(new RegExp(`${file.replace('.', '\\.')}\\W*\\(([\\d,]+) bytes`));
+  if (!stated || Number(stated[1].replaceAll(',', '')) !== bytes) {
+    console.warn(`make_model_index: models/MODEL_CARD.md does not describe this ${file} (${bytes} bytes): its quality is left out`);
+    return {};
+  }
+  const cells = (line) => line.split('|').slice(1, -1).map((cell) => cell.trim());
+  const table = body.filter((line) => line.startsWith('|'));
+  const heading = cells(table[0] ?? '|').map((name) => name.toLowerCase());
+  const quality = {};
+  for (const row of table.slice(2).map(cells)) {
+    const attention = row[heading.indexOf('attention')];
+    if (!['soft', 'hard'].includes(attention) || quality[attention]) continue;
+    const number = (name) => Number(row[heading.indexOf(name)]);
+    quality[attention] = { scenes: row[0], pointing: number('pointing'), recall: number('object recall'), exact: number('exact caption') };
+  }
+  return Number.isFinite(quality.soft?.pointing) ? { quality } : {};
+}
 const facts = {};
 for (const file of models) {
   const { __metadata__: meta = {}, ...tensors } = await header(file);
@@ -133,6 +160,16 @@ for (const file of models) {
     facts[file] = {
       kind: 'HMM aligner', summary: meta['compounds.target'] || meta['compounds.source'] ? `${words}, compounds split` : words,
       section: section('The statistical aligners (HMM and IBM Model 2)'),
+    };
+  } else if (meta.format === 'attnscope-captioner-v1') {
+    const [height, width] = architecture.grid ?? [];
+    facts[file] = {
+      kind: 'Show, Attend and Tell image captioner',
+      summary: `CNN to a ${height} × ${width} grid, LSTM ${architecture.hidden_size}, soft and hard attention`,
+      parameters, minutes: (training.soft?.minutes ?? 0) + (training.hard?.minutes ?? 0), gpuMinutes: 0,
+      data: `scenes of ${JSON.parse(meta.objects ?? '[]').length} kinds of OpenMoji’s drawn objects (CC BY-SA 4.0) on a plain background`,
+      section: section('The image captioner (Show, Attend and Tell)'),
+      ...captionerQuality(file, (await stat(resolve(folder, file))).size),
     };
   } else if (meta.format === 'attnscope-ibm2-v1' || meta.format === 'attnscope-ibm2-v2') {
     facts[file] = { kind: 'IBM Model 2 aligner', summary: 'fast_align’s diagonal prior', section: section('The statistical aligners (HMM and IBM Model 2)') };

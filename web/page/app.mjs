@@ -10,6 +10,7 @@ import { relaxedSimdSupported, simdSupported } from './dist/attn.mjs';
 import { AlignView } from './align.mjs';
 import { copyText } from './controls.mjs';
 import { ByoView } from './byo.mjs';
+import { CaptionView } from './caption.mjs';
 import { PRESETS, exampleOf, isExample, presetOf } from './examples.mjs';
 import { PLAYGROUND_CONTROLS, projectionsField, startPlayground, tokenField } from './playground.mjs';
 import { ModelView } from './model-view.mjs';
@@ -232,6 +233,7 @@ async function main() {
   const pair = new URLSearchParams(location.hash.slice(1)).get('pair') ?? 'en-es';
   const models = new WorkerClient(new URL('./worker.mjs', import.meta.url), { type: 'init', simd, pair });
   const matrices = new WorkerClient(new URL('./module-worker.mjs', import.meta.url), { type: 'init', simd });
+  new CaptionView(models, state).start();  // the Images view: its hash keys now, its model once the tab is shown
   await Promise.all([startAlignment(models, state), startModuleViews(matrices, state)]);
   document.body.dataset.ready = 'true';
 }

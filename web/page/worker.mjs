@@ -18,6 +18,7 @@
 //                                             -> every map of `model` (a shipped file's stem), with its info
 //   while fetching a file                     -> {type: 'progress', file, what, loaded, total} (total 0: unknown)
 //   once a model file is loaded               -> {type: 'loaded', file, what}
+//   {type: 'caption' | 'captionPhoto' | 'captionByo', id, ...} -> the image captioner's (caption-worker.mjs)
 // `alignment` is the library's alignment rules (attn.alignment): the page lists its methods from
 // them, and this worker decides from them what a method waits for and loads. `pairs` is the model
 // index's (web/dist/models/index.json, made from models/pairs.json): each pair's files by role.
@@ -25,6 +26,7 @@ import loadAttn from './dist/attn.mjs';
 import { describe as describeFamiliarity, pieceScore } from './familiarity.mjs';
 import { directionModelName, methodRule, statisticalKindOf } from './methods.mjs';
 import { answerRequests } from './worker-client.mjs';
+import { captionHandlers } from './caption-worker.mjs';
 
 // The attention models of a pair, by role (the index's file roles).
 const ROLES = {
@@ -313,6 +315,6 @@ async function attentions({ source, target, model: stem, pieces }) {
 }
 
 answerRequests({
-  init, handlers: { align, translate, attentions },
-  transfer: (result) => [result.weights, result.cross?.data, result.encoder?.data, result.decoder?.data],
+  init, handlers: { align, translate, attentions, ...captionHandlers(() => modelFile('captioner.safetensors', 'the image captioner')) },
+  transfer: (result) => [result.weights, result.cross?.data, result.encoder?.data, result.decoder?.data, result.attention?.data],
 });
