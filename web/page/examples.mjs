@@ -15,6 +15,7 @@ export const EXAMPLES = {
   pt: 'O velho caminha até ao mercado todas as manhãs .',
   ru: 'Старик каждое утро ходит на рынок .',
   sl: 'Starec vsako jutro hodi na tržnico .',
+  zh: '老人 每天 早上 走路 去 市场 。',  // as jieba cuts 老人每天早上走路去市场。 (attn segment --lang zh)
 };
 export const EXAMPLE_SOURCE = 'The old man walks to the market every morning .';
 
