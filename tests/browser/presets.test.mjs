@@ -8,13 +8,14 @@ import { SCREENSHOTS, figureOf, openPage, redrawn, useBrowser } from './browser.
 useBrowser();
 
 // Waits until the alignment view has answered for the preset's sentences (the words as the
-// library splits them: "L' accord" is three, "L", "'" and "accord"), and returns its figure.
+// library splits them: "L' accord" is three, "L", "'" and "accord"; Chinese typed without spaces
+// as jieba cuts it), and returns its figure.
 async function aligned(page, preset) {
-  const first = preset.source.split(' ')[0], last = preset.target.split(' ').at(-1);
+  const first = preset.source.split(' ')[0];
   for (let tries = 0; tries < 300; tries++) {
     const state = await page.getAttribute('#align-view', 'data-state');
     const figure = state === 'ok' ? await figureOf(page, 'heatmap') : null;
-    if (figure && figure.colLabels[0] === first && figure.rowLabels.at(-1) === last &&
+    if (figure && figure.colLabels[0] === first && figure.rowLabels.join('') === preset.target.replace(/ /g, '') &&
         figure.colLabels.join(' ').replace(/ /g, '') === preset.source.replace(/ /g, '')) return figure;
     await page.waitForTimeout(100);
   }

@@ -13,7 +13,7 @@ import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ATTN = join(ROOT, 'build/bin/attn');
-const PAIRS = ['en-es', 'en-bg', 'en-da', 'en-de', 'en-et', 'en-fr', 'en-hu', 'en-it', 'en-nl', 'en-pt', 'en-ru', 'en-sl'];
+const PAIRS = ['en-es', 'en-bg', 'en-da', 'en-de', 'en-et', 'en-fr', 'en-hu', 'en-it', 'en-nl', 'en-pt', 'en-ru', 'en-sl', 'en-zh'];
 
 function attn(args, input) {
   const env = { ...process.env };
@@ -90,7 +90,19 @@ test('an unknown pair is an error that lists the available ones; align takes Eng
   assert.match(missing.stderr, /--pair needs a value/);
   const unknown = attn(['translate', '--pair', 'ja-en'], 'a\n');
   assert.equal(unknown.status, 1);
-  assert.match(unknown.stderr, /unknown language pair 'ja-en' \(available: en-es, es-en, en-bg, bg-en, .*sl-en\)/);
+  assert.match(unknown.stderr, /unknown language pair 'ja-en' \(available: en-es, es-en, en-bg, bg-en, .*sl-en, en-zh, zh-en\)/);
+});
+
+test('en-zh aligns with its HMM but translates neither way: the command says so plainly', () => {
+  for (const direction of ['en-zh', 'zh-en']) {
+    const run = attn(['translate', '--pair', direction], direction === 'en-zh' ? 'I love you .\n' : '我 爱 你 。\n');
+    assert.equal(run.status, 1, direction);
+    assert.match(run.stderr, new RegExp(`no translation model is shipped for ${direction} \\(Chinese has only its statistical aligner so far\\)`));
+    assert.doesNotMatch(run.stderr.split('translation models:')[1], /zh/, 'the models it lists translate other pairs');
+  }
+  const attention = attn(['align', '--pair', 'en-zh', '--method', 'attention'], 'I love you . ||| 我 爱 你 。\n');
+  assert.equal(attention.status, 1);
+  assert.match(attention.stderr, /needs an attention model, and none is shipped for en-zh \(its default method: hmm\)/);
 });
 
 test('every pair translates both ways through the multilingual Transformer, and aligns by attention alone', () => {

@@ -16,6 +16,7 @@ const LINKS = {
   pt: [['market', 'mercado'], ['morning', 'manhãs'], ['.', '.']],
   ru: [['every', 'каждое'], ['morning', 'утро'], ['.', '.']],
   sl: [['every', 'vsako'], ['morning', 'jutro'], ['.', '.']],
+  zh: [['market', '市场'], ['morning', '早上'], ['.', '。']],
 };
 
 /** {language: {source, target, links: ['s-t', …] (Pharaoh, 0-based word positions)}} */

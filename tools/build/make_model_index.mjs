@@ -155,8 +155,11 @@ for (const file of models) {
       section: section('The attentional RNNs (English ↔ Spanish)'),
     };
   } else if (['attnscope-hmm-v1', 'attnscope-hmm-v2', 'attnscope-hmm-v3'].includes(meta.format)) {
-    const prefix = meta['forward.source_prefix'];
-    const words = prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words';
+    // each side's words as the HMM reads them (en-zh's: English to 5 letters, Chinese to its first character)
+    const prefix = meta['forward.source_prefix'], other = meta['forward.target_prefix'] ?? prefix;
+    const cut = (letters) => (letters === '1' ? 'cut to their first character' : letters && letters !== '0' ? `cut to ${letters} letters` : 'whole');
+    const words = other === prefix ? (prefix && prefix !== '0' ? `words cut to ${prefix} letters` : 'whole words')
+      : `English words ${cut(prefix)}, the other language's ${cut(other)}`;
     facts[file] = {
       kind: 'HMM aligner', summary: meta['compounds.target'] || meta['compounds.source'] ? `${words}, compounds split` : words,
       section: section('The statistical aligners (HMM and IBM Model 2)'),

@@ -181,6 +181,10 @@ export class AlignView {
       if (!(hint instanceof HTMLElement)) continue;
       hint.hidden = hint.dataset.pairKind !== (pair.files.forward ? 'attention' : 'statistical');
     }
+    // a language's own hint: how Chinese typed without spaces is cut into words (the worker's segmenter)
+    for (const hint of document.querySelectorAll('[data-pair-language]')) {
+      if (hint instanceof HTMLElement) hint.hidden = hint.dataset.pairLanguage !== pair.language;
+    }
     $('target').lang = pair.language;
   }
 

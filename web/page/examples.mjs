@@ -15,6 +15,7 @@ export const EXAMPLES = {
   pt: 'O velho caminha até ao mercado todas as manhãs .',
   ru: 'Старик каждое утро ходит на рынок .',
   sl: 'Starec vsako jutro hodi na tržnico .',
+  zh: '老人 每天 早上 走路 去 市场 。',  // as jieba cuts 老人每天早上走路去市场。 (attn segment --lang zh)
 };
 export const EXAMPLE_SOURCE = 'The old man walks to the market every morning .';
 
@@ -31,7 +32,7 @@ export const isExample = (source, target) => source === EXAMPLE_SOURCE && Object
  * Learning, "Machine translation and the dataset"), then en-es's: a long sentence, an idiom, a
  * pair that is not a translation, and an everyday and a software sentence side by side (these two,
  * `translate: true`, also put their English sentence in the translation view, which their notes
- * point at, and translate it).
+ * point at, and translate it); then en-zh's, typed without spaces as Chinese is written.
  */
 export const PRESETS = [
   {
@@ -97,6 +98,19 @@ export const PRESETS = [
     source: 'Click Save to keep the changes to the document .', target: 'Haga clic en Guardar para conservar los cambios del documento .',
     note: 'The kind of sentence the model was trained on (help pages and interface text): it translates it well ' +
       '("Pulse Guardar para mantener los cambios en el documento ."); compare with the everyday question before it.',
+  },
+  {
+    id: 'zh-love', pair: 'en-zh', label: 'Chinese, typed without spaces: "I love you ."',
+    source: 'I love you .', target: '我爱你。',
+    note: 'Chinese has no spaces: the page cuts it into words as jieba does, and jieba\'s dictionary holds 我爱你 ' +
+      'as one word, so "I" and "love" both link to it. Type spaces (我 爱 你 。) and the words are taken as given.',
+  },
+  {
+    id: 'zh-news', pair: 'en-zh', label: 'Chinese newswire: a spokesman\'s statement',
+    source: 'The spokesman of the Foreign Ministry said today that China welcomes the new trade agreement .',
+    target: '外交部发言人今天表示，中国欢迎新的贸易协定。',
+    note: 'Chinese puts the time before the verb ("今天 表示", today said) and needs no "that"; ' +
+      '"贸易协定" is one word for "trade agreement". Only the HMM aligner is shipped for English–Chinese.',
   },
 ];
 

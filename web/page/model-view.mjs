@@ -79,7 +79,8 @@ export class ModelView {
     $('colormap').addEventListener('input', () => this.draw());
     $('model-view').addEventListener('pointermove', (event) => this.point(event));
     $('heads-layer').addEventListener('input', () => this.drawHeads());
-    onLanguage(() => this.draw());  // the lines under the grid, and the head view's swatches
+    // the lines under the grid, and the head view's swatches; for a pair without a model, why
+    onLanguage(() => (this.pair && !$('model').value ? this.showNone() : this.draw()));
     $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; hideTip(); });
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {
@@ -119,13 +120,18 @@ export class ModelView {
     };
   }
 
+  // A pair without an attention model (en-zh so far): the view says so in the interface's language.
+  showNone() {
+    $('model-status').textContent = t('No attention model is shipped for English–{language} yet (no attention model could be trained for it so far), so there are no layers or heads to show.', { language: t(this.pair.languageName) });
+    $('model-section').dataset.state = 'none';
+  }
+
   /** Asks for the maps of the current settings; resolves once they are drawn (or refused). */
   async update() {
     if (!$('model').value) {
       this.requests.refuse();
       this.clear();
-      $('model-status').textContent = t('No attention model is shipped for English–{language} yet (no attention model could be trained for it so far), so there are no layers or heads to show.', { language: t(this.pair.languageName) });
-      $('model-section').dataset.state = 'none';
+      this.showNone();
       return;
     }
     $('model-section').dataset.state = 'ok';

@@ -35,6 +35,8 @@ export const ZH = {
   'translation. No attention model is shipped for this pair yet: the HMM aligner (a statistical model trained by this project) shows, for each':
     '译文。这个语言对还没有随附注意力模型：HMM 对齐器（本项目训练的统计模型）对每个',
   'word, how probable each English word is as its counterpart.': '词显示每个英文词是其对应词的概率。',
+  'Chinese is written without spaces: the page cuts it into words as jieba does, the same words as the command attn segment --lang zh gives. Type spaces between the words to cut it your own way.':
+    '中文书写时词与词之间没有空格：本页按 jieba 的方法切词，与命令 attn segment --lang zh 切出的词相同。在词之间输入空格，就按你自己的方式切分。',
   'examples': '示例',
   'choose an example…': '选择一个示例…',
   'links': '对齐',

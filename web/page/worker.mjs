@@ -3,6 +3,8 @@
 // needs is fetched at start (the module, the model index, then that pair's first model: its HMM
 // aligner, or the attention model of a pair with a file of its own); the pair's other
 // models are fetched when a request first needs them, and another pair's only once it is chosen.
+// A Chinese pair's text is cut into words here by the module's jieba segmenter, whose data is
+// fetched beside the pair's first model, only when such a pair is chosen.
 // Downloads report their progress. Messages (`pair`: a name of the index, 'en-es' when left out):
 //   {type: 'init', simd, pair}                -> {type: 'module', simd, build, instructionSet, threads, alignment, pairs}
 //                                                then {type: 'ready', pair, models: {forward?, statistical?}} (or 'failed')
@@ -95,6 +97,26 @@ function modelFile(file, what) {
   return loading[file];
 }
 
+// The Chinese segmenter (jieba's dictionary, dist/models/zh-jieba.txt.gz, 2 MB gzipped, which
+// attn.loadSegmenter inflates with the browser's DecompressionStream): fetched the first time a
+// Chinese pair's text is read, loaded once, and kept.
+let segmenter = null;
+function chineseSegmenter() {
+  segmenter ??= fetchBytes('zh-jieba.txt.gz', 'the Chinese segmenter').then((bytes) => attn.loadSegmenter(bytes), (error) => {
+    segmenter = null;  // a failed download is tried again by the next text that needs it
+    throw error;
+  });
+  return segmenter;
+}
+
+// `text` as the models of `language` read it: Chinese cut into words as `attn segment --lang zh`
+// cuts it (Segmenter::words: text already spaced between Han characters is taken as given), one
+// space between them; any other language as typed (the aligners split it themselves).
+async function wordsOf(language, text) {
+  if (language !== 'zh') return text;
+  return (await chineseSegmenter()).words(text).join(' ');
+}
+
 // The pair called `name`, or an error naming the ones this build ships.
 function pairOf(name = DEFAULT_PAIR) {
   const pair = pairs[name];
@@ -174,7 +196,8 @@ async function firstModels(pair) {
   if (pair.files.forward && !pair.multilingual) return { forward: (await model(pair, 'forward')).info };
   const rules = attn.alignment;
   const kind = statisticalKindOf(rules, methodRule(rules, pair.method));
-  await statisticalAligner(pair, kind, pair.method);
+  // a Chinese pair's first figure needs the segmenter too: both downloads at once
+  await Promise.all([statisticalAligner(pair, kind, pair.method), wordsOf(pair.language, '')]);
   return { statistical: [kind] };
 }
 
@@ -204,8 +227,9 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
 // What a method needs comes from the library's rules; the settings the page does not offer
 // (the hybrid's weight, mix, symmetrization) are left to the library's defaults, and a statistical
 // aligner alone links at its pair's posterior threshold (models/pairs.json).
-async function align({ pair: name, source, target, method: asked, shift, threshold: given, model: role = 'forward', preview }) {
+async function align({ pair: name, source, target: typed, method: asked, shift, threshold: given, model: role = 'forward', preview }) {
   const pair = pairOf(name);
+  const target = await wordsOf(pair.language, typed);
   // 'attention' is the pair's best attention-only method, with its threshold (models/pairs.json)
   const method = asked === 'attention' ? pair.attentionMethod : asked;
   const threshold = asked === 'attention' ? pair.attentionThreshold : given;
@@ -294,19 +318,24 @@ async function translate({ pair: name, text, beam, model: stem }) {
   }
   const chosen = stem ? await modelByStem(stem) : await model(pair, 'forward');
   // every head's row of a word where the model's metadata says its aligning head holds the word
-  const result = chosen.translate(text, { beam, shift: Boolean(chosen.info.alignmentShift) });
+  // Chinese input (a model translating from the pair's language) cut into words as the aligners' is
+  const input = stem?.startsWith(`${pair.language}-en-`) ? await wordsOf(pair.language, text) : text;
+  const result = chosen.translate(input, { beam, shift: Boolean(chosen.info.alignmentShift) });
   // the direction the model translates (a stem names it: 'fr-en-transformer'), and how far the
   // input is from its data: the translation's log-probability per piece among held-out ones'
   const direction = stem ? stem.split('-').slice(0, 2).join('-') : pair.name;
   const file = stem ? modelNames().get(stem).file : pair.files.forward;
   const measured = familiarity[direction];
   const reference = result.text.trim() && measured?.file === file ? measured.translated : null;
-  return { ...result, info: chosen.info, ...(reference ? { familiarity: familiarOf(chosen, text, result.text, reference, 'translation') } : {}) };
+  return { ...result, info: chosen.info, ...(reference ? { familiarity: familiarOf(chosen, input, result.text, reference, 'translation') } : {}) };
 }
 
 // Every attention map of a pair through the model whose file stem is `model`.
-async function attentions({ source, target, model: stem, pieces }) {
+async function attentions({ source: typedSource, target: typedTarget, model: stem, pieces }) {
   const chosen = await modelByStem(stem);
+  // the stem names the direction ('en-zh-…'): each side's text as its language's models read it
+  const [from, to] = stem.split('-');
+  const [source, target] = await Promise.all([wordsOf(from, typedSource), wordsOf(to, typedTarget)]);
   const started = performance.now();
   // over words, a word's rows where the model's metadata says its aligning head holds the word;
   // pieces keep the raw rows (the view says so)
