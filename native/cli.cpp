@@ -208,7 +208,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& command_opt
       {"align",
        {"--pair", "-m", "-r", "--target-language", "--method", "--shift", "--threshold", "--ibm2", "--hmm",
         "--statistical", "--statistical-weight", "--mix", "--symmetrize", "--posterior-threshold", "--viterbi", "-i",
-        "--threads"}},
+        "--threads", "--dictionary"}},
       {"translate", {"--pair", "-m", "--target-language", "--beam", "-i", "--threads", "--dictionary"}},
       {"attentions", {"--pair", "-m", "--target-language", "--pieces", "-i", "--threads"}},
       {"aer", {}},
@@ -436,46 +436,6 @@ class PairAligner {
   std::unique_ptr<StatisticalModel> statistical_;
 };
 
-// A `source ||| target` line's two word lists, or the problem with it.
-std::string split_pair(const std::string& line, std::vector<std::string>& source, std::vector<std::string>& target) {
-  const std::size_t bar = line.find("|||");
-  if (bar == std::string::npos) return "no ' ||| ' between source and target";
-  source = split_on_spaces(line.substr(0, bar));
-  target = split_on_spaces(line.substr(bar + 3));
-  if (source.empty() || target.empty()) return source.empty() ? "the source side is empty" : "the target side is empty";
-  if (source.size() > 1000 || target.size() > 1000) return "more than 1000 words on a side";
-  return "";
-}
-
-// A `source ||| target` line's result: what produce(source, target) writes, or the problem with
-// the line or the one the library names; the line's output is then empty.
-template <class Produce>
-LineResult pair_result(const std::string& line, Produce produce) {
-  LineResult result;
-  std::vector<std::string> source, target;
-  result.problem = split_pair(line, source, target);
-  if (result.problem.empty()) {
-    try {
-      result.output = produce(source, target);
-    } catch (const Error& e) {
-      result.problem = e.what();
-    }
-  }
-  if (!result.problem.empty()) result.problem += "; writing an empty line";
-  return result;
-}
-
-int align(const Arguments& a) {
-  const PairAligner aligner(a);
-  const std::vector<std::string> lines = read_lines(a.input);
-  Progress progress(lines.size(), "aligning");
-  const auto align_pair_words = [&](const std::vector<std::string>& source, const std::vector<std::string>& target) {
-    return to_pharaoh(aligner.align(source, target));
-  };
-  for_each_line("align", lines, progress, [&](const std::string& line) { return pair_result(line, align_pair_words); });
-  return 0;
-}
-
 // The data file of attn segment and of typed Chinese: --dictionary, else $ATTN_JIEBA, else the build's.
 std::string jieba_path(const std::string& given) {
   if (!given.empty()) return given;
@@ -499,6 +459,58 @@ class TypedWords {
   mutable std::once_flag loaded_;
   mutable std::unique_ptr<Segmenter> segmenter_;
 };
+
+// A `source ||| target` line's two word lists, or the problem with it.
+// With `chinese`, a target side written as Chinese is (Han characters and no space) is cut into
+// words by jieba, as the page and `attn segment` cut it; a segmented side is taken as given.
+std::string split_pair(const std::string& line, std::vector<std::string>& source, std::vector<std::string>& target,
+                       const TypedWords* chinese = nullptr) {
+  const std::size_t bar = line.find("|||");
+  if (bar == std::string::npos) return "no ' ||| ' between source and target";
+  source = split_on_spaces(line.substr(0, bar));
+  const std::string right = line.substr(bar + 3);
+  const std::size_t first = right.find_first_not_of(" \t"), last = right.find_last_not_of(" \t\r");
+  const std::string trimmed = first == std::string::npos ? "" : right.substr(first, last - first + 1);
+  const bool unsegmented = chinese && has_han(trimmed) && trimmed.find_first_of(" \t") == std::string::npos;
+  target = unsegmented ? (*chinese)(trimmed) : split_on_spaces(right);
+  if (source.empty() || target.empty()) return source.empty() ? "the source side is empty" : "the target side is empty";
+  if (source.size() > 1000 || target.size() > 1000) return "more than 1000 words on a side";
+  return "";
+}
+
+// A `source ||| target` line's result: what produce(source, target) writes, or the problem with
+// the line or the one the library names; the line's output is then empty.
+template <class Produce>
+LineResult pair_result(const std::string& line, Produce produce, const TypedWords* chinese = nullptr) {
+  LineResult result;
+  std::vector<std::string> source, target;
+  if (result.problem.empty()) {
+    try {
+      result.problem = split_pair(line, source, target, chinese);
+      if (result.problem.empty()) result.output = produce(source, target);
+    } catch (const Error& e) {
+      result.problem = e.what();
+    }
+  }
+  if (!result.problem.empty()) result.problem += "; writing an empty line";
+  return result;
+}
+
+int align(const Arguments& a) {
+  const PairAligner aligner(a);
+  const std::vector<std::string> lines = read_lines(a.input);
+  // the Chinese side of a pair with Chinese, typed as Chinese is written, cut by jieba
+  const bool chinese_pair = a.pair_given && alignment_pair(a).language == "zh";
+  const TypedWords typed_chinese(jieba_path(a.dictionary));
+  Progress progress(lines.size(), "aligning");
+  const auto align_pair_words = [&](const std::vector<std::string>& source, const std::vector<std::string>& target) {
+    return to_pharaoh(aligner.align(source, target));
+  };
+  for_each_line("align", lines, progress, [&](const std::string& line) {
+    return pair_result(line, align_pair_words, chinese_pair ? &typed_chinese : nullptr);
+  });
+  return 0;
+}
 
 int translate(const Arguments& a) {
   const TranslationModel model = load_model(forward_model_path(a), translation_target(a));
@@ -690,7 +702,8 @@ void usage() {
       << "] [--hmm FILE] [--statistical-weight W]\n"
          "             [--mix "
       << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
-      << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE]\n"
+      << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE] [--dictionary FILE]   (--pair en-zh: a\n"
+         "             Chinese side typed without spaces is cut into words by jieba)\n"
          "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--beam N] [-i FILE]\n"
          "                 [--dictionary FILE]   (a line with Chinese characters is split into words by jieba)\n"
          "  attn attentions [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--pieces] [-i FILE]   (one JSON "

@@ -68,3 +68,21 @@ test('translate splits a line with Chinese characters by jieba (--dictionary), a
   const han = attn(['translate', '-m', model, '--dictionary', missing], '中文\n');
   assert.match(han.stderr, /line 1: cannot open the jieba dictionary/);
 });
+
+test('align --pair en-zh cuts a Chinese side typed without spaces as jieba cuts it, and takes a segmented side as given', () => {
+  const english = 'The old man walks to the market every morning .';
+  const typed = attn(['align', '--pair', 'en-zh'], `${english} ||| 老人每天早上走路去市场。\n`);
+  const spaced = attn(['align', '--pair', 'en-zh'], `${english} ||| 老人 每天 早上 走路 去 市场 。\n`);
+  assert.equal(typed.status, 0, typed.stderr);
+  assert.ok(typed.stdout.trim().length > 0);
+  assert.equal(typed.stdout, spaced.stdout);
+  // a side with spaces is the words as given: one word here, so every link goes to word 0
+  const given = attn(['align', '--pair', 'en-zh'], `${english} ||| 老人每天早上走路去市场。 \n`);
+  const oneWord = attn(['align', '--pair', 'en-zh'], 'The old man ||| 老人每天 早上\n');
+  assert.equal(given.stdout, typed.stdout);  // trailing spaces are not a segmentation
+  assert.match(oneWord.stdout, /^(\d+-[01] ?)+\n$/);
+  const missing = attn(['align', '--pair', 'en-zh', '--dictionary', join(directory, 'none.txt')], `${english} ||| 老人每天\n`);
+  assert.match(missing.stderr, /line 1: cannot open the jieba dictionary/);
+  const other = attn(['align', '--pair', 'en-es', '--method', 'hmm'], 'the cat ||| 老人每天\n');
+  assert.equal(other.status, 0, other.stderr);  // only a Chinese pair cuts Chinese
+});
