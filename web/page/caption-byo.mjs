@@ -4,20 +4,10 @@
 // the words from the JSON or typed. PyTorch's "Show, Attend and Tell" tutorial gives its alphas as
 // [words][14][14] with the words they belong to (<start> and <end> included): np.save or
 // json.dump them as they are. Pure: each problem is an Error that names it; nothing is guessed.
-import { parseNpy } from './parsers.mjs';
+import { parseNpy, position } from './parsers.mjs';
 
 export const MAX_GRID = 128;
 const EXPECTED = '[words][height][width] (or [words][height × width] over a square grid)';
-
-// [i, j, k] of a flat index in `shape`.
-function position(index, shape) {
-  const at = [];
-  for (let k = shape.length - 1; k >= 0; k--) {
-    at.unshift(index % shape[k]);
-    index = Math.floor(index / shape[k]);
-  }
-  return `[${at.join(', ')}]`;
-}
 
 // A 2-D [words][cells] block over a square grid becomes [words][side][side].
 function gridShape(shape, what) {

@@ -4,7 +4,7 @@
 // bright where the model looked; a hard word's sampled cell is outlined too. The strip of every
 // word's map side by side (the paper's figure) is exported as PNG or SVG with its words and the
 // line saying what drew it.
-import { wrapLines } from './export.mjs';
+import { blobOf, dataUrlOf, wrapLines } from './export.mjs';
 
 /** How dark the veil is where a map is zero (1: black). */
 export const VEIL = 0.62;
@@ -141,7 +141,7 @@ export function stripFigure(figure) {
       ...layout.lines.map((line, k) => text(line, `x="${MARGIN}" y="${TITLE + 10 + k * LINE}" font-size="12" fill="${figure.fg}" class="caption"`)),
     ];
     for (const [i, { x, y }] of layout.tiles.entries()) {
-      const url = await dataUrlOf(figure.tiles(i, TILE * 2));
+      const url = await canvasDataUrl(figure.tiles(i, TILE * 2));
       parts.push(`<image href="${url}" x="${x}" y="${y}" width="${TILE}" height="${TILE}" class="map"/>`,
         text(figure.words[i], `x="${x + TILE / 2}" y="${y + TILE + 16}" font-size="14" text-anchor="middle" fill="${figure.fg}" class="word"`));
     }
@@ -153,16 +153,8 @@ export function stripFigure(figure) {
 
 const escapeXml = (text) => String(text).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
 
-const blobOf = (canvas) => new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the browser could not encode the PNG'))), 'image/png'));
-async function dataUrlOf(canvas) {
-  const blob = await blobOf(canvas);
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(reader.result);
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(blob);
-  });
-}
+/** @param {HTMLCanvasElement} canvas */
+const canvasDataUrl = async (canvas) => dataUrlOf(await blobOf(canvas));
 
 /** The strip as a PNG blob, at twice its size. */
 export async function stripPng(figure) {

@@ -140,9 +140,11 @@ function paintDocument(surface, { figure, theme, layout, title, caption, top, wi
   });
 }
 
-const blobOf = (canvas) => new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the browser could not encode the PNG'))), 'image/png'));
+/** A canvas as a PNG blob. @param {HTMLCanvasElement} canvas @returns {Promise<Blob>} */
+export const blobOf = (canvas) => new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the browser could not encode the PNG'))), 'image/png'));
 
-const dataUrlOf = (blob) => new Promise((resolve, reject) => {
+/** A blob as a data: URL. @param {Blob} blob */
+export const dataUrlOf = (blob) => new Promise((resolve, reject) => {
   const reader = new FileReader();
   reader.onload = () => resolve(reader.result);
   reader.onerror = () => reject(reader.error);

@@ -14,7 +14,7 @@ function checkDimensions(shape, what) {
 }
 
 // [i, j, ...] of the flat index `index` in an array of `shape`.
-function position(index, shape) {
+export function position(index, shape) {
   const at = [];
   for (let k = shape.length - 1; k >= 0; k--) {
     at.unshift(index % shape[k]);

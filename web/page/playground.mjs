@@ -3,7 +3,7 @@
 // (playground-setups.mjs): the tutorials' five tokens (queries = keys = values), and d2l's worked
 // examples with queries, keys and values of their own shapes, a batch with valid lengths, and the
 // output the tutorial printed beside the page's own.
-import { readNumber, readableNumber, showProblem } from './controls.mjs';
+import { readNumber, showProblem } from './controls.mjs';
 import { SETUPS, compareWithPublished, parameters, tensorRequest } from './playground-setups.mjs';
 import { Heatmap } from './views.mjs';
 import { buildMatrices, matmul, merge, projectionField, readMatrix, showMatrix, split } from './projections.mjs';
@@ -54,20 +54,6 @@ function readTokens() {
     }
   }
   return values;
-}
-
-// A table of `rows` x `cols` numbers from values[offset...], each row headed `${label}${i + 1}`.
-function drawTable(id, label, values, offset, rows, cols, digits) {
-  const table = $(id);
-  table.replaceChildren();
-  for (let i = 0; i < rows; i++) {
-    const row = table.insertRow();
-    const header = document.createElement('th');
-    header.scope = 'row';
-    header.textContent = `${label}${i + 1}`;
-    row.append(header);
-    for (let j = 0; j < cols; j++) row.insertCell().textContent = readableNumber(values[offset + i * cols + j], digits);
-  }
 }
 
 // A number control's value, or an error that stops the update (its message is already beside it).
@@ -192,8 +178,8 @@ function drawTensors(result, asked, heatmap) {
   const { rows, cols, outputSize, shown, kind } = asked;
   const offset = shown * rows * cols;
   const output = kind === 'softmax' ? result.weights : result.output;
-  drawTable('scores', 'q', kind === 'softmax' ? asked.options.scores : result.scores, offset, rows, cols, 3);
-  drawTable('output', 'y', output, shown * rows * outputSize, rows, outputSize, 4);
+  showMatrix('scores', 'q', kind === 'softmax' ? asked.options.scores : result.scores, rows, cols, offset, 3);
+  showMatrix('output', 'y', output, rows, outputSize, shown * rows * outputSize, 4);
   const compared = compareWithPublished(asked.setup, output, asked);
   $('pg-ours').textContent = compared.ours;
   $('pg-theirs').textContent = compared.theirs;
@@ -212,9 +198,9 @@ function draw(result, asked, heatmap) {
   const { output, weights, scores } = result;
   const { heads, shown } = asked;
   const offset = shown * LENGTH * LENGTH;
-  drawTable('scores', 'q', scores, offset, LENGTH, LENGTH, 3);
+  showMatrix('scores', 'q', scores, LENGTH, LENGTH, offset, 3);
   const merged = merge(output, LENGTH, DIM, heads);  // the heads' outputs side by side again
-  drawTable('output', 'y', merged, 0, LENGTH, DIM, 4);
+  showMatrix('output', 'y', merged, LENGTH, DIM, 0, 4);
   const { projected } = asked;
   if (projected) {
     showMatrix('pg-q', 'q', projected.q, LENGTH, DIM);

@@ -80,8 +80,8 @@ export function readMatrix(name, dim) {
   return values;
 }
 
-/** A read-only table of `rows` x `cols` numbers, each row headed `${label}${i + 1}`. */
-export function showMatrix(id, label, values, rows, cols) {
+/** A read-only table of `rows` x `cols` numbers from values[offset...], each row headed `${label}${i + 1}`. */
+export function showMatrix(id, label, values, rows, cols, offset = 0, digits = 3) {
   const table = /** @type {HTMLTableElement} */ ($(id));
   table.replaceChildren();
   for (let i = 0; i < rows; i++) {
@@ -90,7 +90,7 @@ export function showMatrix(id, label, values, rows, cols) {
     header.scope = 'row';
     header.textContent = `${label}${i + 1}`;
     row.append(header);
-    for (let j = 0; j < cols; j++) row.insertCell().textContent = readableNumber(values[i * cols + j], 3);
+    for (let j = 0; j < cols; j++) row.insertCell().textContent = readableNumber(values[offset + i * cols + j], digits);
   }
 }
 
