@@ -484,13 +484,11 @@ template <class Produce>
 LineResult pair_result(const std::string& line, Produce produce, const TypedWords* chinese = nullptr) {
   LineResult result;
   std::vector<std::string> source, target;
-  if (result.problem.empty()) {
-    try {
-      result.problem = split_pair(line, source, target, chinese);
-      if (result.problem.empty()) result.output = produce(source, target);
-    } catch (const Error& e) {
-      result.problem = e.what();
-    }
+  try {  // the split too: cutting Chinese reads jieba's data, which may be missing
+    result.problem = split_pair(line, source, target, chinese);
+    if (result.problem.empty()) result.output = produce(source, target);
+  } catch (const Error& e) {
+    result.problem = e.what();
   }
   if (!result.problem.empty()) result.problem += "; writing an empty line";
   return result;
