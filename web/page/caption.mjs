@@ -15,7 +15,7 @@ import { Requests, showProblem } from './controls.mjs';
 /** @type {(id: string) => any} index.html's element of that id */
 const $ = (id) => document.getElementById(id);
 const CAPTIONER = 'captioner.safetensors';
-const TILE = 84;  // a strip map's side, CSS pixels
+const TILE = 60;  // a strip map's side, CSS pixels: a caption's eleven words in one row
 const PLAY_MS = 700;
 /** @type {(event: Event) => HTMLElement} */
 const targetOf = (event) => /** @type {HTMLElement} */ (event.target);
