@@ -4,7 +4,7 @@
 // bright where the model looked; a hard word's sampled cell is outlined too. The strip of every
 // word's map side by side (the paper's figure) is exported as PNG or SVG with its words and the
 // line saying what drew it.
-import { blobOf, dataUrlOf, wrapLines } from './export.mjs';
+import { blobOf, dataUrlOf, download, wrapLines } from './export.mjs';
 
 /** How dark the veil is where a map is zero (1: black). */
 export const VEIL = 0.62;
@@ -169,11 +169,4 @@ export async function stripPng(figure) {
 /** The strip as standalone SVG text (each map an embedded PNG, the words as text). */
 export const stripSvg = (figure) => stripFigure(figure).svg();
 
-export function download(name, blob) {
-  const url = URL.createObjectURL(blob);
-  const anchor = Object.assign(document.createElement('a'), { href: url, download: name });
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
+export { download };

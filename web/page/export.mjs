@@ -13,7 +13,8 @@ const SVG_CELLS = 10000;
 const FONT_FAMILY = '"DejaVu Sans", Verdana, Arial, sans-serif';
 const MARGIN = 12, TITLE = 30, CAPTION = 18, LEGEND_GAP = 14;
 
-function download(name, blob) {
+/** Offers a blob to the reader as a file named `name`. */
+export function download(name, blob) {
   const url = URL.createObjectURL(blob);
   const anchor = Object.assign(document.createElement('a'), { href: url, download: name });
   document.body.append(anchor);
