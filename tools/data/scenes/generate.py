@@ -103,16 +103,22 @@ def _left_to_right(objects, kinds):
     return order
 
 
-def scene(seed, split, index):
-    """{"background": [r, g, b], "objects": [{"kind", "name", "x", "y", "size", "size_class", "box"}],
+def scene(seed, split, index, kind_weights=None):
+    """kind_weights: the chances of 1, 2 and 3 kinds in a "train" scene (KIND_COUNT_WEIGHTS unless
+    given; the other splits always use KIND_COUNT_WEIGHTS, so test sets never change).
+    Returns {"background": [r, g, b], "objects": [{"kind", "name", "x", "y", "size", "size_class", "box"}],
     "words": [...]}: x, y, size are the sprite square's (fractions of the image side), box the art's
     [x0, y0, x1, y1] (fractions)."""
     if split not in SPLITS:
         raise ValueError(f"split {split!r} is not one of {sorted(SPLITS)}")
     rng = np.random.default_rng([seed, SPLITS[split], index])
+    weights = kind_weights if kind_weights is not None and split == "train" else \
+        [KIND_COUNT_WEIGHTS[k] for k in (1, 2, 3)]
+    if len(weights) != 3 or min(weights) < 0 or abs(sum(weights) - 1) > 1e-6:
+        raise ValueError(f"kind_weights {weights!r}: three chances (1, 2, 3 kinds) that sum to 1")
     while True:
         n = 2 + int(rng.random() < KIND_COUNT_WEIGHTS[3] / (1 - KIND_COUNT_WEIGHTS[1])) if split == "held-out" else \
-            int(rng.choice([1, 2, 3], p=[KIND_COUNT_WEIGHTS[k] for k in (1, 2, 3)]))
+            int(rng.choice([1, 2, 3], p=weights))
         kinds = _kinds(rng, split, n)
         counts = GROUP_COUNTS[n][rng.integers(len(GROUP_COUNTS[n]))]
         kinds_of = [k for k, c in zip(kinds, counts) for _ in range(c)]

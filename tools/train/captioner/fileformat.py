@@ -134,23 +134,26 @@ def fold_batch_norm(conv, norm):
     return weight.transpose(0, 2, 3, 1), bias
 
 
+# A decoder's tensors in the file (after "decoder." or "hard.") and the model.Decoder parameters
+# they hold; the gate's weight is stored as a vector.
+DECODER_PARAMETERS = (
+    ("embedding", "embedding.weight"), ("init_h.weight", "init_h.weight"), ("init_h.bias", "init_h.bias"),
+    ("init_c.weight", "init_c.weight"), ("init_c.bias", "init_c.bias"),
+    ("attention.annotation.weight", "att_annotation.weight"), ("attention.annotation.bias", "att_annotation.bias"),
+    ("attention.hidden.weight", "att_hidden.weight"), ("attention.score", "att_score"),
+    ("gate.weight", "gate.weight"), ("gate.bias", "gate.bias"),
+    ("lstm.weight_ih", "lstm.weight_ih"), ("lstm.weight_hh", "lstm.weight_hh"),
+    ("lstm.bias_ih", "lstm.bias_ih"), ("lstm.bias_hh", "lstm.bias_hh"),
+    ("output.hidden.weight", "out_hidden.weight"), ("output.hidden.bias", "out_hidden.bias"),
+    ("output.context.weight", "out_context.weight"), ("output.weight", "output.weight"),
+    ("output.bias", "output.bias"))
+
+
 def decoder_tensors(prefix, decoder):
-    def t(x):
-        return x.detach().double().numpy()
-    return {f"{prefix}.embedding": t(decoder.embedding.weight),
-            f"{prefix}.init_h.weight": t(decoder.init_h.weight), f"{prefix}.init_h.bias": t(decoder.init_h.bias),
-            f"{prefix}.init_c.weight": t(decoder.init_c.weight), f"{prefix}.init_c.bias": t(decoder.init_c.bias),
-            f"{prefix}.attention.annotation.weight": t(decoder.att_annotation.weight),
-            f"{prefix}.attention.annotation.bias": t(decoder.att_annotation.bias),
-            f"{prefix}.attention.hidden.weight": t(decoder.att_hidden.weight),
-            f"{prefix}.attention.score": t(decoder.att_score),
-            f"{prefix}.gate.weight": t(decoder.gate.weight)[0], f"{prefix}.gate.bias": t(decoder.gate.bias),
-            f"{prefix}.lstm.weight_ih": t(decoder.lstm.weight_ih), f"{prefix}.lstm.weight_hh": t(decoder.lstm.weight_hh),
-            f"{prefix}.lstm.bias_ih": t(decoder.lstm.bias_ih), f"{prefix}.lstm.bias_hh": t(decoder.lstm.bias_hh),
-            f"{prefix}.output.hidden.weight": t(decoder.out_hidden.weight),
-            f"{prefix}.output.hidden.bias": t(decoder.out_hidden.bias),
-            f"{prefix}.output.context.weight": t(decoder.out_context.weight),
-            f"{prefix}.output.weight": t(decoder.output.weight), f"{prefix}.output.bias": t(decoder.output.bias)}
+    parameters = dict(decoder.named_parameters())
+    out = {f"{prefix}.{name}": parameters[attr].detach().double().numpy() for name, attr in DECODER_PARAMETERS}
+    out[f"{prefix}.gate.weight"] = out[f"{prefix}.gate.weight"][0]
+    return out
 
 
 def from_torch(model):
@@ -162,3 +165,37 @@ def from_torch(model):
     tensors.update(decoder_tensors("decoder", model.decoder))
     tensors.update(decoder_tensors("hard", model.hard))
     return tensors
+
+
+def to_torch(tensors, model, calibration):
+    """Loads a file's tensors (read()) into a model.Captioner for further training: the inverse of
+    from_torch. Each folded convolution gets a BatchNorm that is the identity in inference mode and
+    close to it in training mode: its running statistics, scale and shift are the mean and spread of
+    the convolution's output over calibration ([B][H][W][3] normalized pixels)."""
+    import torch
+
+    def put(parameter, value):
+        with torch.no_grad():
+            parameter.copy_(torch.as_tensor(np.asarray(value), dtype=parameter.dtype).reshape(parameter.shape))
+    enc = model.encoder
+    put(enc.position, tensors["encoder.position"])
+    for k, (conv, norm) in enumerate(zip(enc.convs, enc.norms)):
+        put(conv.weight, tensors[f"encoder.conv{k}.weight"].transpose(0, 3, 1, 2))
+        put(conv.bias, tensors[f"encoder.conv{k}.bias"])
+    x = calibration.permute(0, 3, 1, 2)
+    with torch.no_grad():
+        for k, (conv, norm) in enumerate(zip(enc.convs, enc.norms)):
+            y = conv(x)
+            mean, var = y.mean((0, 2, 3)), y.var((0, 2, 3), unbiased=False)
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_((var + norm.eps).sqrt())
+            norm.bias.copy_(mean)
+            x = torch.relu(y)
+            if k < len(enc.convs) - 1:
+                x = torch.nn.functional.max_pool2d(x, 2)
+    for prefix, decoder in (("decoder", model.decoder), ("hard", model.hard)):
+        parameters = dict(decoder.named_parameters())
+        for name, attr in DECODER_PARAMETERS:
+            put(parameters[attr], tensors[f"{prefix}.{name}"])
+    return model

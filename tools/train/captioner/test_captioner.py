@@ -96,6 +96,24 @@ def test_scenes_are_a_function_of_seed_split_and_index():
     assert image.shape == (96, 96, 3) and image.dtype == np.uint8
 
 
+def test_kind_weights_change_training_scenes_only_and_are_checked():
+    three = [generate.scene(7, "train", i, [0, 0, 1]) for i in range(40)]
+    assert all(len({o["kind"] for o in s["objects"]}) == 3 for s in three)
+    one = [generate.scene(7, "train", i, [1, 0, 0]) for i in range(40)]
+    assert all(len({o["kind"] for o in s["objects"]}) == 1 for s in one)
+    default = [generate.scene(7, "train", i) for i in range(40)]
+    assert default == [generate.scene(7, "train", i, [generate.KIND_COUNT_WEIGHTS[k] for k in (1, 2, 3)])
+                       for i in range(40)]
+    assert generate.scene(7, "held-out", 3, [0, 0, 1]) == generate.scene(7, "held-out", 3)
+    for bad in ([0.5, 0.5], [0.5, 0.6, -0.1], [0.2, 0.2, 0.2]):
+        try:
+            generate.scene(7, "train", 0, bad)
+        except ValueError as error:
+            assert "kind_weights" in str(error)
+        else:
+            raise AssertionError(f"accepted kind_weights {bad}")
+
+
 def test_the_resize_is_pils_bilinear_and_alpha_goes_over_white():
     rng = np.random.default_rng(0)
     for h, w in ((200, 150), (50, 70), (96, 96), (300, 97), (1, 1)):
@@ -139,6 +157,24 @@ def test_batch_norm_folding_computes_what_the_trained_network_computes():
     unfolded = dict(fileformat.from_torch(m))
     unfolded["encoder.conv0.weight"] = m.encoder.convs[0].weight.detach().double().numpy().transpose(0, 2, 3, 1)
     assert np.abs(reference.encode(unfolded, arch, prepared.astype(np.float64)) - expected).max() > 1e-3
+
+
+def test_a_file_loads_back_for_training_with_batch_norm_unfolded():
+    m, _ = tiny()
+    tensors = fileformat.from_torch(m)
+    again = model.Captioner(len(grammar.VOCABULARY), make_fixture.SIZES).double()
+    calibration = torch.from_numpy(np.stack([pixels.prepare(make_fixture.tiny_image(), 16, model.PIXEL_MEAN,
+                                                            model.PIXEL_STD)] * 4)).double()
+    fileformat.to_torch(tensors, again, calibration)
+    again.eval()
+    back = fileformat.from_torch(again)
+    assert set(back) == set(tensors)
+    assert max(float(np.abs(back[k] - tensors[k]).max()) for k in tensors) < 1e-9
+    # in training mode the BatchNorm of the first block sees the calibration's own statistics: identity
+    again.train()
+    with torch.no_grad():
+        conv = again.encoder.convs[0](calibration.permute(0, 3, 1, 2))
+        assert torch.allclose(again.encoder.norms[0](conv), conv, atol=1e-6)
 
 
 def write_tiny(path, dtype):

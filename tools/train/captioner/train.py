@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from tools.data.scenes import generate, grammar
-from . import metrics, pixels
+from . import fileformat, metrics, pixels
 from .model import PIXEL_MEAN, PIXEL_STD, SIZES, Captioner, grid_side
 
 RUNS = Path("runs/captioner")  # the default --runs
@@ -60,8 +60,8 @@ def token_batch(scenes):
     return inputs, targets, mask
 
 
-def training_batch(seed, step, batch_size):
-    scenes = [generate.scene(seed, "train", step * batch_size + i) for i in range(batch_size)]
+def training_batch(seed, step, batch_size, kind_weights=None):
+    scenes = [generate.scene(seed, "train", step * batch_size + i, kind_weights) for i in range(batch_size)]
     rng = np.random.default_rng([seed, 99, step])
     return image_batch(scenes, rng), *token_batch(scenes)
 
@@ -69,15 +69,16 @@ def training_batch(seed, step, batch_size):
 class Batches(torch.utils.data.Dataset):
     """Step i's batch; made in a worker process ahead of the step that needs it."""
 
-    def __init__(self, seed, start, steps, batch_size):
+    def __init__(self, seed, start, steps, batch_size, kind_weights=None):
         self.seed, self.start, self.steps, self.batch_size = seed, start, steps, batch_size
+        self.kind_weights = kind_weights
 
     def __len__(self):
         return max(0, self.steps - self.start)
 
     def __getitem__(self, i):
         torch.set_num_threads(1)
-        return training_batch(self.seed, self.start + i, self.batch_size)
+        return training_batch(self.seed, self.start + i, self.batch_size, self.kind_weights)
 
 
 def sizes_of(channels):
@@ -157,7 +158,13 @@ def main():
     p.add_argument("--channels", default=",".join(map(str, SIZES["channels"])),
                    help="the encoder's channels per block, comma-separated (soft; hard takes soft.pt's)")
     p.add_argument("--runs", type=Path, default=RUNS, help="where checkpoints and curve.jsonl go")
+    p.add_argument("--init", type=Path, default=None,
+                   help="soft: start from a captioner file's encoder and soft decoder (BatchNorm unfolded)")
+    p.add_argument("--kind-weights", default=None,
+                   help="chances of 1, 2 and 3 kinds in a training scene, e.g. 0.15,0.45,0.4")
+    p.add_argument("--warmup", type=int, default=None, help="warm-up steps (soft 100, hard 20)")
     args = p.parse_args()
+    kind_weights = [float(w) for w in args.kind_weights.split(",")] if args.kind_weights else None
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     runs = args.runs
@@ -182,6 +189,15 @@ def main():
         optimizer.load_state_dict(saved["optimizer"])
         state = saved["state"]
         print(f"resumed {path} at step {state['step']}", flush=True)
+    elif args.init is not None:
+        if args.phase != "soft":
+            raise SystemExit("--init starts a soft phase; the hard phase starts from runs' soft.pt")
+        tensors, meta = fileformat.read(args.init)
+        if meta["architecture"] != fileformat.architecture(len(grammar.VOCABULARY), model.sizes):
+            raise SystemExit(f"{args.init}: its architecture differs from --channels {args.channels}")
+        calibration = image_batch([generate.scene(args.seed, "train", i) for i in range(4 * args.batch)])
+        fileformat.to_torch(tensors, model, calibration)
+        print(f"soft phase starts from {args.init}", flush=True)
     elif args.phase == "hard":
         soft = torch.load(runs / "soft.pt")
         model.load_state_dict(soft["model"])
@@ -203,7 +219,8 @@ def main():
                     "args": vars(args)})
 
     batches = torch.utils.data.DataLoader(
-        Batches(args.seed + (1000 if args.phase == "hard" else 0), state["step"], args.steps, args.batch),
+        Batches(args.seed + (1000 if args.phase == "hard" else 0), state["step"], args.steps, args.batch,
+                kind_weights),
         batch_size=None, num_workers=1, prefetch_factor=4)
     for batch in batches:
         step = state["step"]
@@ -217,7 +234,8 @@ def main():
             if args.phase == "hard":
                 model.encoder.eval()
         for group in optimizer.param_groups:
-            group["lr"] = rate(step, args.steps, peak, 100 if args.phase == "soft" else 20, peak / 40)
+            warmup = args.warmup if args.warmup is not None else 100 if args.phase == "soft" else 20
+            group["lr"] = rate(step, args.steps, peak, warmup, peak / 40)
         if args.phase == "soft":
             loss, parts = soft_loss(model, batch, args.penalty)
         else:
