@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { modelSection } from './model_report.mjs';
 import { captionSection } from './caption_report.mjs';
+import { browserSection } from './browser_report.mjs';
 
 const [file = 'build/bench/results.jsonl'] = process.argv.slice(2);
 const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -190,6 +191,7 @@ Every timed result matched the float64 reference: largest max abs error ${worst.
 
 ${captionSection(lines)}
 ${modelSection(new URL('../../build/model-bench', import.meta.url).pathname, meta.date ?? '')}
+${browserSection(new URL('../../build/model-bench', import.meta.url).pathname)}
 `;
 
 // The README's speed table: the same rounds, ours against the closest peer on each target.
