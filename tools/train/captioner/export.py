@@ -23,6 +23,8 @@ def main():
     p.add_argument("--out", default="models/captioner.safetensors")
     p.add_argument("--dtype", choices=("f16", "f32", "int8"), default="f16")
     p.add_argument("--runs", type=Path, default=RUNS, help="the training checkpoints' directory")
+    p.add_argument("--based-on", type=Path, default=None,
+                   help="the captioner file the soft phase started from (train.py --init): its training record is kept")
     args = p.parse_args()
     soft, hard = torch.load(args.runs / "soft.pt"), torch.load(args.runs / "hard.pt")
     model = Captioner(len(grammar.VOCABULARY), sizes_of(soft["args"]["channels"]))
@@ -36,6 +38,10 @@ def main():
                          **{k: hard["args"][k] for k in ("batch", "entropy", "seed")}},
                 "torch": torch.__version__, "held_out_pairs": generate.HELD_OUT_COUNT,
                 "held_out_seed": generate.HELD_OUT_SEED}
+    if args.based_on is not None:
+        training["soft"]["kind_weights"] = soft["args"].get("kind_weights")
+        training["soft"]["word_dropout"] = soft["args"].get("word_dropout", 0.0)
+        training["based_on"] = fileformat.read(args.based_on)[1]["training"]
     meta = fileformat.metadata(arch, grammar.VOCABULARY, objects.metadata(), PIXEL_MEAN, PIXEL_STD, training, DATA)
     size = fileformat.write(args.out, fileformat.from_torch(model), meta, dtype=args.dtype)
     if size > fileformat.MAX_FILE_BYTES:

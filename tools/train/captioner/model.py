@@ -59,9 +59,10 @@ class Decoder(nn.Module):
         """e_ti = v . tanh(W_a a_i + b_a + W_h h): [B][cells]."""
         return torch.tanh(keys + self.att_hidden(h)[:, None, :]) @ self.att_score
 
-    def step(self, annotations, keys, previous, h, c, cell=None):
+    def step(self, annotations, keys, previous, h, c, cell=None, keep=None):
         """One word: (logits, alpha, h, c). cell: None for soft attention (context = beta sum alpha a),
-        else [B] chosen cells (hard: context = beta a_cell)."""
+        else [B] chosen cells (hard: context = beta a_cell). keep: training's word dropout, [B] 0 or 1
+        per previous word (0: its embedding is zeroed)."""
         alpha = torch.softmax(self.scores(keys, h), dim=1)
         beta = torch.sigmoid(self.gate(h))
         if cell is None:
@@ -69,6 +70,8 @@ class Decoder(nn.Module):
         else:
             context = beta * annotations[torch.arange(len(cell)), cell]
         embedded = self.embedding(previous)
+        if keep is not None:
+            embedded = embedded * keep[:, None]
         h, c = self.lstm(torch.cat([embedded, context], 1), (h, c))
         logits = self.output(embedded + self.out_hidden(h) + self.out_context(context))
         return logits, alpha, h, c
@@ -82,9 +85,11 @@ class Captioner(nn.Module):
         self.decoder = Decoder(sizes, vocab_size, sizes["channels"][-1])
         self.hard = Decoder(sizes, vocab_size, sizes["channels"][-1])
 
-    def teacher_forced(self, annotations, inputs, hard=False, generator=None):
+    def teacher_forced(self, annotations, inputs, hard=False, generator=None, word_dropout=0.0):
         """inputs [B][T] (starting with <bos>) -> logits [B][T][V], alphas [B][T][cells], and for hard
-        the sampled cells [B][T] and their log alpha [B][T] and the entropies of alpha [B][T]."""
+        the sampled cells [B][T] and their log alpha [B][T] and the entropies of alpha [B][T].
+        word_dropout: the chance that a previous word (never <bos>) is hidden from the decoder, so
+        that it names what it sees rather than what usually follows."""
         decoder = self.hard if hard else self.decoder
         h, c, keys = decoder.start(annotations)
         logits, alphas, cells, log_alpha, entropy = [], [], [], [], []
@@ -94,7 +99,10 @@ class Captioner(nn.Module):
                 with torch.no_grad():
                     a = torch.softmax(decoder.scores(keys, h), dim=1)
                     cell = torch.multinomial(a, 1, generator=generator)[:, 0]
-            step_logits, alpha, h, c = decoder.step(annotations, keys, inputs[:, t], h, c, cell)
+            keep = None
+            if word_dropout > 0 and t > 0:
+                keep = (torch.rand(inputs.shape[0]) >= word_dropout).to(annotations.dtype)
+            step_logits, alpha, h, c = decoder.step(annotations, keys, inputs[:, t], h, c, cell, keep)
             logits.append(step_logits)
             alphas.append(alpha)
             if hard:

@@ -275,3 +275,22 @@ def test_metrics_score_captions_and_pointing():
     assert wrong["exact"] == 0 and wrong["recall"] == 0.5 and wrong["precision"] == 0.5 and wrong["pointing"] == 0
     assert metrics.bleu4([s["words"]], [s["words"]]) == 1.0
     assert metrics.bleu4([s["words"]], [["a", "cat"]]) == 0.0
+
+
+def test_word_dropout_hides_previous_words_in_training_only():
+    m, _ = tiny()
+    m = m.double()
+    x = torch.from_numpy(pixels.prepare(make_fixture.tiny_image(), 16, model.PIXEL_MEAN, model.PIXEL_STD)).double()[None]
+    a = torch.tensor([[VOCAB["<bos>"], VOCAB["a"], VOCAB["cat"]]])
+    b = torch.tensor([[VOCAB["<bos>"], VOCAB["two"], VOCAB["trees"]]])
+    with torch.no_grad():
+        annotations = m.encoder(x)
+        plain_a, _ = m.teacher_forced(annotations, a)
+        plain_b, _ = m.teacher_forced(annotations, b)
+        hidden_a, _ = m.teacher_forced(annotations, a, word_dropout=1.0)
+        hidden_b, _ = m.teacher_forced(annotations, b, word_dropout=1.0)
+        none, _ = m.teacher_forced(annotations, a, word_dropout=0.0)
+    assert torch.equal(none, plain_a)
+    assert not torch.allclose(plain_a[:, 1:], plain_b[:, 1:])  # the words seen change what follows ...
+    assert torch.allclose(hidden_a, hidden_b)                  # ... unless every one after <bos> is hidden
+    assert torch.allclose(hidden_a[:, 0], plain_a[:, 0])       # <bos> is never hidden

@@ -86,9 +86,9 @@ def sizes_of(channels):
     return {**SIZES, "channels": [int(c) for c in str(channels).split(",")]}
 
 
-def soft_loss(model, batch, penalty):
+def soft_loss(model, batch, penalty, word_dropout=0.0):
     images, inputs, targets, mask = batch
-    logits, alphas = model.teacher_forced(model.encoder(images), inputs)
+    logits, alphas = model.teacher_forced(model.encoder(images), inputs, word_dropout=word_dropout)
     nll = (F.cross_entropy(logits.transpose(1, 2), targets, reduction="none") * mask).sum(1)
     coverage = ((1 - (alphas * mask[:, :, None]).sum(1)) ** 2).sum(1)
     return nll.mean() + penalty * coverage.mean(), {"nll": nll.mean().item(), "coverage": coverage.mean().item()}
@@ -162,6 +162,8 @@ def main():
                    help="soft: start from a captioner file's encoder and soft decoder (BatchNorm unfolded)")
     p.add_argument("--kind-weights", default=None,
                    help="chances of 1, 2 and 3 kinds in a training scene, e.g. 0.15,0.45,0.4")
+    p.add_argument("--word-dropout", type=float, default=0.0,
+                   help="soft: chance that a previous word's embedding is zeroed in training")
     p.add_argument("--warmup", type=int, default=None, help="warm-up steps (soft 100, hard 20)")
     args = p.parse_args()
     kind_weights = [float(w) for w in args.kind_weights.split(",")] if args.kind_weights else None
@@ -237,7 +239,7 @@ def main():
             warmup = args.warmup if args.warmup is not None else 100 if args.phase == "soft" else 20
             group["lr"] = rate(step, args.steps, peak, warmup, peak / 40)
         if args.phase == "soft":
-            loss, parts = soft_loss(model, batch, args.penalty)
+            loss, parts = soft_loss(model, batch, args.penalty, args.word_dropout)
         else:
             loss, parts = hard_loss(model, batch, state, args.entropy, generator)
         optimizer.zero_grad()
