@@ -63,6 +63,13 @@ describe('loadAttn({ threads })', () => {
     assert.equal((await loadAttn({ threads: 1, warmUp: false })).threads, 1);
   });
 
+  it('takes the C++ library\'s bound (attn.maxThreads), which the loader checks before a module loads', async () => {
+    const attn = await loadAttn({ warmUp: false });
+    assert.equal(attn.maxThreads, 256);
+    await assert.rejects(loadAttn({ threads: attn.maxThreads + 1 }),
+      new RegExp(`threads must be an integer from 1 to ${attn.maxThreads}, got ${attn.maxThreads + 1}$`));
+  });
+
   it('rejects counts that are not an integer from 1 to 256 with an Error naming the option', async () => {
     for (const threads of [0, -2, 1.5, '2', NaN, Infinity, 257, null, true, [2]]) {
       await assert.rejects(loadAttn({ threads }), (error) => error instanceof Error

@@ -52,7 +52,9 @@ async function wasmBinaryFor(url) {
   return (await nodeModule('node:fs/promises')).readFile(url);
 }
 
-// attn::max_threads (src/attn/core/threads.hpp), which the module's setThreads checks as well.
+// attn::max_threads (src/attn/core/threads.hpp), needed before a module loads (a threads build
+// starts its Workers as it loads); attn.maxThreads is the module's own, and
+// tests/js/threads.test.mjs fails when the two differ.
 const MAX_THREADS = 256;
 
 // Whether threads can share the module's memory: always in Node; in browsers only on a
@@ -384,6 +386,8 @@ function wrapModule(module, build, threaded, options) {
     instructionSet: info.instructionSet,
     // The threads attention and the models run on (the calling one included).
     threads: info.threads,
+    // The most threads any module takes (attn::max_threads).
+    maxThreads: info.maxThreads,
     heapBytes: () => (live(), module.heapBytes()),
     // Live Embind handles: constant across calls when nothing leaks.
     liveHandles: () => (live(), module.count_emval_handles()),
