@@ -2,7 +2,11 @@
 // writes into the model bench's folder (browser-1.jsonl, browser-2.jsonl, ...): per row, the median
 // over the runs of each run's ratio of medians, with the runs' range, and of the per-round ratios'
 // medians (paired), so that the spread between runs shows.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+//   node tools/bench/browser_report.mjs [DIR=build/model-bench]   writes the section between
+//   <!-- browser:start --> and <!-- browser:end --> in docs/BENCHMARKS.md (tools/bench/report.mjs,
+//   which rewrites the file after ./run bench, calls browserSection() too).
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const parse = (path) => readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
@@ -37,7 +41,7 @@ export function browserFigures(runs) {
   });
 }
 
-export function browserSection(dir) {
+export function browserSection(dir, date = '') {
   const runs = browserRuns(dir);
   if (runs.length === 0) return '';
   const header = runs[0].find((r) => r.browser) ?? {};
@@ -51,7 +55,8 @@ export function browserSection(dir) {
   const kernelLine = kernels.length && kernels.every((f) => f.runs === runs.length)
     ? `Attention kernels, geometric mean of ORT / attnscope: relaxed ${spread(perRun('ortOverRelaxed'))}, SIMD128 ${spread(perRun('ortOverSimd'))}.`
     : '';
-  return `## In the browser: Chromium, relaxed SIMD and SIMD128 beside onnxruntime-web
+  return `<!-- browser:start (written by tools/bench/browser_report.mjs) -->
+## In the browser: Chromium, relaxed SIMD and SIMD128 beside onnxruntime-web${date ? ` (${date})` : ''}
 
 \`node tools/bench/browser.mjs ${header.rounds ?? 20} ${header.warmupMs ?? 1500} --threads\`, ${runs.length} separate runs: Debian's
 Chromium (${header.browser ?? 'headless'}) through playwright-core, one page holding attnscope's relaxed-SIMD build
@@ -68,5 +73,16 @@ on two threads and its speed-up over one.
 ${rows.join('\n')}
 
 ${kernelLine}
-`;
+<!-- browser:end -->`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const dir = process.argv[2] || 'build/model-bench';
+  const section = browserSection(dir, new Date().toISOString().slice(0, 10));
+  if (!section) throw new Error(`${dir} has no browser-N.jsonl: run node tools/bench/browser.mjs > ${dir}/browser-1.jsonl first`);
+  const path = new URL('../../docs/BENCHMARKS.md', import.meta.url);
+  const doc = readFileSync(path, 'utf8');
+  const block = /<!-- browser:start[^]*?<!-- browser:end -->/;
+  writeFileSync(path, block.test(doc) ? doc.replace(block, section) : `${doc.trimEnd()}\n\n${section}\n`);
+  console.log('wrote the Chromium section of docs/BENCHMARKS.md');
 }

@@ -191,7 +191,7 @@ Every timed result matched the float64 reference: largest max abs error ${worst.
 
 ${captionSection(lines)}
 ${modelSection(new URL('../../build/model-bench', import.meta.url).pathname, meta.date ?? '')}
-${browserSection(new URL('../../build/model-bench', import.meta.url).pathname)}
+${browserSection(new URL('../../build/model-bench', import.meta.url).pathname, meta.date ?? '')}
 `;
 
 // The README's speed table: the same rounds, ours against the closest peer on each target.
