@@ -207,6 +207,7 @@ export const ZH = {
   '1 (d = 4)': '1（d = 4）',
   '2 (d = 2 each)': '2（每个 d = 2）',
   'show head': '显示头',
+  'How the playground counts, masks and draws random numbers': '演练场如何计数、掩码和生成随机数',
   "Layers, heads and batch elements are counted from 0, as PyTorch indexes them. A valid length of 0 masks every key: this page gives that query a row of zeros (it attends to nothing), where d2l's":
     '层、头和批次元素都从 0 数起，与 PyTorch 的下标一致。有效长度为 0 会遮住所有键：本页给该查询一行零（它什么也不关注），而 d2l 的',
   'gives a uniform row (it scores masked keys −10⁶, and softmax spreads evenly over equal scores).': '给出均匀的一行（它把被遮住的键打分为 −10⁶，softmax 在相等的分数上均匀分布）。',
