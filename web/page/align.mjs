@@ -8,9 +8,9 @@ import { Requests, copyText, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
 import { lengthNote } from './familiarity.mjs';
 import { restNote } from './matrices.mjs';
-import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
+import { listMethods, methodLabel, methodRule, relabelMethods, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
-import { t } from './i18n.mjs';
+import { onLanguage, t } from './i18n.mjs';
 import { headingAnchor } from './text.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
@@ -167,7 +167,8 @@ export class AlignView {
       const lacking = missingFor(this.rules, this.rules.methods.find((rule) => rule.name === option.value), pair);
       if (lacking) {
         option.disabled = true;
-        option.textContent += ` — needs ${lacking}, not shipped for ${pair.name}`;
+        Object.assign(option.dataset, { lacking, pair: pair.name });
+        option.textContent = methodLabel(option);
       }
     }
     const keep = !reset && [...select.options].some((option) => option.value === chosen && !option.disabled);
@@ -191,6 +192,10 @@ export class AlignView {
   // Sets the default threshold and listens to the controls.
   start() {
     $('threshold').value = String(this.rules.defaults.threshold);
+    onLanguage(() => {  // the methods' descriptions, and the chosen one's whole text under the select
+      relabelMethods($('method'));
+      this.fitThreshold();
+    });
     // file names carry the pair and the method: attention-en-fr-hybrid.svg
     const shown = () => this.result?.preview?.method ?? $('method').value;  // the HMM's, while a model downloads
     const named = (extension) => `attention-${this.pair?.name ?? 'pair'}-${shown()}.${extension}`;
