@@ -34,6 +34,10 @@ describe('the interface language', () => {
     assert.match(await page.textContent('#align-model'), /AER 为 0\.\d\d（0 表示完全一致）/);
     assert.equal(await page.getAttribute('#views', 'aria-label'), '视图');
     assert.match(await page.textContent('#align-status'), /^8 × 10 个词，对齐用时 [\d.]+ 毫秒/);
+    // the notes the view writes beside its figure and settings: how familiar the pair is, the line view's legend, the shift box
+    assert.match(await page.textContent('#align-familiarity'), /^这个句对.*留出句子/);
+    assert.match(await page.textContent('#align-view .line-legend'), /^每个目标词（下方）连向它最关注的 \d 个源词（上方）/);
+    assert.match(await page.textContent('#shift-note'), /^移位在这里不起作用：这个模型总是在那一步读取/);
     // the lines the views write as they work, in the model view
     await page.locator('#tab-model').click();
     await page.waitForFunction(() => /Transformer，3 层 × 4 个头（从 0 数起）/.test(document.getElementById('model-status').textContent), null, { timeout: 60000 });
@@ -56,6 +60,8 @@ describe('the interface language', () => {
     assert.equal(await page.getAttribute('html', 'lang'), 'en');
     assert.match(await page.textContent('#align-model'), /^Colours: where the multilingual Transformer looked/);
     assert.match(await page.textContent('#align-status'), /^8 × 10 words, aligned in/);
+    assert.match(await page.textContent('#align-familiarity'), /^This sentence pair /);
+    assert.match(await page.textContent('#shift-note'), /^Shift does nothing here: this model is always read there/);
     assert.match(await page.textContent('#model-status'), /Transformer, 3 layers × 4 heads \(counted from 0\)/);
     assert.match(await page.textContent('#step-label'), /^\d+ of \d+/);
     assert.equal(await page.textContent('#translate-source-language'), 'English');

@@ -348,6 +348,33 @@ export const ZH = {
   "both directions' attention mixed with a statistical aligner's posteriors": '两个方向的注意力，与统计对齐器的后验概率混合',
   'the HMM aligner alone (statistical, for comparison)': '只用 HMM 对齐器（统计方法，作对比）',
   "IBM Model 2 alone (fast_align's model, for comparison)": '只用 IBM Model 2（fast_align 的模型，作对比）',
+  // the alignment view's notes as it runs: the shift box, the line view's legend, how familiar a pair is (familiarity.mjs)
+  'Shift does nothing here: {reason}.': '移位在这里不起作用：{reason}。',
+  'no attention model is shipped for {pair}': '{pair} 没有随附注意力模型',
+  '{method} reads no attention': '{method} 不读取注意力',
+  'this model is always read there: its aligning head was trained on those rows (alignment_shift 1)': '这个模型总是在那一步读取：它用于对齐的头就是在那些行上训练的（alignment_shift 1）',
+  'Each target word (below) joins the {count} source words (above) it attends to most, where the weight is at least {minimum}; the darker the line, the more attention. ':
+    '每个目标词（下方）连向它最关注的 {count} 个源词（上方），只画权重不小于 {minimum} 的连线；线越深，注意力越多。',
+  'an alignment link': '对齐',
+  'attention only': '仅注意力',
+  'over 99': '超过 99',
+  'the software help pages and interface text it was trained on': '它训练时所用的软件帮助页面和界面文字',
+  'This sentence pair is far from what the model learned: it finds the words less likely than {percent}% of held-out sentences from {data}, so read its attention with care.':
+    '这个句对离模型学到的内容很远：模型觉得其中的词比{data}中 {percent}% 的留出句子更不可能出现，所以请谨慎看待它的注意力。',
+  'This input is far from what the model learned: it finds the words less likely than its translations of {percent}% of held-out sentences from {data}, so read its translation and attention with care.':
+    '这个输入离模型学到的内容很远：模型觉得其中的词比它对{data}中 {percent}% 的留出句子所作的翻译更不可能出现，所以请谨慎看待它的翻译和注意力。',
+  'This sentence pair is unusual for the model: it finds the words less likely than {percent}% of held-out sentences from {data}.':
+    '这个句对对模型来说不太寻常：模型觉得其中的词比{data}中 {percent}% 的留出句子更不可能出现。',
+  'This input is unusual for the model: it finds the words less likely than its translations of {percent}% of held-out sentences from {data}.':
+    '这个输入对模型来说不太寻常：模型觉得其中的词比它对{data}中 {percent}% 的留出句子所作的翻译更不可能出现。',
+  'This sentence pair is like what the model learned from {data}: its words are as likely as in a typical held-out sentence.':
+    '这个句对与模型从{data}中学到的内容相似：其中的词与一个典型的留出句子一样可能出现。',
+  'This sentence pair is like what the model learned from {data}: its words are as likely as in many a held-out sentence.':
+    '这个句对与模型从{data}中学到的内容相似：其中的词与许多留出句子一样可能出现。',
+  'This input is like what the model learned from {data}: its words are as likely as in a typical held-out sentence.':
+    '这个输入与模型从{data}中学到的内容相似：其中的词与一个典型的留出句子一样可能出现。',
+  'This input is like what the model learned from {data}: its words are as likely as in many a held-out sentence.':
+    '这个输入与模型从{data}中学到的内容相似：其中的词与许多留出句子一样可能出现。',
   // the playground: its set-ups (playground-setups.mjs), the tensors typed (tensors.mjs) and what it draws
   'scores X (the input)': '分数 X（输入）',
   'output = masked softmax of X': '输出 = X 的掩码 softmax',
