@@ -10,7 +10,7 @@ import { lengthNote } from './familiarity.mjs';
 import { restNote } from './matrices.mjs';
 import { listMethods, methodLabel, methodRule, relabelMethods, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
-import { onLanguage, showSaid, t } from './i18n.mjs';
+import { onLanguage, say, showSaid, t } from './i18n.mjs';
 import { message } from './messages.mjs';
 import { headingAnchor } from './text.mjs';
 
@@ -196,6 +196,7 @@ export class AlignView {
     onLanguage(() => {  // the methods' descriptions, and the chosen one's whole text under the select
       relabelMethods($('method'));
       this.fitThreshold();
+      this.fitShift();
     });
     // file names carry the pair and the method: attention-en-fr-hybrid.svg
     const shown = () => this.result?.preview?.method ?? $('method').value;  // the HMM's, while a model downloads
@@ -252,7 +253,7 @@ export class AlignView {
       : !rule?.needsModel ? message('{method} reads no attention', { method: rule?.name ?? 'this method' })
         : this.alwaysShifted ? message('this model is always read there: its aligning head was trained on those rows (alignment_shift 1)') : '';
     box.disabled = Boolean(reason);
-    box.parentElement.title = reason;
+    box.parentElement.title = reason ? say(reason) : '';
     showSaid($('shift-note'), reason ? message('Shift does nothing here: {reason}.', { reason }) : '');
   }
 
