@@ -19,10 +19,8 @@ const WALK = [
   ['playground', () => Number(document.getElementById('playground-heatmap').dataset.rows) > 0],
 ];
 
-// The views that fit one desktop screen (1400 x 900) without scrolling; the alignment (its
-// sentences, settings and links beside the heatmap and its line view) and the playground (its
-// controls, then the step-by-step figures) run to about one and a quarter.
-const ONE_SCREEN = new Set(['model', 'translate', 'images', 'byo']);
+// The views that fit one desktop screen (1400 x 900) without scrolling: every one.
+const ONE_SCREEN = new Set(['align', 'model', 'translate', 'images', 'byo', 'playground']);
 
 const SCREENS = [
   ['desktop', { width: 1400, height: 900 }],

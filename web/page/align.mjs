@@ -8,9 +8,10 @@ import { Requests, copyText, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
 import { lengthNote } from './familiarity.mjs';
 import { restNote } from './matrices.mjs';
-import { listMethods, methodRule, statisticalKindOf } from './methods.mjs';
+import { listMethods, methodLabel, methodRule, relabelMethods, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
-import { t } from './i18n.mjs';
+import { onLanguage, say, showSaid, t } from './i18n.mjs';
+import { message } from './messages.mjs';
 import { headingAnchor } from './text.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
@@ -65,7 +66,7 @@ export function showDrawnBy(element, facts, file, what) {
  * is hidden where there is none (a method without the pair's forward model, or not measured). */
 export function showFamiliarity(element, familiarity) {
   element.hidden = !familiarity;
-  element.textContent = familiarity?.text ?? '';
+  showSaid(element, familiarity?.said ?? familiarity?.text ?? '');
   element.dataset.level = familiarity?.level ?? '';
 }
 
@@ -167,7 +168,8 @@ export class AlignView {
       const lacking = missingFor(this.rules, this.rules.methods.find((rule) => rule.name === option.value), pair);
       if (lacking) {
         option.disabled = true;
-        option.textContent += ` — needs ${lacking}, not shipped for ${pair.name}`;
+        Object.assign(option.dataset, { lacking, pair: pair.name });
+        option.textContent = methodLabel(option);
       }
     }
     const keep = !reset && [...select.options].some((option) => option.value === chosen && !option.disabled);
@@ -191,6 +193,11 @@ export class AlignView {
   // Sets the default threshold and listens to the controls.
   start() {
     $('threshold').value = String(this.rules.defaults.threshold);
+    onLanguage(() => {  // the methods' descriptions, and the chosen one's whole text under the select
+      relabelMethods($('method'));
+      this.fitThreshold();
+      this.fitShift();
+    });
     // file names carry the pair and the method: attention-en-fr-hybrid.svg
     const shown = () => this.result?.preview?.method ?? $('method').value;  // the HMM's, while a model downloads
     const named = (extension) => `attention-${this.pair?.name ?? 'pair'}-${shown()}.${extension}`;
@@ -242,12 +249,12 @@ export class AlignView {
   // the shifted rows, alignment_shift 1, is read there whatever the box says); it says why.
   fitShift() {
     const box = $('shift'), rule = this.rules.methods.find((method) => method.name === $('method').value);
-    const reason = !this.pair?.files.forward ? `no attention model is shipped for ${this.pair?.name}`
-      : !rule?.needsModel ? `${rule?.name ?? 'this method'} reads no attention`
-        : this.alwaysShifted ? 'this model is always read there: its aligning head was trained on those rows (alignment_shift 1)' : '';
+    const reason = !this.pair?.files.forward ? message('no attention model is shipped for {pair}', { pair: this.pair?.name })
+      : !rule?.needsModel ? message('{method} reads no attention', { method: rule?.name ?? 'this method' })
+        : this.alwaysShifted ? message('this model is always read there: its aligning head was trained on those rows (alignment_shift 1)') : '';
     box.disabled = Boolean(reason);
-    box.parentElement.title = reason;
-    $('shift-note').textContent = reason ? `Shift does nothing here: ${reason}.` : '';
+    box.parentElement.title = reason ? say(reason) : '';
+    showSaid($('shift-note'), reason ? message('Shift does nothing here: {reason}.', { reason }) : '');
   }
 
   // The settings, or null when one is refused (its message is then next to it).

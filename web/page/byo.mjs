@@ -4,10 +4,13 @@
 // layer selection or aggregation, special tokens hidden with renormalization, subwords merged into
 // words, links extracted, and a dropped gold Pharaoh file scored (AER, precision, recall). The
 // work happens in module-worker.mjs; this module is the view. A refused file is reported next to the
-// file input, and the last good matrix stays on screen.
+// file input, and the last good matrix stays on screen; what it says is said in the reader's
+// language (messages.mjs, i18n.mjs), the library's own errors after a lead-in.
 import { Requests, showProblem } from './controls.mjs';
 import { exportPng, exportSvg } from './export.mjs';
-import { listMethods, readsOneMatrix } from './methods.mjs';
+import { onLanguage, showSaid } from './i18n.mjs';
+import { message, saidBy } from './messages.mjs';
+import { listMethods, readsOneMatrix, relabelMethods } from './methods.mjs';
 import { Heatmap } from './views.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
@@ -27,6 +30,7 @@ export class ByoView {
   start({ methods, defaults }) {
     // The methods that extract links from one matrix, as the library lists them.
     listMethods($('byo-method'), methods.filter(readsOneMatrix), defaults);
+    onLanguage(() => relabelMethods($('byo-method')));
     const drop = $('drop');
     drop.addEventListener('dragover', (event) => { event.preventDefault(); drop.classList.add('dragging'); });
     drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
@@ -63,21 +67,22 @@ export class ByoView {
     const done = [], refused = [];
     $('byo-view').dataset.state = 'busy';
     for (const file of ordered) {
-      this.busy.start(`Reading ${file.name}`);
+      this.busy.start(message('Reading {file}', { file: file.name }));
       const reply = await this.client.request({ type: 'file', file, settings: this.settings() });
       this.busy.stop();
       if (reply.type !== 'result') {
-        refused.push(`${file.name}: ${reply.type === 'cancelled' ? 'cancelled' : reply.message}`);
+        refused.push(message('{file}: {problem}', { file: file.name, problem: reply.type === 'cancelled' ? 'cancelled' : saidBy(reply) }));
         continue;
       }
       const { loaded, view } = reply.result;
       this.files[loaded.kind] = file;
-      done.push(loaded.kind === 'matrix' ? `${file.name}: ${loaded.shape.join(' × ')}` : `${file.name}: ${loaded.links} gold links`);
+      done.push(loaded.kind === 'matrix' ? message('{file}: {shape}', { file: file.name, shape: loaded.shape.join(' × ') })
+        : message('{file}: {count} gold links', { file: file.name, count: loaded.links }));
       if (view) await this.show(view);
     }
-    if (done.length) $('byo-status').textContent = `Loaded ${done.join('; ')}`;
-    const still = this.files.matrix && refused.length ? ` (still showing ${this.files.matrix.name})` : '';
-    showProblem($('byo-file'), refused.length ? `${refused.join('; ')}${still}` : '');
+    if (done.length) showSaid($('byo-status'), message('Loaded {files}', { files: done }));
+    const still = this.files.matrix && refused.length ? message('{refused} (still showing {file})', { refused, file: this.files.matrix.name }) : refused;
+    showProblem($('byo-file'), refused.length ? still : '');
     $('byo-view').dataset.state = refused.length ? 'error' : 'ok';
   }
 
@@ -94,7 +99,7 @@ export class ByoView {
       return;
     }
     // refused (no such layer, nothing left to show): said next to the control; the last good matrix stays
-    showProblem($(reply.field ? `byo-${reply.field}` : 'byo-method'), reply.type === 'cancelled' ? 'cancelled' : reply.message);
+    showProblem($(reply.field ? `byo-${reply.field}` : 'byo-method'), reply.type === 'cancelled' ? 'cancelled' : saidBy(reply));
   }
 
   // Stops the worker; a fresh one is given the last good files again.
@@ -108,23 +113,24 @@ export class ByoView {
     for (const [what, count] of [['layer', view.layers], ['head', view.heads]]) {
       const input = $(`byo-${what}`);
       input.max = String(count - 1);
-      showProblem(input, view[what].message);
-      if (view[what].message) input.value = String(view[what].value);
+      showProblem(input, view[what].said);
+      if (view[what].said) input.value = String(view[what].value);
     }
     this.view = view;
     $('byo-pharaoh').textContent = view.pharaoh;
     for (const id of ['byo-export-svg', 'byo-export-png']) $(id).disabled = false;
     const score = $('byo-score');
     if (view.score) {
-      score.textContent = `AER ${view.score.aer.toFixed(3)} · precision ${view.score.precision.toFixed(3)} · recall ${view.score.recall.toFixed(3)} against ${view.goldName}` +
-        (view.goldNote ? ` · ⚠ ${view.goldName}: ${view.goldNote}` : '');
+      const { aer, precision, recall } = view.score, gold = view.goldName;
+      const scored = message('AER {aer} · precision {precision} · recall {recall} against {gold}', { aer: aer.toFixed(3), precision: precision.toFixed(3), recall: recall.toFixed(3), gold });
+      showSaid(score, view.goldNote ? message('{score} · ⚠ {gold}: {note}', { score: scored, gold, note: view.goldNote }) : scored);
       score.dataset.goldShape = view.goldNote ? 'differs' : 'fits';
       score.dataset.aer = String(view.score.aer);
     } else {
-      score.textContent = '';
+      showSaid(score, '');
       delete score.dataset.aer;
     }
-    showProblem(score, view.goldProblem ? `${view.goldName}: ${view.goldProblem}; not scored` : '');
+    showProblem(score, view.goldProblem ? message('{gold}: {problem}; not scored', { gold: view.goldName, problem: view.goldProblem }) : '');
     await this.redraw();
   }
 

@@ -4,6 +4,8 @@
 // indicator for work that takes longer than BUSY_AFTER_MS (elapsed time, progress where known, a
 // Cancel button). checkNumber is pure (the module worker and tests/js/ use it too); the rest needs
 // a page.
+import { say, showSaid, t } from './i18n.mjs';
+import { english, message } from './messages.mjs';
 import { latestOnly } from './worker-client.mjs';
 
 export const BUSY_AFTER_MS = 150;
@@ -16,23 +18,36 @@ const attributeNumber = (text, fallback) => (text === null || text === '' || tex
  * message says what was changed or refused ('' when the text was fine as it was).
  */
 /** @param {string} text @param {{name: string, min?: number, max?: number, step?: number | 'any'}} limits */
-export function checkNumber(text, { name, min = -Infinity, max = Infinity, step = 'any' }) {
+export function checkNumber(text, limits) {
+  const { value, said } = numberCheck(text, limits);
+  return { value, message: english(said) };
+}
+
+/**
+ * checkNumber's answer with its message as a message (messages.mjs) the page says in the reader's language: {value, said}.
+ * @param {string} text @param {{name: string, min?: number, max?: number, step?: number | 'any'}} limits
+ * @returns {{value: number | null, said: import('./messages.mjs').Message}}
+ */
+export function numberCheck(text, { name: named, min = -Infinity, max = Infinity, step = 'any' }) {
   const trimmed = String(text ?? '').trim();
   const number = trimmed === '' ? NaN : Number(trimmed);
-  const range = max === Infinity ? (min === -Infinity ? '' : ` ${min} or more`) : min === -Infinity ? ` up to ${max}` : ` from ${min} to ${max}`;
-  if (!Number.isFinite(number)) return { value: null, message: `${name} needs a number${range}${trimmed ? `, not “${trimmed}”` : ''}` };
-  if (number < min) return { value: min, message: `${name} ${trimmed} is below ${min}: using ${min}` };
-  if (number > max) return { value: max, message: `${name} ${trimmed} is above ${max}: using ${max}` };
+  const name = message(named);  // a control's name, said in the reader's language where the tables have it
+  const range = max === Infinity ? (min === -Infinity ? '' : message(' {min} or more', { min })) : min === -Infinity ? message(' up to {max}', { max }) : message(' from {min} to {max}', { min, max });
+  if (!Number.isFinite(number)) {
+    return { value: null, said: message('{name} needs a number{range}{given}', { name, range, given: trimmed ? message(', not “{text}”', { text: trimmed }) : '' }) };
+  }
+  if (number < min) return { value: min, said: message('{name} {text} is below {min}: using {value}', { name, text: trimmed, min, value: min }) };
+  if (number > max) return { value: max, said: message('{name} {text} is above {max}: using {value}', { name, text: trimmed, max, value: max }) };
   const increment = attributeNumber(step, NaN);
   if (Number.isFinite(increment) && increment > 0) {
     const base = Number.isFinite(min) ? min : 0;
     const snapped = Math.min(max, +(base + Math.round((number - base) / increment) * increment).toFixed(10));
     if (Math.abs(snapped - number) > 1e-9 * Math.max(1, Math.abs(number))) {
-      const what = increment === 1 ? 'is not a whole number' : `is not a step of ${increment}`;
-      return { value: snapped, message: `${name} ${trimmed} ${what}: using ${snapped}` };
+      const params = { name, text: trimmed, step: increment, value: snapped };
+      return { value: snapped, said: message(increment === 1 ? '{name} {text} is not a whole number: using {value}' : '{name} {text} is not a step of {step}: using {value}', params) };
     }
   }
-  return { value: number, message: '' };
+  return { value: number, said: '' };
 }
 
 const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
@@ -61,8 +76,8 @@ export const boundsOf = (input) => ({
 
 /** A number input's value through checkNumber, with its message shown next to it; null: refused. */
 export function readNumber(input) {
-  const { value, message } = checkNumber(input.validity.badInput ? 'not a number' : input.value, boundsOf(input));
-  showProblem(input, message);
+  const { value, said } = numberCheck(input.validity.badInput ? 'not a number' : input.value, boundsOf(input));
+  showProblem(input, said);
   return value;
 }
 
@@ -87,10 +102,13 @@ export function copyText(text) {
   return navigator.clipboard?.writeText(text) ?? Promise.reject(new Error('no clipboard'));
 }
 
-/** Shows (or, with '', clears) a problem next to an element; a form control is marked aria-invalid. */
+/**
+ * Shows (or, with '', clears) a problem next to an element, in the reader's language (a message of
+ * messages.mjs, or English text); a form control is marked aria-invalid.
+ */
 export function showProblem(control, message) {
   const box = problemBox(control);
-  if (box.textContent !== message) box.textContent = message;
+  showSaid(box, message);
   box.hidden = !message;
   if (!('validity' in control)) return;
   if (message) control.setAttribute('aria-invalid', 'true');
@@ -111,7 +129,7 @@ export class BusyIndicator {
     this.bar = Object.assign(document.createElement('progress'), { hidden: true, max: 1 });
     this.box.append(Object.assign(document.createElement('span'), { className: 'spinner' }), this.text, this.bar);
     if (onCancel) {
-      this.cancel = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Cancel', className: 'cancel' });
+      this.cancel = Object.assign(document.createElement('button'), { type: 'button', textContent: t('Cancel'), className: 'cancel' });
       this.cancel.addEventListener('click', () => onCancel());
       this.box.append(this.cancel);
     }
@@ -121,6 +139,7 @@ export class BusyIndicator {
     this.ticker = 0;
   }
 
+  /** @param {any} text what is being done: English text or a message (messages.mjs) */
   start(text) {
     this.label = text;
     if (this.timer || !this.box.hidden) {  // still busy: the words change, the seconds count on
@@ -139,7 +158,7 @@ export class BusyIndicator {
 
   render() {
     const seconds = (performance.now() - this.started) / 1000;
-    this.text.textContent = `${this.label}… ${seconds.toFixed(1)} s`;
+    this.text.textContent = t('{what}… {seconds} s', { what: say(this.label), seconds: seconds.toFixed(1) });
   }
 
   progress(loaded, total) {

@@ -4,6 +4,7 @@
 // (models/familiarity.json, tools/eval/familiarity.mjs). A pair whose words the model expects less than
 // almost every held-out pair is one it was not trained for, and its attention may align it less
 // well. Used by the model worker, the page and the tool that measures the reference; no DOM here.
+import { english, message } from './messages.mjs';
 
 /** The signal: log p(target | source) per target piece, '</s>' included (attentions() with
  * pieces: true and logProbs: true gives one log-probability per piece). */
@@ -44,36 +45,38 @@ export function rank(score, reference) {
 export const FAR = 0.02;
 export const UNUSUAL = 0.1;
 
-/** {level: 'familiar' | 'unusual' | 'far', rank, text}: one sentence a learner understands.
+/** {level: 'familiar' | 'unusual' | 'far', rank, text, said}: one sentence a learner understands
+ * (text in English, said as a message of messages.mjs for the page to say in the reader's language).
  * `what`: 'pair' (a sentence and its translation, the alignment view) or 'translation' (the
  * model's own output for an input, the translation view); `data`: the model's training text in a
  * few words. */
 export function describe(score, reference, { what = 'pair', data = 'its training data' } = {}) {
   const share = rank(score, reference);
-  const percent = share < 0.01 ? 'over 99' : String(Math.round((1 - share) * 100));
-  const subject = what === 'translation' ? 'This input' : 'This sentence pair';
-  const versus = what === 'translation' ? 'than its translations of' : 'than';
-  if (share < FAR) {
-    return {
-      level: 'far', rank: share,
-      text: `${subject} is far from what the model learned: it finds the words less likely ${versus} ` +
-        `${percent}% of held-out sentences from ${data}, so read its ` +
-        `${what === 'translation' ? 'translation and attention' : 'attention'} with care.`,
-    };
-  }
-  if (share < UNUSUAL) {
-    return {
-      level: 'unusual', rank: share,
-      text: `${subject} is unusual for the model: it finds the words less likely ${versus} ${percent}% ` +
-        `of held-out sentences from ${data}.`,
-    };
-  }
-  return {
-    level: 'familiar', rank: share,
-    text: `${subject} is like what the model learned from ${data}: its words are as likely as in ` +
-      `${share >= 0.5 ? 'a typical' : 'many a'} held-out sentence.`,
-  };
+  const percent = share < 0.01 ? message('over 99') : String(Math.round((1 - share) * 100));
+  const level = share < FAR ? 'far' : share < UNUSUAL ? 'unusual' : 'familiar';
+  const template = SENTENCES[level][what === 'translation' ? 'translation' : 'pair'][level === 'familiar' && share < 0.5 ? 1 : 0];
+  const said = message(template, { percent, data: message(data) });
+  return { level, rank: share, text: english(said), said };
 }
+
+// The sentences of describe(), by level and by what is measured; a familiar one says "a typical"
+// held-out sentence from the median on, "many a" below it.
+const SENTENCES = {
+  far: {
+    pair: ['This sentence pair is far from what the model learned: it finds the words less likely than {percent}% of held-out sentences from {data}, so read its attention with care.'],
+    translation: ['This input is far from what the model learned: it finds the words less likely than its translations of {percent}% of held-out sentences from {data}, so read its translation and attention with care.'],
+  },
+  unusual: {
+    pair: ['This sentence pair is unusual for the model: it finds the words less likely than {percent}% of held-out sentences from {data}.'],
+    translation: ['This input is unusual for the model: it finds the words less likely than its translations of {percent}% of held-out sentences from {data}.'],
+  },
+  familiar: {
+    pair: ['This sentence pair is like what the model learned from {data}: its words are as likely as in a typical held-out sentence.',
+      'This sentence pair is like what the model learned from {data}: its words are as likely as in many a held-out sentence.'],
+    translation: ['This input is like what the model learned from {data}: its words are as likely as in a typical held-out sentence.',
+      'This input is like what the model learned from {data}: its words are as likely as in many a held-out sentence.'],
+  },
+};
 
 // The longest sentences the translation models learned from. The data pipeline drops pairs with a
 // side of more than 80 words (docs/DATA_CARD.md), and nearly every kept sentence is far shorter:

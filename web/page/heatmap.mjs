@@ -139,6 +139,7 @@ export class Heatmap extends CanvasFigure {
     this.spot = {};
     this.size = null;
     this.wrapper.hidden = true;
+    if (this.mark) this.mark.hidden = true;
     this.readout.textContent = '';
     this.described = null;
     Object.assign(this.host.dataset, { rows: '0', cols: '0', links: '0' });
@@ -206,6 +207,32 @@ export class Heatmap extends CanvasFigure {
     }
     this.resize(this.layout.width, this.layout.height);
     this.host.dataset.cell = String(this.layout.cell);
+    this.placeMark();
+  }
+
+  /**
+   * Outlines row `row` (-1: none), as a step-through marks its current word: an element over the
+   * cells that glides to the next row marked (style.css .row-mark: a short transition, none where
+   * the reader asks for less motion).
+   */
+  markRow(row) {
+    this.markedRow = row;
+    this.placeMark();
+  }
+
+  placeMark() {
+    const row = this.markedRow ?? -1, shown = Boolean(this.figure) && row >= 0 && row < this.figure.rows;
+    if (!this.mark) {
+      if (!shown) return;
+      this.mark = Object.assign(document.createElement('div'), { className: 'row-mark' });
+      this.mark.setAttribute('aria-hidden', 'true');
+      this.plane.append(this.mark);
+    }
+    this.mark.hidden = !shown;
+    if (!shown) return;
+    const { cell, left, top } = this.layout;
+    Object.assign(this.mark.style, { left: `${left}px`, top: `${top}px`, width: `${this.figure.cols * cell}px`, height: `${cell}px`, transform: `translateY(${row * cell}px)` });
+    this.mark.dataset.row = String(row);
   }
 
   // Two fingers pinch the cells larger or smaller, about the point between them (the figure's

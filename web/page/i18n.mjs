@@ -2,6 +2,7 @@
 // #ui-language and kept in the URL hash under 'lang'. Strings are looked up by their English text,
 // as gettext does: index.html's text and its aria-label, title and placeholder attributes are
 // translated in place (and given back for English), and the views pass what they write through t().
+import { sayWith } from './messages.mjs';
 import { ZH } from './strings-zh.mjs';
 
 /** The interface languages: the select's value -> {name, tag (the html element's lang), table}. */
@@ -21,6 +22,29 @@ export function t(text, params = {}) {
   return translated.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+/**
+ * A message made at run time (messages.mjs: English text, or a template with fields) in the
+ * interface language; the library's own text stays English, after a lead-in saying so.
+ */
+export const say = (said) => sayWith(said, (text) => LANGUAGES[current].table[text],
+  (text) => (current === 'en' ? text : `${t('The library says (in English):')} ${text}`));
+
+// The elements that show a run-time message, with it: said again when the language changes.
+const shown = new WeakMap();
+
+/** Shows `said` (a message; '' or null: nothing) as the text of `element`, in every language the reader chooses. */
+export function showSaid(element, said) {
+  const text = say(said);
+  if (element.textContent !== text) element.textContent = text;
+  if (said) {
+    shown.set(element, said);
+    element.dataset.said = '';
+  } else {
+    shown.delete(element);
+    delete element.dataset.said;
+  }
+}
+
 /** Calls `listener` after every change of language (the views write their lines again). */
 export function onLanguage(listener) {
   listeners.add(listener);
@@ -30,7 +54,7 @@ export const normalText = (text) => text.replace(/\s+/g, ' ').trim();
 
 // What is never translated: the reader's own text, code, numbers read out, the figures, and the
 // languages' own names in the switch.
-const KEEP = 'script, style, textarea, code, pre, output, canvas, .readout, .heatmap, .lines, .model-grid, #ui-language';
+const KEEP = 'script, style, textarea, code, pre, output, canvas, .readout, .heatmap, .lines, .model-grid, #ui-language, [data-said]';
 const ATTRIBUTES = ['aria-label', 'title', 'placeholder'];
 const englishText = new WeakMap();        // a text node -> its English
 // a string of a table -> its English: a text the views wrote in Chinese (through t()) goes back too
@@ -73,6 +97,7 @@ export function setLanguage(name) {
   document.documentElement.lang = tag;
   translateText(document.body, table);
   translateAttributes(document.body, table);
+  for (const element of document.querySelectorAll('[data-said]')) element.textContent = say(shown.get(element));
   for (const listener of listeners) listener(current);
 }
 

@@ -1,5 +1,6 @@
 // The line view: source words on top, target words below, a line per kept weight.
 import { CanvasFigure } from './canvas.mjs';
+import { onLanguage, t } from './i18n.mjs';
 import { keysOf, measurer, themeOf } from './painters.mjs';
 import { shortLabel } from './text.mjs';
 
@@ -26,6 +27,7 @@ export class LineView extends CanvasFigure {
     // the legend under the lines: what a line, its darkness and its colour say
     this.legend = Object.assign(document.createElement('p'), { className: 'line-legend' });
     host.after(this.legend);
+    onLanguage(() => { if (this.described && !this.legend.hidden) this.describe(...this.described); });
     this.clear();
   }
 
@@ -37,14 +39,16 @@ export class LineView extends CanvasFigure {
     this.host.dataset.lines = '0';
   }
 
-  // The legend's words for this drawing: how many lines a word keeps, and which colour is a link.
+  // The legend's words for this drawing: how many lines a word keeps, and which colour is a link;
+  // written again in the interface's language when it changes.
   describe(topK, minimum, links) {
+    this.described = [topK, minimum, links];
     const swatch = (kind, text) => {
       const item = Object.assign(document.createElement('span'), { className: `swatch ${kind}` });
-      return [item, ` ${text} `];
+      return [item, ` ${t(text)} `];
     };
     this.legend.replaceChildren(
-      `Each target word (below) joins the ${topK} source words (above) it attends to most, where the weight is at least ${minimum}; the darker the line, the more attention. `,
+      t('Each target word (below) joins the {count} source words (above) it attends to most, where the weight is at least {minimum}; the darker the line, the more attention. ', { count: topK, minimum }),
       ...(links ? swatch('swatch-link', 'an alignment link') : []), ...swatch('swatch-attention', 'attention only'));
     this.legend.hidden = false;
   }

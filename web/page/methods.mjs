@@ -2,6 +2,7 @@
 // (`attn.alignment`, written once in attn/align/methods.hpp; the worker hands them to the page in
 // its 'ready' message): which methods there are, what each needs, the defaults. Nothing here
 // names a method.
+import { t } from './i18n.mjs';
 
 // The name of a multilingual file's direction, source -> target: 'en-fr-transformer', the name the
 // command line reads a target from too (models/en-fr-transformer.safetensors; native/cli.cpp).
@@ -41,10 +42,29 @@ export const statisticalKindOf = (rules, rule) =>
 // as data-aer), and `attn align`'s default says so. The first method starts selected.
 export function listMethods(select, methods, defaults, devAer = {}) {
   select.replaceChildren(...methods.map(({ name, description }) => {
-    const note = name === defaults.method ? ' (attn align’s default)' : '';
-    const aer = devAer[name];
-    const option = new Option(`${name}${aer === undefined ? '' : ` — dev AER ${aer.toFixed(3)}`}: ${description}${note}`, name);
-    if (aer !== undefined) option.dataset.aer = String(aer);
+    const option = new Option('', name);
+    option.dataset.description = description;
+    if (name === defaults.method) option.dataset.byDefault = 'true';
+    if (devAer[name] !== undefined) option.dataset.aer = String(devAer[name]);
+    option.textContent = methodLabel(option);
     return option;
   }));
+}
+
+/**
+ * A method option's text in the interface language (i18n.mjs): its name, its dev-set AER where
+ * measured, what it does (the library's description, through the string tables), attn align's
+ * default, and, where the pair lacks a file it needs, which (data-lacking) and for what pair.
+ */
+export function methodLabel(option) {
+  const { description = '', aer, byDefault, lacking, pair } = option.dataset;
+  const measured = aer === undefined ? '' : t(' — dev AER {aer}', { aer: Number(aer).toFixed(3) });
+  const note = byDefault ? t(' (attn align’s default)') : '';
+  const text = t('{method}{aer}: {description}{note}', { method: option.value, aer: measured, description: t(description), note });
+  return lacking ? text + t(' — needs {files}, not shipped for {pair}', { files: t(lacking), pair }) : text;
+}
+
+/** Writes every option of a method select again, in the interface language. */
+export function relabelMethods(select) {
+  for (const option of select.options) option.textContent = methodLabel(option);
 }

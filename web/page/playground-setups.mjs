@@ -2,6 +2,7 @@
 // and values of any size, a batch with a valid length per element or per row), each turned into
 // the module's call, and checked against what the tutorial printed. Pure (tests/js/playground.test.mjs
 // runs every set-up through the module and compares with the published outputs).
+import { english, message, problem } from './messages.mjs';
 import { formatTensor, parseTensor } from './tensors.mjs';
 
 const D2L_VALUES = 'torch.arange(40, dtype=torch.float32).reshape(1, 10, 4).repeat(2, 1, 1)';
@@ -85,13 +86,13 @@ function boxed(field, what, read) {
 function batched(tensor, what) {
   if (tensor.shape.length === 2) return { batch: 1, rows: tensor.shape[0], size: tensor.shape[1], data: tensor.data };
   if (tensor.shape.length === 3) return { batch: tensor.shape[0], rows: tensor.shape[1], size: tensor.shape[2], data: tensor.data };
-  throw new Error(`${what} must have 2 or 3 dimensions ((batch,) rows, size), got ${tensor.shape.length}: ${tensor.shape.join(' × ')}`);
+  throw problem('{what} must have 2 or 3 dimensions ((batch,) rows, size), got {count}: {shape}', { what: message(what), count: tensor.shape.length, shape: tensor.shape.join(' × ') });
 }
 
 // An element repeated to `batch` (a batch of 1 goes with any batch, as PyTorch broadcasts it).
 function toBatch(m, batch, what) {
   if (m.batch === batch) return m.data;
-  if (m.batch !== 1) throw new Error(`${what} has a batch of ${m.batch} where the others have ${batch}`);
+  if (m.batch !== 1) throw problem('{what} has a batch of {batch} where the others have {others}', { what: message(what), batch: m.batch, others: batch });
   const out = new Float32Array(batch * m.data.length);
   for (let b = 0; b < batch; b++) out.set(m.data, b * m.data.length);
   return out;
@@ -104,10 +105,10 @@ function validLengths(text, batch, rows, cols) {
   const count = data.length;
   const shapeOk = (shape.length === 1 && count === batch) || (shape.length === 2 && shape[0] === batch && shape[1] === rows);
   if (!shapeOk) {
-    throw new Error(`valid lengths: ${shape.join(' × ')} given; one per batch element (${batch}) or one per row (${batch} × ${rows}) is needed`);
+    throw problem('valid lengths: {shape} given; one per batch element ({batch}) or one per row ({batch} × {rows}) is needed', { shape: shape.join(' × '), batch, rows });
   }
   const bad = data.find((n) => !Number.isInteger(n) || n < 0 || n > cols);
-  if (bad !== undefined) throw new Error(`valid lengths must be whole numbers from 0 to ${cols} (the number of keys), got ${bad}`);
+  if (bad !== undefined) throw problem('valid lengths must be whole numbers from 0 to {cols} (the number of keys), got {value}', { cols, value: bad });
   return Int32Array.from(data);
 }
 
@@ -129,7 +130,7 @@ export function tensorRequest(kind, texts, controls) {
   }
   const q = matrix('queries', 'queries'), k = matrix('keys', 'keys'), v = matrix('values', 'values');
   if (k.rows !== v.rows) {
-    throw Object.assign(new Error(`keys have ${k.rows} rows and values ${v.rows}: one value per key is needed`), { field: 'values' });
+    throw problem('keys have {keys} rows and values {values}: one value per key is needed', { keys: k.rows, values: v.rows }, { field: 'values' });
   }
   const batch = Math.max(q.batch, k.batch, v.batch);
   const [query, key, value] = [[q, 'queries'], [k, 'keys'], [v, 'values']].map(([m, what]) => boxed(what, what, () => toBatch(m, batch, what)));
@@ -148,7 +149,8 @@ export function tensorRequest(kind, texts, controls) {
 }
 
 /**
- * The set-up's output beside what the tutorial printed: {ours, theirs, verdict, agrees}.
+ * The set-up's output beside what the tutorial printed: {ours, theirs, verdict, said (the verdict as a
+ * message, messages.mjs), agrees}.
  * output: [batch][rows][outputSize] floats; valid: the request's valid lengths (for the rule).
  */
 export function compareWithPublished(setup, output, { batch, rows, cols, outputSize, options }) {
@@ -158,10 +160,10 @@ export function compareWithPublished(setup, output, { batch, rows, cols, outputS
     const same = setup.published.shape.join() === [batch, rows, outputSize].join();
     const difference = same ? Math.max(...setup.published.data.map((x, i) => Math.abs(x - output[i]))) : Infinity;
     const agrees = difference <= 1e-4;
-    const verdict = !same ? `The shapes differ: the tutorial printed ${setup.published.shape.join(' × ')}, this is ${batch} × ${rows} × ${outputSize}.`
-      : agrees ? `The same as the tutorial's output (largest difference ${difference.toExponential(1)}).`
-        : `Not the tutorial's output: the largest difference is ${difference.toFixed(4)} (the inputs or settings were changed).`;
-    return { ours, theirs, verdict, agrees };
+    const said = !same ? message('The shapes differ: the tutorial printed {theirs}, this is {ours}.', { theirs: setup.published.shape.join(' × '), ours: `${batch} × ${rows} × ${outputSize}` })
+      : agrees ? message('The same as the tutorial\'s output (largest difference {difference}).', { difference: difference.toExponential(1) })
+        : message('Not the tutorial\'s output: the largest difference is {difference} (the inputs or settings were changed).', { difference: difference.toFixed(4) });
+    return { ours, theirs, verdict: english(said), said, agrees };
   }
   if (setup.rule) {
     const valid = options.validLength;
@@ -177,7 +179,7 @@ export function compareWithPublished(setup, output, { batch, rows, cols, outputS
     }
     const verdict = agrees ? 'As the tutorial shows: zero past every valid length, each row summing to 1.'
       : 'Not as the tutorial shows: some weight lies past a valid length, or a row does not sum to 1 (the settings were changed).';
-    return { ours, theirs: setup.rule, verdict, agrees };
+    return { ours, theirs: setup.rule, verdict, said: verdict, agrees };
   }
-  return { ours, theirs: '', verdict: '', agrees: null };
+  return { ours, theirs: '', verdict: '', said: '', agrees: null };
 }

@@ -7,7 +7,8 @@ import { readNumber, showProblem } from './controls.mjs';
 import { SETUPS, compareWithPublished, parameters, tensorRequest } from './playground-setups.mjs';
 import { Heatmap } from './views.mjs';
 import { buildMatrices, matmul, merge, projectionField, readMatrix, showMatrix, split } from './projections.mjs';
-import { t } from './i18n.mjs';
+import { onLanguage, say, showSaid, t } from './i18n.mjs';
+import { message, problemOf, saidBy } from './messages.mjs';
 import { latestOnly } from './worker-client.mjs';
 
 const TOKENS = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0.5, 0.5, 0]];
@@ -68,10 +69,10 @@ function number(id) {
 function halfWidth(local) {
   const value = number('half-width');
   if (local !== 'predictive' || value >= 1) return value;
-  const problem = 'D = 0 leaves local-p no window: it weighs the keys by a bell curve D / 2 wide around the position ' +
-    'it predicts. Choose D of 1 or more (local-m takes D = 0: each query then sees the key at its own position only).';
-  showProblem($('half-width'), problem);
-  throw Object.assign(new Error(problem), { beside: true });
+  const said = message('D = 0 leaves local-p no window: it weighs the keys by a bell curve D / 2 wide around the position ' +
+    'it predicts. Choose D of 1 or more (local-m takes D = 0: each query then sees the key at its own position only).');
+  showProblem($('half-width'), said);
+  throw problemOf(said, { beside: true });
 }
 
 const setupName = () => (SETUPS[$('playground-setup').value] ? $('playground-setup').value : 'tokens');
@@ -81,14 +82,14 @@ const setupName = () => (SETUPS[$('playground-setup').value] ? $('playground-set
 function showSetup() {
   const setup = SETUPS[setupName()];
   for (const element of $('playground').querySelectorAll('[data-kinds]')) element.hidden = !element.dataset.kinds.split(' ').includes(setup.kind);
-  $('playground-note').textContent = setup.note;
+  showSaid($('playground-note'), setup.note);
   const given = setup.kind === 'softmax';
   for (const id of ['score', 'local']) {
     $(id).disabled = given;
-    $(id).title = given ? 'the masked softmax takes its scores as given (the box “scores X”)' : '';
+    $(id).title = given ? t('the masked softmax takes its scores as given (the box “scores X”)') : '';
   }
-  $('scores-caption').textContent = given ? 'scores X (the input)' : 'scores (before masking and the probability function)';
-  $('output-caption').textContent = given ? 'output = masked softmax of X' : 'output = weights × values';
+  showSaid($('scores-caption'), given ? 'scores X (the input)' : 'scores (before masking and the probability function)');
+  showSaid($('output-caption'), given ? 'output = masked softmax of X' : 'output = weights × values');
   return setup;
 }
 
@@ -165,7 +166,7 @@ function projections(heads) {
   $('pg-wo-figure').hidden = heads === 1;
   $('pg-final-figure').hidden = !on || heads === 1;
   $('playground').dataset.projected = String(on);
-  $('tokens-caption').textContent = on ? t('tokens X (their queries, keys and values come from the projections)') : t('tokens (queries = keys = values)');
+  showSaid($('tokens-caption'), on ? 'tokens X (their queries, keys and values come from the projections)' : 'tokens (queries = keys = values)');
   if (!on) return null;
   const x = readTokens();
   const [q, k, v] = ['wq', 'wk', 'wv'].map((name) => matmul(x, LENGTH, DIM, readMatrix(name, DIM), DIM));
@@ -182,9 +183,9 @@ function drawTensors(result, asked, heatmap) {
   showMatrix('output', 'y', output, rows, outputSize, shown * rows * outputSize, 4);
   const compared = compareWithPublished(asked.setup, output, asked);
   $('pg-ours').textContent = compared.ours;
-  $('pg-theirs').textContent = compared.theirs;
+  $('pg-theirs').textContent = say(compared.theirs);  // the tutorial's tensor, or in words what it shows
   $('pg-theirs-figure').hidden = !compared.theirs;
-  $('pg-verdict').textContent = compared.verdict;
+  showSaid($('pg-verdict'), compared.said);
   $('pg-verdict').dataset.agrees = String(compared.agrees);
   const labels = (letter, n) => Array.from({ length: n }, (_, i) => `${letter}${i + 1}`);
   return heatmap.draw({
@@ -218,9 +219,10 @@ function draw(result, asked, heatmap) {
 function refuse(problem, heatmap) {
   heatmap.clear();
   for (const id of ['scores', 'output']) $(id).replaceChildren();
-  for (const id of ['pg-ours', 'pg-theirs', 'pg-verdict']) $(id).textContent = '';
+  for (const id of ['pg-ours', 'pg-theirs']) $(id).textContent = '';
+  showSaid($('pg-verdict'), '');
   $('pg-theirs-figure').hidden = true;
-  $('error').textContent = problem.message;  // text, never markup
+  showSaid($('error'), saidBy(problem));  // text, never markup; the library's own words after a lead-in
   $('error').hidden = Boolean(problem.beside);
   for (const id of Object.values(BOXES)) $(id).setAttribute('aria-invalid', String(id === problem.box));
 }
@@ -249,7 +251,7 @@ async function update(run, heatmap) {
   const reply = await run({ type: asked.type, options: asked.options });
   if (reply.type === 'superseded') return;
   if (reply.type !== 'result') {
-    refuse(new Error(reply.message ?? 'cancelled'), heatmap);
+    refuse(reply.type === 'cancelled' ? { said: 'cancelled' } : reply, heatmap);
     return;
   }
   $('error').hidden = true;
@@ -268,7 +270,7 @@ export function startPlayground(client, beforeFirst = () => {}, restoring = () =
   buildTokenTable();
   buildMatrices(DIM);
   const select = $('playground-setup');
-  for (const [name, setup] of Object.entries(SETUPS)) select.add(new Option(setup.label, name));
+  for (const [name, setup] of Object.entries(SETUPS)) select.add(new Option(t(setup.label), name));
   beforeFirst();
   const heatmap = new Heatmap($('playground-heatmap'), { label: 'attention weights of the playground: queries as rows, keys as columns' });
   const run = latestOnly((message) => client.request(message));
@@ -278,6 +280,7 @@ export function startPlayground(client, beforeFirst = () => {}, restoring = () =
   for (const id of [...PLAYGROUND_CONTROLS, 'colormap']) $(id).addEventListener('input', () => update(run, heatmap));
   $('tokens').addEventListener('input', () => update(run, heatmap));
   $('pg-projections').addEventListener('input', () => update(run, heatmap));
+  onLanguage(() => update(run, heatmap));  // its notes, captions and problems in the new language
   return update(run, heatmap);
 }
 

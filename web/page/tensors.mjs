@@ -4,6 +4,7 @@
 // torch.normal(0, 1, (2, 1, 20)), torch.rand(2, 2, 4), torch.randn(2, 4)). Random ones come from a seeded
 // generator, so a link reproduces them; their values are not PyTorch's. Pure (tests/js/playground.test.mjs).
 
+import { message, problem } from './messages.mjs';
 import { shortLabel } from './text.mjs';
 
 export const MAX_ELEMENTS = 4096;
@@ -12,11 +13,13 @@ const MAX_DEPTH = 8;  // nested lists: the playground's tensors have at most 3 d
 const size = (shape) => shape.reduce((a, b) => a * b, 1);
 
 function checkShape(shape, what) {
-  if (!shape.length) throw new Error(`${what} needs a shape`);
+  if (!shape.length) throw problem('{what} needs a shape', { what });
   for (const n of shape) {
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${what}: every size must be a whole number of at least 1, got ${n}`);
+    if (!Number.isInteger(n) || n < 1) throw problem('{what}: every size must be a whole number of at least 1, got {size}', { what, size: n });
   }
-  if (size(shape) > MAX_ELEMENTS) throw new Error(`${what}: ${shape.join(' × ')} is ${size(shape)} numbers, more than the playground's ${MAX_ELEMENTS}`);
+  if (size(shape) > MAX_ELEMENTS) {
+    throw problem('{what}: {shape} is {count} numbers, more than the playground\'s {most}', { what, shape: shape.join(' × '), count: size(shape), most: MAX_ELEMENTS });
+  }
   return shape;
 }
 
@@ -51,22 +54,23 @@ class Parser {
   constructor(text, what) {
     this.tokens = tokenize(text);
     this.i = 0;
-    this.what = what;
+    this.what = message(what);  // the box's name, said in the reader's language
     this.random = uniform([...text].reduce((h, c) => Math.imul(h ^ c.codePointAt(0), 16777619), 2166136261));
   }
 
-  /** @param {string} message @returns {never} */
-  fail(message) {
+  /** @param {import('./messages.mjs').Message} said what is wrong (messages.mjs) @returns {never} */
+  fail(said) {
     const token = this.tokens[this.i];
+    if (!token) throw problem('{what}: {problem} at the end', { what: this.what, problem: said });
     // the text as the page shows labels: invisible and bidi characters as their code points
-    const shown = token ? shortLabel(String(token.value), 20).replace(/[\u2068\u2069]/g, '') : '';
-    throw new Error(`${this.what}: ${message}${token ? ` at “${shown}” (character ${token.at + 1})` : ' at the end'}`);
+    const shown = shortLabel(String(token.value), 20).replace(/[\u2068\u2069]/g, '');
+    throw problem('{what}: {problem} at “{text}” (character {at})', { what: this.what, problem: said, text: shown, at: token.at + 1 });
   }
 
   peek(value) { return this.tokens[this.i]?.value === value; }
 
   take(value) {
-    if (!this.peek(value)) this.fail(`“${value}” expected`);
+    if (!this.peek(value)) this.fail(message('“{text}” expected', { text: value }));
     this.i++;
   }
 
@@ -81,12 +85,12 @@ class Parser {
   // A nested list of numbers -> {shape, data}; every row the same length.
   list(depth = 1) {
     const start = this.i;
-    if (depth > MAX_DEPTH) this.fail(`lists nested more than ${MAX_DEPTH} deep`);
+    if (depth > MAX_DEPTH) this.fail(message('lists nested more than {depth} deep', { depth: MAX_DEPTH }));
     this.take('[');
     const items = [];
     while (!this.peek(']')) {
       items.push(this.peek('[') ? this.list(depth + 1) : { shape: [], data: [this.number()] });
-      if (this.i >= this.tokens.length) this.fail('“]” expected');
+      if (this.i >= this.tokens.length) this.fail(message('“{text}” expected', { text: ']' }));
       if (!this.peek(']')) this.take(',');
     }
     this.take(']');
@@ -97,7 +101,7 @@ class Parser {
       this.fail('rows of different lengths in the list');
     }
     const shape = [items.length, ...inner];
-    if (size(shape) > MAX_ELEMENTS) this.fail(`more than ${MAX_ELEMENTS} numbers`);
+    if (size(shape) > MAX_ELEMENTS) this.fail(message('more than {most} numbers', { most: MAX_ELEMENTS }));
     return { shape, data: items.flatMap((item) => item.data) };
   }
 
@@ -127,7 +131,7 @@ class Parser {
     while (this.peek(',')) this.i++;
     while (this.tokens[this.i + 1]?.value === '=') {
       const name = this.tokens[this.i].value;
-      if (name !== 'dtype' && name !== 'requires_grad') this.fail(`the argument ${name}= is not understood`);
+      if (name !== 'dtype' && name !== 'requires_grad') this.fail(message('the argument {name}= is not understood', { name }));
       this.i += 3;
       if (this.peek(',')) this.i++;
     }
@@ -160,7 +164,7 @@ class Parser {
     } else if (fn === 'tensor' || fn === 'array' || fn === 'FloatTensor') {
       tensor = this.list();
     } else {
-      this.fail(`${name}() is not one of ones, zeros, arange, rand, randn, normal, tensor`);
+      this.fail(message('{name}() is not one of ones, zeros, arange, rand, randn, normal, tensor', { name }));
     }
     this.keywords();
     this.take(')');
@@ -179,7 +183,7 @@ class Parser {
     if (name === 'reshape' || name === 'view') {
       const shape = this.sizes();
       const asked = shape.join(', ');
-      const cannot = () => this.fail(`cannot reshape ${tensor.shape.join(' × ')} (${size(tensor.shape)} numbers) to (${asked})`);
+      const cannot = () => this.fail(message('cannot reshape {shape} ({count} numbers) to ({asked})', { shape: tensor.shape.join(' × '), count: size(tensor.shape), asked }));
       if (shape.filter((n) => n === -1).length === 1) {
         const known = size(shape.filter((n) => n !== -1));
         if (known < 1 || size(tensor.shape) % known) cannot();
@@ -189,9 +193,9 @@ class Parser {
       if (size(shape) !== size(tensor.shape)) cannot();
       result = { shape, data: tensor.data };
     } else if (name === 'repeat') {
-      result = repeat(tensor, checkShape(this.sizes(), this.what), (message) => this.fail(message));
+      result = repeat(tensor, checkShape(this.sizes(), this.what), (said) => this.fail(said));
     } else if (name !== 'float') {
-      this.fail(`.${name}() is not one of reshape, view, repeat, float`);
+      this.fail(message('.{name}() is not one of reshape, view, repeat, float', { name }));
     }
     this.take(')');
     return result;
@@ -216,10 +220,10 @@ class Parser {
 
 // PyTorch's repeat: the tensor tiled `times[d]` along each dimension (missing leading ones added).
 function repeat(tensor, times, fail) {
-  if (times.length < tensor.shape.length) fail(`repeat needs at least ${tensor.shape.length} sizes`);
+  if (times.length < tensor.shape.length) fail(message('repeat needs at least {count} sizes', { count: tensor.shape.length }));
   const shape = [...Array(times.length - tensor.shape.length).fill(1), ...tensor.shape];
   const out = shape.map((n, d) => n * times[d]);
-  if (size(out) > MAX_ELEMENTS) fail(`more than ${MAX_ELEMENTS} numbers`);
+  if (size(out) > MAX_ELEMENTS) fail(message('more than {most} numbers', { most: MAX_ELEMENTS }));
   const data = new Array(size(out));
   const strides = shape.map((_, d) => size(shape.slice(d + 1)));
   for (let flat = 0; flat < data.length; flat++) {
@@ -236,14 +240,14 @@ function repeat(tensor, times, fail) {
 
 /**
  * text -> {shape, data: Float32Array}; `what` names the box in messages. Throws an Error that says
- * what is wrong and where.
+ * what is wrong and where (with its message for the page, messages.mjs).
  */
 export function parseTensor(text, what = 'tensor') {
-  if (!text.trim()) throw new Error(`${what} is empty`);
+  if (!text.trim()) throw problem('{what} is empty', { what: message(what) });
   const { shape, data } = new Parser(text, what).expression();
   const floats = Float32Array.from(data);
   const bad = floats.findIndex((x) => !Number.isFinite(x));
-  if (bad >= 0) throw new Error(`${what}: element ${bad} is not a finite number (in 32-bit floats)`);
+  if (bad >= 0) throw problem('{what}: element {index} is not a finite number (in 32-bit floats)', { what: message(what), index: bad });
   return { shape, data: floats };
 }
 

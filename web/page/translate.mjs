@@ -223,6 +223,7 @@ export class TranslateView {
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);
     $('step-label').textContent = shown ? t('{shown} of {rows}: “{word}”', { shown, rows, word: r.targetWords[shown - 1] }) : t('{shown} of {rows}', { shown: 0, rows });
+    this.heatmap.markRow(shown - 1);  // the word just written, outlined; the outline glides to the next step's
     return this.heatmap.draw({
       weights, rows, cols, rowLabels: labels, colLabels: r.sourceWords, links: [], colormap: $('colormap').value,
       title: `Translation of “${$('translate-source').value}” after ${shown} of ${rows} words${what ? ` (${what})` : ''}`,

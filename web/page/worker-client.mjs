@@ -107,7 +107,8 @@ const ownBuffers = (arrays) => arrays.filter((a) => a && a.buffer.byteLength ===
  * In a worker: init(message) runs for {type: 'init'} and posts {type: 'failed', message} if it
  * throws; every request {type, id, ...} waits for it and is answered with handlers[type](request)
  * as {type: 'result', id, result} (handing over the arrays that transfer(result) lists) or
- * {type: 'error', id, message, field}.
+ * {type: 'error', id, message, field, said} (said: the message for the page to say, messages.mjs;
+ * absent where the library or the engine threw).
  */
 /**
  * @param {{init: (message: any) => Promise<void>, handlers: Object<string, (request: any) => any>,
@@ -128,7 +129,7 @@ export function answerRequests({ init, handlers, transfer = () => [] }) {
       const result = await handler(data);
       self.postMessage({ type: 'result', id: data.id, result }, ownBuffers(transfer(result)));
     } catch (error) {
-      self.postMessage({ type: 'error', id: data.id, message: error.message, field: error.field });
+      self.postMessage({ type: 'error', id: data.id, message: error.message, field: error.field, said: error.said });
     }
   };
 }
