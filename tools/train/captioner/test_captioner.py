@@ -294,3 +294,24 @@ def test_word_dropout_hides_previous_words_in_training_only():
     assert not torch.allclose(plain_a[:, 1:], plain_b[:, 1:])  # the words seen change what follows ...
     assert torch.allclose(hidden_a, hidden_b)                  # ... unless every one after <bos> is hidden
     assert torch.allclose(hidden_a[:, 0], plain_a[:, 0])       # <bos> is never hidden
+
+
+def test_the_concepts_head_reads_every_kind_of_a_scene_from_the_mean_annotation():
+    from . import train
+    scenes = [generate.scene(11, "train", i, [0, 0, 1]) for i in range(3)]
+    kinds = train.kinds_batch(scenes)
+    assert kinds.shape == (3, len(objects.NAMES))
+    for row, s in zip(kinds, scenes):
+        assert set(torch.nonzero(row)[:, 0].tolist()) == {o["kind"] for o in s["objects"]}
+    m, _ = tiny()
+    head = torch.nn.Linear(m.sizes["channels"][-1], len(objects.NAMES))
+    images = torch.from_numpy(np.stack([pixels.prepare(make_fixture.tiny_image(), 16, model.PIXEL_MEAN,
+                                                       model.PIXEL_STD)] * 3))
+    inputs, targets, mask = train.token_batch(scenes)
+    batch = (images, inputs, targets, mask, kinds)
+    plain, parts = train.soft_loss(m, batch, 0.01)
+    assert "concepts" not in parts
+    with_head, parts = train.soft_loss(m, batch, 0.01, concepts=head, concept_weight=0.5)
+    assert abs(with_head.item() - (plain.item() + 0.5 * parts["concepts"])) < 1e-4
+    with_head.backward()
+    assert m.encoder.convs[0].weight.grad is not None and head.weight.grad.abs().sum() > 0

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from tools.data.scenes import generate, grammar
+from tools.data.scenes import generate, grammar, objects
 from . import fileformat, metrics, pixels
 from .model import PIXEL_MEAN, PIXEL_STD, SIZES, Captioner, grid_side
 
@@ -60,10 +60,19 @@ def token_batch(scenes):
     return inputs, targets, mask
 
 
+def kinds_batch(scenes):
+    """[B][kinds] 1 where the scene holds an object of that kind (the concepts head's targets)."""
+    present = torch.zeros((len(scenes), len(objects.NAMES)))
+    for b, s in enumerate(scenes):
+        for o in s["objects"]:
+            present[b, o["kind"]] = 1
+    return present
+
+
 def training_batch(seed, step, batch_size, kind_weights=None):
     scenes = [generate.scene(seed, "train", step * batch_size + i, kind_weights) for i in range(batch_size)]
     rng = np.random.default_rng([seed, 99, step])
-    return image_batch(scenes, rng), *token_batch(scenes)
+    return image_batch(scenes, rng), *token_batch(scenes), kinds_batch(scenes)
 
 
 class Batches(torch.utils.data.Dataset):
@@ -86,16 +95,24 @@ def sizes_of(channels):
     return {**SIZES, "channels": [int(c) for c in str(channels).split(",")]}
 
 
-def soft_loss(model, batch, penalty, word_dropout=0.0):
-    images, inputs, targets, mask = batch
-    logits, alphas = model.teacher_forced(model.encoder(images), inputs, word_dropout=word_dropout)
+def soft_loss(model, batch, penalty, word_dropout=0.0, concepts=None, concept_weight=0.0):
+    """The caption's negative log-likelihood, the doubly stochastic penalty and, with a concepts
+    head (training only, never exported), concept_weight times its loss: which kinds the scene holds,
+    read from the mean annotation that starts the decoder, so that it holds every kind present."""
+    images, inputs, targets, mask, kinds = batch
+    annotations = model.encoder(images)
+    logits, alphas = model.teacher_forced(annotations, inputs, word_dropout=word_dropout)
     nll = (F.cross_entropy(logits.transpose(1, 2), targets, reduction="none") * mask).sum(1)
     coverage = ((1 - (alphas * mask[:, :, None]).sum(1)) ** 2).sum(1)
-    return nll.mean() + penalty * coverage.mean(), {"nll": nll.mean().item(), "coverage": coverage.mean().item()}
+    loss, parts = nll.mean() + penalty * coverage.mean(), {"nll": nll.mean().item(), "coverage": coverage.mean().item()}
+    if concepts is not None and concept_weight > 0:
+        aux = F.binary_cross_entropy_with_logits(concepts(annotations.mean(1)), kinds, reduction="none").sum(1).mean()
+        loss, parts["concepts"] = loss + concept_weight * aux, aux.item()
+    return loss, parts
 
 
 def hard_loss(model, batch, state, entropy_bonus, generator):
-    images, inputs, targets, mask = batch
+    images, inputs, targets, mask, _ = batch
     with torch.no_grad():
         annotations = model.encoder(images)
     logits, _, _, log_alpha, entropy = model.teacher_forced(annotations, inputs, hard=True, generator=generator)
@@ -164,6 +181,8 @@ def main():
                    help="chances of 1, 2 and 3 kinds in a training scene, e.g. 0.15,0.45,0.4")
     p.add_argument("--word-dropout", type=float, default=0.0,
                    help="soft: chance that a previous word's embedding is zeroed in training")
+    p.add_argument("--concepts", type=float, default=0.0,
+                   help="soft: weight of a training-only head that names the scene's kinds from the mean annotation")
     p.add_argument("--warmup", type=int, default=None, help="warm-up steps (soft 100, hard 20)")
     args = p.parse_args()
     kind_weights = [float(w) for w in args.kind_weights.split(",")] if args.kind_weights else None
@@ -183,11 +202,16 @@ def main():
     else:
         params = list(model.encoder.parameters()) + list(model.decoder.parameters())
         peak = args.rate or 2e-3
+    concepts = torch.nn.Linear(model.sizes["channels"][-1], len(objects.NAMES)) if args.concepts > 0 else None
+    if concepts is not None:
+        params += list(concepts.parameters())
     optimizer = torch.optim.Adam(params, lr=peak)
     state = {"step": 0, "minutes": 0.0, "curve": []}
     if path.exists():
         saved = torch.load(path)
         model.load_state_dict(saved["model"])
+        if concepts is not None:
+            concepts.load_state_dict(saved["concepts"])
         optimizer.load_state_dict(saved["optimizer"])
         state = saved["state"]
         print(f"resumed {path} at step {state['step']}", flush=True)
@@ -218,7 +242,7 @@ def main():
     def checkpoint():
         state["minutes"] = (time.time() - started) / 60
         save(path, {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "state": state,
-                    "args": vars(args)})
+                    "args": vars(args), **({"concepts": concepts.state_dict()} if concepts is not None else {})})
 
     batches = torch.utils.data.DataLoader(
         Batches(args.seed + (1000 if args.phase == "hard" else 0), state["step"], args.steps, args.batch,
@@ -239,7 +263,7 @@ def main():
             warmup = args.warmup if args.warmup is not None else 100 if args.phase == "soft" else 20
             group["lr"] = rate(step, args.steps, peak, warmup, peak / 40)
         if args.phase == "soft":
-            loss, parts = soft_loss(model, batch, args.penalty, args.word_dropout)
+            loss, parts = soft_loss(model, batch, args.penalty, args.word_dropout, concepts, args.concepts)
         else:
             loss, parts = hard_loss(model, batch, state, args.entropy, generator)
         optimizer.zero_grad()
