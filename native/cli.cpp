@@ -57,27 +57,14 @@ const PairCatalogue& catalogue() {
 }
 
 // The language a model loaded from `path` writes, for a multilingual file: `target` when given
-// (from --pair or --target-language), else the file name's "XX-YY-" prefix (models/en-es-transformer.safetensors
-// names the multilingual file's en -> es direction), else "" (the model says what to choose).
-std::string target_from_name(const std::string& path) {
-  const std::string name = path.substr(path.find_last_of('/') + 1);
-  const auto letters = [&](std::size_t from, std::size_t to) {
-    for (std::size_t i = from; i < to; ++i)
-      if (name[i] < 'a' || name[i] > 'z') return false;
-    return true;
-  };
-  const std::size_t dash = name.find('-'), second = dash == std::string::npos ? dash : name.find('-', dash + 1);
-  if (second == std::string::npos || dash < 2 || dash > 3 || second - dash - 1 < 2 || second - dash - 1 > 3 ||
-      !letters(0, dash) || !letters(dash + 1, second))
-    return "";
-  return name.substr(dash + 1, second - dash - 1);
-}
-
+// (from --pair or --target-language), else the direction its file is named after
+// (models/en-es-transformer.safetensors: en -> es; attn::direction_model_name), else "" (the model
+// says what to choose).
 TranslationModel load_model(const std::string& path, const std::string& target = "") {
   try {
     TranslationModel model = TranslationModel::load(read_file(path));
     if (!model.multilingual()) return model;
-    const std::string language = target.empty() ? target_from_name(path) : target;
+    const std::string language = target.empty() ? attn::target_of_direction_model(path) : target;
     return language.empty() ? model : model.for_target(language);
   } catch (const Error& e) {
     fail(path, ": ", e.what());

@@ -210,3 +210,23 @@ TEST_CASE("each pair's shipped statistical aligner loads and aligns the explorer
   }
   CHECK(seen.size() == testing::shipped_pairs().pairs().size());
 }
+
+TEST_CASE("a multilingual file's directions have one name, which the command line reads back", "[pairs]") {
+  CHECK(direction_model_name("en", "fr") == "en-fr-transformer");
+  CHECK(direction_model_name("zh", "en") == "zh-en-transformer");
+  for (const LanguagePair& pair : testing::shipped_pairs().pairs()) {
+    INFO(pair.name);
+    CHECK(target_of_direction_model("models/" + direction_model_name("en", pair.language) + ".safetensors") ==
+          pair.language);
+    CHECK(target_of_direction_model(direction_model_name(pair.language, "en")) == "en");
+  }
+  for (const char* other : {"models/multilingual-transformer.safetensors", "en-es-additive.safetensors",
+                            "en-es-transformer-v2.safetensors", "EN-ES-transformer.safetensors", "e-es-transformer",
+                            "en-espa-transformer.safetensors", "en--transformer", "", "/", "-transformer"}) {
+    INFO(other);
+    CHECK(target_of_direction_model(other).empty());
+  }
+  CHECK(target_of_direction_model("C:\\models\\en-it-transformer.safetensors") == "it");
+  CHECK(error_of([] { direction_model_name("EN", "fr"); }).find("'EN'") != std::string::npos);
+  CHECK(error_of([] { direction_model_name("en", ""); }).find("2 or 3 letters") != std::string::npos);
+}

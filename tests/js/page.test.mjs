@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bahdanau, colourInto, colourMap, colourTable, grayscale, viridis } from '../../web/page/colormap.mjs';
 import { checkNumber, readableNumber } from '../../web/page/controls.mjs';
-import { forwardModelName } from '../../web/page/methods.mjs';
+import { forwardModelName, reverseModelName } from '../../web/page/methods.mjs';
 import { decodeState, encodeState } from '../../web/page/state.mjs';
 import { graphemes, shortLabel, visibleLabel } from '../../web/page/text.mjs';
 import { latestOnly } from '../../web/page/worker-client.mjs';
@@ -206,8 +206,10 @@ describe('latestOnly', () => {
 
 describe('forwardModelName', () => {
   it('names a multilingual pair\'s English -> language direction as the worker does, else the file\'s stem', () => {
-    assert.equal(forwardModelName({ name: 'en-es', multilingual: true, files: { forward: 'multilingual-transformer.safetensors' } }),
+    const directionModels = { forward: 'en-es-transformer', reverse: 'es-en-transformer' };
+    assert.equal(forwardModelName({ name: 'en-es', multilingual: true, directionModels, files: { forward: 'multilingual-transformer.safetensors' } }),
       'en-es-transformer');
+    assert.equal(reverseModelName({ name: 'en-es', language: 'es', multilingual: true, directionModels, files: {} }), 'es-en-transformer');
     assert.equal(forwardModelName({ name: 'en-es', multilingual: false, files: { forward: 'en-es-additive.safetensors' } }),
       'en-es-additive');
     assert.equal(forwardModelName({ name: 'en-xx', multilingual: false, files: {} }), undefined);

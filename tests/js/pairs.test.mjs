@@ -37,6 +37,8 @@ for (const simd of [true, false]) {
         assert.equal(pair.files.reverse, transformer, pair.name);
         assert.equal(pair.statisticalWeight, attn.alignment.defaults.statisticalWeight, pair.name);
         assert.equal(pair.statisticalWeight, 0.4, pair.name);
+        // a multilingual file's directions, as the command line reads them from a file's name
+        assert.deepEqual(pair.directionModels, { forward: `en-${pair.language}-transformer`, reverse: `${pair.language}-en-transformer` });
       }
       assert.throws(() => { pairs[0].files.hmm = 'other'; }, TypeError);  // frozen, like the rest of the rules
     });
@@ -49,6 +51,7 @@ for (const simd of [true, false]) {
         assert.equal(listed.method, pair.method);
         assert.equal(listed.posteriorThreshold, pair.posteriorThreshold);
         assert.equal(listed.statisticalWeight, pair.statisticalWeight);
+        assert.deepEqual(listed.directionModels, pair.directionModels, pair.name);
         let bytes = 0;
         for (const file of Object.values(pair.files)) {
           assert.ok(index.models.includes(file), `${file} is in the index's models`);

@@ -94,6 +94,10 @@ val pair_list() {
     entry.set("statisticalWeight", decimal(pair.statistical_weight));
     entry.set("attentionMethod", std::string(to_string(pair.attention_method)));
     entry.set("attentionThreshold", decimal(pair.attention_threshold));
+    val directions = val::object();  // a multilingual file's directions as the command line names them
+    directions.set("forward", direction_model_name("en", pair.language));
+    directions.set("reverse", direction_model_name(pair.language, "en"));
+    entry.set("directionModels", directions);
     pairs.set(index++, entry);
   }
   return pairs;

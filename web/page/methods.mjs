@@ -4,18 +4,16 @@
 // names a method.
 import { t } from './i18n.mjs';
 
-// The name of a multilingual file's direction, source -> target: 'en-fr-transformer', the name the
-// command line reads a target from too (models/en-fr-transformer.safetensors; native/cli.cpp).
-export const directionModelName = (source, target) => `${source}-${target}-transformer`;
-
 // The name the worker gives a pair's English -> language model (worker.mjs, modelNames): a
-// multilingual file's direction, else the stem of a file of the pair's own.
+// multilingual file's direction as the library names it (the index's directionModels, from
+// attn::direction_model_name: 'en-fr-transformer', the command line's name too), else the stem of
+// a file of the pair's own.
 export const forwardModelName = (pair) =>
-  pair.multilingual ? directionModelName(...pair.name.split('-')) : pair.files.forward?.replace(/\.safetensors$/, '');
+  pair.multilingual ? pair.directionModels.forward : pair.files.forward?.replace(/\.safetensors$/, '');
 
 // ... and its language -> English model, which the methods that read both directions use with it.
 export const reverseModelName = (pair) =>
-  pair.multilingual ? directionModelName(pair.language, 'en') : pair.files.reverse?.replace(/\.safetensors$/, '');
+  pair.multilingual ? pair.directionModels.reverse : pair.files.reverse?.replace(/\.safetensors$/, '');
 
 // The file behind a model name the worker gives: a direction of the multilingual file (the pair's
 // en-XX-transformer or XX-en-transformer) is that file; any other name is a file's stem.

@@ -26,7 +26,7 @@
 // index's (web/dist/models/index.json, made from models/pairs.json): each pair's files by role.
 import loadAttn from './dist/attn.mjs';
 import { describe as describeFamiliarity, pieceScore } from './familiarity.mjs';
-import { directionModelName, methodRule, statisticalKindOf } from './methods.mjs';
+import { methodRule, statisticalKindOf } from './methods.mjs';
 import { answerRequests } from './worker-client.mjs';
 import { captionHandlers } from './caption-worker.mjs';
 
@@ -148,8 +148,9 @@ async function model(pair, role) {
 }
 
 // The translation models the build ships, by name: the file stem of a model of one direction
-// (en-es-additive, …), and for a multilingual file one name per direction it translates,
-// 'en-fr-transformer' and 'fr-en-transformer' (the command line's names too), each -> {file, language}.
+// (en-es-additive, …), and for a multilingual file one name per direction of each pair it serves,
+// as the index gives them ('en-fr-transformer' and 'fr-en-transformer', the library's names and the
+// command line's), each -> {file, language}.
 const statisticalFiles = () => new Set(Object.values(pairs).flatMap((pair) => [pair.files.hmm, pair.files.ibm2]));
 function modelNames() {
   const names = new Map();
@@ -159,9 +160,9 @@ function modelNames() {
       names.set(file.replace(/\.safetensors$/, ''), { file, language: null });
       continue;
     }
-    for (const language of languages.filter((l) => l !== 'en')) {
-      names.set(directionModelName('en', language), { file, language });
-      names.set(directionModelName(language, 'en'), { file, language: 'en' });
+    for (const pair of Object.values(pairs).filter((p) => p.files.forward === file && languages.includes(p.language))) {
+      names.set(pair.directionModels.forward, { file, language: pair.language });
+      names.set(pair.directionModels.reverse, { file, language: 'en' });
     }
   }
   return names;

@@ -153,4 +153,34 @@ std::string PairCatalogue::translation_model_file(const std::string& direction) 
   fail("unknown language pair '", direction, "' (available: ", joined(known), ")");
 }
 
+namespace {
+constexpr const char* direction_model_suffix = "-transformer";
+
+bool is_language_code(const std::string& text) {
+  return text.size() >= 2 && text.size() <= 3 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+}  // namespace
+
+std::string direction_model_name(const std::string& source, const std::string& target) {
+  if (!is_language_code(source) || !is_language_code(target))
+    fail("a direction's languages are codes of 2 or 3 letters a-z, got '", source, "' and '", target, "'");
+  return source + "-" + target + direction_model_suffix;
+}
+
+std::string target_of_direction_model(const std::string& path) {
+  const std::size_t slash = path.find_last_of("/\\");
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string extension = ".safetensors";
+  if (name.size() > extension.size() && name.compare(name.size() - extension.size(), extension.size(), extension) == 0)
+    name.resize(name.size() - extension.size());
+  const std::size_t dash = name.find('-');
+  if (dash == std::string::npos) return "";
+  const std::size_t second = name.find('-', dash + 1);
+  if (second == std::string::npos) return "";
+  const std::string source = name.substr(0, dash), target = name.substr(dash + 1, second - dash - 1);
+  if (!is_language_code(source) || !is_language_code(target)) return "";
+  return name == direction_model_name(source, target) ? target : "";
+}
+
 }  // namespace attn
