@@ -101,6 +101,13 @@ function trainingMinutes(training) {
   }
   return minutes;
 }
+// A captioner's minutes: its soft phase's, those of each file it started from (`based_on`: the
+// encoder and soft decoder continue that file's), and its own hard phase's.
+function captionerMinutes(training) {
+  let minutes = training.hard?.minutes ?? 0;
+  for (let run = training; run && typeof run === 'object'; run = run.based_on) minutes += run.soft?.minutes ?? 0;
+  return minutes;
+}
 // The model card's section on each kind of file: a heading ("## ...") it must have.
 const card = await readFile(new URL('../../models/MODEL_CARD.md', import.meta.url), 'utf8');
 const section = (title) => {
@@ -173,7 +180,7 @@ for (const file of models) {
     facts[file] = {
       kind: 'Show, Attend and Tell image captioner',
       summary: `CNN to a ${height} × ${width} grid, LSTM ${architecture.hidden_size}, soft and hard attention`,
-      parameters, minutes: (training.soft?.minutes ?? 0) + (training.hard?.minutes ?? 0), gpuMinutes: 0,
+      parameters, minutes: captionerMinutes(training), gpuMinutes: 0,
       data: `scenes of ${JSON.parse(meta.objects ?? '[]').length} kinds of OpenMoji’s drawn objects (CC BY-SA 4.0) on a plain background`,
       section: section('The image captioner (Show, Attend and Tell)'),
       ...captionerQuality(file, (await stat(resolve(folder, file))).size),
