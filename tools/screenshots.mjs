@@ -34,25 +34,39 @@ try {
     console.log(`${file}: ${options.viewport.width} x ${options.viewport.height}${scroll > 0 ? `, scrolls ${scroll} px sideways` : ''}`);
     await page.close();
   }
-  // three of the tabs on a desktop, once each has drawn: the model view with its head view, the
-  // translation stepping through, the playground; and the alignment with the interface in Chinese
-  for (const [file, hash, drawn] of [
+  // four of the tabs on a desktop, once each has drawn: the model view with its head view, the
+  // translation stepping through, the playground, the captioner's map of one word (pointed at);
+  // and the alignment with the interface in Chinese
+  const pointAtNoun = async (page) => {
+    await page.waitForSelector('#caption[data-caption]', { timeout: 60000 });
+    const words = page.locator('.caption-word');
+    const count = await words.count();
+    for (let i = 0; i < count; i++) {  // the first word that names an object: its map is the figure
+      if (!['a', 'an', 'two', 'three', 'four', 'small', 'big'].includes((await words.nth(i).textContent()).trim())) {
+        await words.nth(i).hover();
+        return;
+      }
+    }
+  };
+  for (const [file, hash, drawn, then] of [
     ['view-model.png', '#view=model', () => Number(document.getElementById('all-heads').dataset.lines) > 0],
     ['view-translate.png', '#view=translate', () => Number(document.getElementById('translate-heatmap').dataset.rows) > 0],
     ['view-playground.png', '#view=playground', () => Number(document.getElementById('playground-heatmap').dataset.rows) > 0],
+    ['view-images.png', '#view=images', () => document.getElementById('caption').hasAttribute('data-caption'), pointAtNoun],
     ['view-zh.png', '#lang=zh', () => Number(document.getElementById('heatmap').dataset.rows) > 0],
   ]) {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
     await page.goto(url + hash);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
     await page.waitForFunction(drawn, null, { timeout: 60000 });
+    if (then) await then(page);
     await page.evaluate(() => document.fonts.ready);
     await page.screenshot({ path: join(out, file) });
     console.log(`${file}: 1400 x 900`);
     await page.close();
   }
   // the tabs' pictures in 256 colours (PIL, Debian's python3-pil): a third of the bytes, the same to the eye
-  const views = ['view-model.png', 'view-translate.png', 'view-playground.png', 'view-zh.png'].map((file) => join(out, file));
+  const views = ['view-model.png', 'view-translate.png', 'view-playground.png', 'view-images.png', 'view-zh.png'].map((file) => join(out, file));
   const quantized = spawnSync('/usr/bin/python3', ['-c', `import sys
 from PIL import Image
 for path in sys.argv[1:]:
