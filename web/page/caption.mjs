@@ -23,6 +23,10 @@ const PLAY_MS = 700;
 const targetOf = (event) => /** @type {HTMLElement} */ (event.target);
 const PHOTO_NOTE = 'The model learned from drawn emoji scenes only ({kinds} kinds of objects on a plain background), never from ' +
   'photos: it describes a photo in that small vocabulary, and its words and maps say more about the model than about the photo.';
+// The caption's word buttons and the strip's figures (each list also holds its gliding highlight).
+/** @type {() => HTMLCollectionOf<HTMLElement>} */
+const wordButtons = () => $('caption-words').getElementsByClassName('caption-word');
+const stripTiles = () => $('caption-strip').getElementsByTagName('figure');
 
 // The view drawn in a section (for the tests and the page's measurements), as heatmapOf gives a figure.
 const views = new WeakMap();
@@ -148,6 +152,12 @@ export class CaptionView {
     $('caption-strip').addEventListener('click', (event) => { const map = event.target.closest('[data-index]'); if (map) this.goTo(Number(map.dataset.index)); });
     $('caption-export-png').addEventListener('click', async () => download('caption-attention.png', await stripPng(this.stripFigure())));
     $('caption-export-svg').addEventListener('click', async () => download('caption-attention.svg', new Blob([await stripSvg(this.stripFigure())], { type: 'image/svg+xml' })));
+    // the highlight of the word shown and of its map: one box each that glides from item to item
+    const highlight = (className) => Object.assign(document.createElement('span'), { className, hidden: true, ariaHidden: 'true' });
+    this.wordMark = highlight('caption-mark');
+    this.stripMark = highlight('caption-strip-mark');
+    words.prepend(this.wordMark);
+    $('caption-strip').prepend(this.stripMark);
     onLanguage(() => {  // the lines and labels this view writes, in the new language
       for (const [i, button] of [...$('caption-presets').children].entries()) button.textContent = t(SCENE_PRESETS[i].label);
       $('caption-play').textContent = t(this.playing ? 'Stop' : 'Play');
@@ -267,19 +277,19 @@ export class CaptionView {
     this.result = result;
     const count = result.words.length;
     this.step = Math.min(this.step, Math.max(0, count - 1));
-    const words = $('caption-words');
+    const words = $('caption-words'), buttons = wordButtons();
     // the word buttons kept where the caption keeps its words (the focused one keeps the focus)
-    while (words.children.length > count) words.lastElementChild.remove();
+    while (buttons.length > count) buttons[buttons.length - 1].remove();
     result.words.forEach((word, i) => {
-      const button = words.children[i] ?? words.appendChild(Object.assign(document.createElement('button'), { type: 'button', className: 'caption-word' }));
+      const button = buttons[i] ?? words.appendChild(Object.assign(document.createElement('button'), { type: 'button', className: 'caption-word' }));
       button.dataset.index = String(i);
       if (button.textContent !== word) button.textContent = word;
     });
     Object.assign($('caption-step'), { max: String(Math.max(0, count - 1)), disabled: count < 2 });
     for (const id of ['caption-export-svg', 'caption-export-png']) $(id).disabled = count === 0;
     this.showLines();
-    this.render();
     this.drawStrip();
+    this.render();  // after the strip: its map of the word shown is marked too
     this.section.dataset.state = 'ok';
     this.section.dataset.caption = result.words.join(' ');
     this.section.dataset.attention = result.hard ? 'hard' : 'soft';
@@ -325,7 +335,7 @@ export class CaptionView {
     const last = this.result.words.length - 1;
     this.step = Math.max(0, Math.min(last, Number.isFinite(index) ? index : last));
     this.render();
-    if (focus) $('caption-words').children[this.step]?.focus();
+    if (focus) wordButtons()[this.step]?.focus();
     $('caption-words').dispatchEvent(new Event('change', { bubbles: true }));
   }
 
@@ -380,7 +390,7 @@ export class CaptionView {
     const context = this.canvas.getContext('2d');
     context.drawImage(this.base, 0, 0);
     const result = this.result;
-    const words = $('caption-words').children;
+    const words = wordButtons();
     if (!result || result.words.length === 0) return;
     const shown = this.preview >= 0 && this.preview < result.words.length ? this.preview : this.step;
     const [, height, width] = result.attention.shape;
@@ -395,7 +405,9 @@ export class CaptionView {
     });
     $('caption-step').value = String(this.step);
     $('caption-step-label').textContent = t('word {word} of {count}: “{text}”', { word: this.step + 1, count: result.words.length, text: result.words[this.step] });
-    for (const [i, tile] of [...$('caption-strip').children].entries()) tile.classList.toggle('chosen', i === shown);
+    for (const [i, tile] of [...stripTiles()].entries()) tile.classList.toggle('chosen', i === shown);
+    glide(this.wordMark, words[shown]);
+    glide(this.stripMark, stripTiles()[shown]);
   }
 
   // A word's map over the picture as a square canvas of `size` pixels (the strip and its exports).
@@ -413,10 +425,10 @@ export class CaptionView {
   // The strip: one figure a word, kept and painted again while the caption keeps its length.
   drawStrip() {
     const size = Math.round(TILE * devicePixelRatio);
-    const strip = $('caption-strip');
-    while (strip.children.length > this.result.words.length) strip.lastElementChild.remove();
+    const strip = $('caption-strip'), tiles = stripTiles();
+    while (tiles.length > this.result.words.length) tiles[tiles.length - 1].remove();
     this.result.words.forEach((word, i) => {
-      let figure = strip.children[i];
+      let figure = tiles[i];
       if (!figure) {
         figure = document.createElement('figure');
         figure.dataset.index = String(i);
@@ -442,3 +454,23 @@ export class CaptionView {
   }
 }
 
+// Moves the highlight `mark` onto `item` (a word or a map of the strip): the stylesheet makes it glide
+// there (style.css: 180 ms, none where the reader asks for less motion); it appears in place.
+/** @param {HTMLElement | undefined} mark @param {HTMLElement | undefined} item */
+function glide(mark, item) {
+  if (!mark) return;
+  mark.hidden = !item || item.offsetWidth === 0;
+  if (mark.hidden) {
+    delete mark.dataset.shown;
+    return;
+  }
+  const appearing = !mark.dataset.shown;
+  if (appearing) mark.style.transition = 'none';
+  Object.assign(mark.style, { width: `${item.offsetWidth}px`, height: `${item.offsetHeight}px`, transform: `translate(${item.offsetLeft}px, ${item.offsetTop}px)` });
+  mark.dataset.index = item.dataset.index;
+  if (appearing) {
+    void mark.offsetWidth;  // the place taken at once, before the transition is on again
+    mark.style.transition = '';
+    mark.dataset.shown = 'true';
+  }
+}
