@@ -5,7 +5,7 @@
 // and every string of index.html has its Chinese.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
+import { ROOT, SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
 
 const session = useBrowser();
 
@@ -102,6 +102,112 @@ describe('the interface language', () => {
     assert.equal(await page.textContent('#temperature-error'), 'temperature 50 is above 20: using 20');
     assert.equal(await page.textContent('#byo-status'), 'Loaded good.json: 2 × 2');
     assert.match(await page.$eval('#byo-method', (select) => select.options[0].textContent), /^argmax: each target word's most attended source word/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('中文 says the module line, the legend, the long-sentence warning and the lines under the figures, and the model view\'s messages', async () => {
+    // the legend is a canvas: its words are what it fills in, recorded per canvas
+    const recordLegends = (p) => p.addInitScript(() => {
+      const fillText = CanvasRenderingContext2D.prototype.fillText;
+      window.legendWords = {};
+      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+        if (this.canvas.classList?.contains('legend')) (window.legendWords[this.canvas.id] ??= []).push(String(text));
+        return fillText.call(this, text, ...rest);
+      };
+    });
+    const legendWords = () => page.evaluate(() => window.legendWords['heatmap-legend'] ?? []);
+    const { page, problems } = await openPage('#lang=zh', { width: 1400, height: 900, before: recordLegends });
+    const line = (id, pattern, timeout = 60000) => page.waitForFunction(([element, source]) => new RegExp(source).test(document.getElementById(element).textContent),
+      [id, pattern.source], { timeout }).then(() => page.textContent(`#${id}`));
+    // the module's line at the top right: its build, then what the pair has loaded
+    const build = await line('build', /^WebAssembly .+版本（.+(个线程|单线程)） · 已加载 en-es 的对齐器及其注意力模型$/);
+    assert.doesNotMatch(build, /build|thread|loaded/);
+    await page.waitForFunction(() => Number(document.getElementById('heatmap').dataset.rows) > 0, null, { timeout: 60000 });
+    assert.ok((await legendWords()).includes('对齐'), (await legendWords()).join());
+    assert.ok(!(await legendWords()).includes('link'));
+    // a pair longer than what the model learned from: the warning under the figure
+    const words = (n, word) => Array.from({ length: n }, (_, i) => `${word}${i % 7}`).join(' ');
+    await page.selectOption('#method', 'argmax');
+    await page.fill('#source', `${words(60, 'file')} .`);
+    await page.fill('#target', `${words(58, 'archivo')} .`);
+    await line('align-model', /⚠ 61 个词：比模型学过的几乎所有句子都长（99 % 的句子不超过 26 个词）；在这个长度上/);
+    const details = await page.textContent('#align-model details');
+    assert.match(details, /由多语言 Transformer（英语 ↔ 12 种语言）（.+）绘制 · 方法 argmax · 在 en-es 的金标准开发集上 AER 为 0\.\d{3}。⚠ 61 个词/);
+    assert.doesNotMatch(details, /Drawn by|method argmax|words:/);
+    // the general-attention model's figure, and the translation's: what drew them, from the model index's facts
+    await page.check('#compare');
+    const compare = await line('compare-model', /^由general 注意力 RNN（en-es）（编码器 192，解码器 256，[\d.]+ M 个参数，在西班牙语软件字符串和经 apertium 翻译的英文文章上训练 \d+ 分钟 CPU）绘制 · 它的注意力，argmax 对齐（不是对齐视图所用的方法）。/);
+    assert.doesNotMatch(compare, /Drawn by|parameters|minutes/);
+    await page.locator('#tab-translate').click();
+    const translation = await line('translate-model-line', /^由多语言 Transformer（英语 ↔ 12 种语言）（3\+3 层，d 256，4 个头，[\d.]+ M 个参数，在Debian 人工翻译的帮助、界面和消息目录上训练 \d+ 分钟 CPU 和 \d+ 分钟 GPU）绘制 · 它在束宽为 \d+ 的翻译中的编码器–解码器注意力/);
+    assert.doesNotMatch(translation, /Drawn by|parameters|minutes|while translating/);
+    // the model view: a map large, with its line, and a choice it cannot draw
+    await page.locator('#tab-model').click();
+    await page.waitForFunction(() => Number(document.getElementById('model-view').dataset.layers) > 0, null, { timeout: 60000 });
+    await page.click('#model-view [data-layer="1"][data-head="0"]');
+    await page.waitForSelector('#head-figure:not([hidden])');
+    assert.equal(await page.textContent('#head-caption'), '编码器–解码器注意力，第 1 层第 0 个头');
+    assert.match(await page.textContent('#head-model'), /^由多语言 Transformer（英语 ↔ 12 种语言）.*绘制 · 编码器–解码器注意力，第 1 层第 0 个头/);
+    await page.selectOption('#model-aggregate', 'rollout');
+    await line('model-status', /^展开（rollout）沿着各层的自注意力进行：请选择编码器或解码器自注意力。$/);
+    await page.screenshot({ path: new URL('language-zh-lines.png', SCREENSHOTS).pathname });
+    // and in English, as the page writes it
+    await page.evaluate(() => { window.legendWords = {}; });
+    await page.selectOption('#ui-language', 'en');
+    assert.match(await page.textContent('#build'), /^WebAssembly \S+ build \(.+\) · the en-es aligner and its attention model loaded$/);
+    assert.equal(await page.textContent('#model-status'), 'Rollout follows self-attention through the layers: choose encoder or decoder self-attention.');
+    assert.match(await page.textContent('#translate-model-line'), /^Drawn by the multilingual Transformer \(English ↔ 12 languages\) \(3\+3 layers, d 256, 4 heads, [\d.]+ M parameters, \d+ CPU and \d+ GPU minutes on Debian’s human-translated help, UI and catalogs\) · its encoder–decoder attention/);
+    assert.match(await page.textContent('#compare-model'), /^Drawn by the RNN with general attention \(en-es\) \(encoder 192, decoder 256, [\d.]+ M parameters, \d+ CPU minutes on Spanish software strings/);
+    assert.match(await page.textContent('#align-model'), /⚠ 61 words: longer than nearly every sentence the model learned from/);
+    assert.match(await page.textContent('#align-model details'), /Drawn by the multilingual Transformer .+ · method argmax · dev AER 0\.\d{3} on en-es’s gold dev set\. ⚠ 61 words: /);
+    await page.locator('#tab-align').click();
+    await page.waitForFunction(() => (window.legendWords['heatmap-legend'] ?? []).includes('link'));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('中文 in the Images view: its status, the line under the picture, the stepper, the scene editor and refused files', async () => {
+    const { page, problems } = await openPage('#lang=zh&view=images', { width: 1400, height: 900 });
+    await page.waitForSelector('#caption[data-caption]', { timeout: 60000 });
+    const text = (id) => page.textContent(`#${id}`);
+    assert.match(await text('caption-status'), /^场景：“.+”（软注意力；在 worker 中用时 [\d.]+ 毫秒）$/);
+    assert.match(await text('caption-model'), /^由Show, Attend and Tell 图像描述模型（CNN 输出 12 × 12 网格，.+个参数，在纯色背景上 \d+ 种 OpenMoji 手绘物体（CC BY-SA 4\.0）组成的场景上训练 \d+ 分钟 CPU）绘制 · 在 [\d.]+ % 的留出场景中（未见过的物体组合，1,000 个），它最强的格子落在词所指的物体上。/);
+    assert.match(await text('caption-step-label'), /^第 1 个词，共 \d+ 个：“.+”$/);
+    assert.equal(await page.textContent('#caption-presets button'), '狗和它的球');
+    await page.click('#caption-play');
+    assert.equal(await text('caption-play'), '停止');
+    await page.click('#caption-play');
+    assert.equal(await text('caption-play'), '播放');
+    // the scene editor's line, and the note on a scene unlike the training scenes
+    for (const name of ['tree', 'cat', 'house']) {
+      await page.locator(`.palette-object[data-name="${name}"]`).focus();
+      await page.keyboard.press('Enter');
+    }
+    assert.equal(await text('caption-edit-status'), '已添加 house。');
+    await page.waitForFunction(() => /^这个场景里有5 个物体（训练场景只有 1–4 个）/.test(document.getElementById('caption-note').textContent), null, { timeout: 30000 });
+    // a photo the browser cannot read, and maps the worker refuses
+    await page.setInputFiles('#caption-photo', { name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('not an image') });
+    await page.waitForSelector('#caption-photo-error:not([hidden])');
+    assert.equal(await text('caption-photo-error'), 'not-an-image.png 不是此浏览器能读取的图片（PNG 或 JPEG）');
+    await page.click('.byo-caption summary');
+    await page.fill('#caption-byo-words', 'a dog');
+    await page.setInputFiles('#caption-byo-image', new URL('tests/data/captioner-tiny.png', ROOT).pathname);
+    await page.setInputFiles('#caption-byo-attention', { name: 'negative.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ attention: [[[0, -1]], [[1, 0]]] })) });
+    await page.waitForSelector('#caption-byo-error:not([hidden])', { timeout: 30000 });
+    assert.equal(await text('caption-byo-error'), '注意力数据在 [0, 0, 1] 处是 -1：注意力权重不能为负');
+    await page.screenshot({ path: new URL('language-zh-images.png', SCREENSHOTS).pathname });
+    // and in English, every one of them as the view writes it
+    await page.selectOption('#ui-language', 'en');
+    assert.match(await text('caption-status'), /^The scene: “.+” \(soft attention; [\d.]+ ms in the worker\)$/);
+    assert.match(await text('caption-model'), /^Drawn by the Show, Attend and Tell image captioner \(CNN to a 12 × 12 grid, .+ · its strongest cell falls on the object a word names in [\d.]+ % of held-out scenes \(unseen pairs, 1,000\)\. /);
+    assert.match(await text('caption-step-label'), /^word 1 of \d+: “.+”$/);
+    assert.equal(await page.textContent('#caption-presets button'), 'A dog and its ball');
+    assert.equal(await text('caption-play'), 'Play');
+    assert.equal(await text('caption-edit-status'), 'Added a house.');
+    assert.match(await text('caption-note'), /^This scene has 5 objects \(training scenes had 1–4\)/);
+    assert.equal(await text('caption-photo-error'), 'not-an-image.png is not an image this browser can read (PNG or JPEG)');
+    assert.equal(await text('caption-byo-error'), 'the attention holds -1 at [0, 0, 1]: attention weights are not negative');
     assert.deepEqual(problems, []);
     await page.close();
   });

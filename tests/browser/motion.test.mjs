@@ -1,6 +1,8 @@
 // Motion that helps, in Debian's Chromium: the translation's step-through outlines the word just
-// written, and the outline glides to the next step's row (a transition of 150-200 ms); a reader
-// who asks for less motion (prefers-reduced-motion: reduce) sees it jump, with no transition.
+// written, and the outline glides to the next step's row (a transition of 150-200 ms); the Images
+// view's step-through glides its highlight over the caption's words and the strip of maps the same
+// way; a reader who asks for less motion (prefers-reduced-motion: reduce) sees them jump, with no
+// transition.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, useBrowser } from './browser.mjs';
@@ -73,6 +75,66 @@ describe('the step-through moves its highlight', () => {
     const started = await stepForward(page);
     assert.deepEqual(started.running, [], 'no transition runs');
     assert.equal(started.top, first.row * first.cell, 'on the new row at once');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
+// The Images view's highlights (the word shown, its map in the strip) after a step forward, as a
+// click makes it: the item each is on, the transitions it starts, and whether it covers that item.
+const stepImages = (page) => page.evaluate(() => {
+  document.getElementById('caption-step-forward').click();
+  const step = document.querySelector('.caption-word[aria-pressed="true"]').dataset.index;
+  return Object.fromEntries([['word', '.caption-mark', '.caption-word'], ['map', '.caption-strip-mark', '#caption-strip figure']].map(([name, selector, items]) => {
+    const mark = document.querySelector(selector), item = document.querySelectorAll(items)[Number(step)];
+    getComputedStyle(mark).transform;  // the new style, as the next frame draws it: its transition starts
+    return [name, {
+      index: mark.dataset.index, step, hidden: mark.hidden,
+      lands: mark.style.transform === `translate(${item.offsetLeft}px, ${item.offsetTop}px)`,  // where it goes
+      running: mark.getAnimations().map((animation) => ({
+        property: /** @type {CSSTransition} */ (animation).transitionProperty, duration: animation.effect.getTiming().duration,
+      })).filter((run) => run.property === 'transform'),
+    }];
+  }));
+});
+
+// Whether each highlight now covers its item exactly, on screen.
+const covered = (page) => page.evaluate(() => [['.caption-mark', '.caption-word[aria-pressed="true"]'], ['.caption-strip-mark', '#caption-strip figure.chosen']]
+  .every(([mark, item]) => {
+    const a = document.querySelector(mark).getBoundingClientRect(), b = document.querySelector(item).getBoundingClientRect();
+    return Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.width - b.width) < 0.5;
+  }));
+
+describe('the Images view\'s step-through moves its highlights', () => {
+  test('the word shown and its map are highlighted, and each highlight glides (180 ms) to the next', async () => {
+    const { page, problems } = await openPage('#view=images', { width: 1400, height: 900 });
+    await page.waitForSelector('#caption[data-caption]', { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelectorAll('.caption-word').length > 2);
+    await page.waitForFunction(() => [...document.querySelectorAll('.caption-mark, .caption-strip-mark')].every((mark) => mark.getAnimations().length === 0));
+    assert.ok(await covered(page), 'on the first word and its map');
+    const moved = await stepImages(page);
+    for (const name of ['word', 'map']) {
+      assert.equal(moved[name].index, moved[name].step, `the ${name}'s highlight is on the step`);
+      assert.equal(moved[name].hidden, false);
+      assert.ok(moved[name].lands, `the ${name}'s highlight ends on its item`);
+      assert.deepEqual(moved[name].running, [{ property: 'transform', duration: 180 }], `the ${name}'s highlight glides`);
+    }
+    await page.waitForFunction(() => [...document.querySelectorAll('.caption-mark, .caption-strip-mark')].every((mark) => mark.getAnimations().length === 0));
+    assert.ok(await covered(page), 'on the second word and its map');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('with reduced motion asked for, the highlights jump: no transition', async () => {
+    const { page, problems } = await openPage('#view=images', { width: 1400, height: 900, before: (p) => p.emulateMedia({ reducedMotion: 'reduce' }) });
+    await page.waitForSelector('#caption[data-caption]', { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelectorAll('.caption-word').length > 2);
+    const moved = await stepImages(page);
+    for (const name of ['word', 'map']) {
+      assert.deepEqual(moved[name].running, [], `the ${name}'s highlight runs no transition`);
+      assert.ok(moved[name].lands, `the ${name}'s highlight is on its item at once`);
+    }
+    assert.ok(await covered(page), 'on the second word and its map at once');
     assert.deepEqual(problems, []);
     await page.close();
   });

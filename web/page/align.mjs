@@ -6,12 +6,12 @@
 // shows next to its control and clears the figures, links and exports it no longer matches.
 import { Requests, copyText, readNumber, showProblem } from './controls.mjs';
 import { exportJson, exportLinks, exportPng, exportSvg } from './export.mjs';
-import { lengthNote } from './familiarity.mjs';
-import { restNote } from './matrices.mjs';
+import { lengthMessage } from './familiarity.mjs';
+import { restMessage } from './matrices.mjs';
 import { listMethods, methodLabel, methodRule, relabelMethods, statisticalKindOf } from './methods.mjs';
 import { Heatmap, LineView } from './views.mjs';
 import { onLanguage, say, showSaid, t } from './i18n.mjs';
-import { message } from './messages.mjs';
+import { english, message } from './messages.mjs';
 import { headingAnchor } from './text.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
@@ -30,20 +30,23 @@ const controlFor = (message) => (/^source\b/i.test(message) ? 'source' : /^targe
 
 const millions = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} M` : `${Math.round(n / 1e3)} k`);
 
-// "236 CPU and 18 GPU minutes on …": how long a file trained, where, and on what.
+// "236 CPU and 18 GPU minutes on …": how long a file trained, where, and on what (a message).
 function trainingTime(fact) {
-  const times = [fact.minutes && `${Math.round(fact.minutes)} CPU`, fact.gpuMinutes && `${Math.round(fact.gpuMinutes)} GPU`]
-    .filter(Boolean);
-  return times.length ? `${times.join(' and ')} minutes${fact.data ? ` on ${fact.data}` : ''}` : '';
+  const cpu = fact.minutes && Math.round(fact.minutes), gpu = fact.gpuMinutes && Math.round(fact.gpuMinutes);
+  if (!fact.minutes && !fact.gpuMinutes) return '';
+  const time = message(fact.minutes && fact.gpuMinutes ? '{cpu} CPU and {gpu} GPU minutes' : fact.minutes ? '{cpu} CPU minutes' : '{gpu} GPU minutes', { cpu, gpu });
+  return fact.data ? message('{time} on {data}', { time, data: message(fact.data) }) : time;
 }
 
-// A shipped file in a few words, from the model index's facts (tools/build/make_model_index.mjs).
-function describe(facts, file) {
+// A shipped file in a few words, from the model index's facts (tools/build/make_model_index.mjs),
+// said by `speak` (English, or the interface's language: the index's own phrases where the string
+// tables have them, names and numbers as they are).
+function describe(facts, file, speak = english) {
   const fact = facts[file];
   if (!fact) return file;
-  const details = [fact.summary, fact.parameters && `${millions(fact.parameters)} parameters`,
-    trainingTime(fact)].filter(Boolean);
-  return `the ${fact.kind} (${details.join(', ')})`;
+  const details = [fact.summary && message(fact.summary), fact.parameters && message('{count} parameters', { count: millions(fact.parameters) }),
+    trainingTime(fact)].filter(Boolean).map(speak);
+  return speak(message('the {kind} ({details})', { kind: message(fact.kind), details: details.join(speak(', ')) }));
 }
 
 /** A link to the model card's section on `file` (its facts' section, named in the link's title),
@@ -56,10 +59,12 @@ export function cardLink(facts, file) {
   });
 }
 
-/** The line under a figure that `file` drew, in `element`: the model in a few words, then `what`
- * (what the figure shows of it), and a link to the model card's section on it. */
+/** The line under a figure that `file` drew, in `element`, in the interface's language: the model
+ * in a few words, then `what` (what the figure shows of it: a message, or a list of them, each
+ * after a ' · '), and a link to the model card's section on it. */
 export function showDrawnBy(element, facts, file, what) {
-  element.replaceChildren(`Drawn by ${describe(facts, file)}${what ? ` · ${what}` : ''}. `, cardLink(facts, file));
+  const notes = [what].flat().filter(Boolean).map((note) => ` · ${say(note)}`).join('');
+  element.replaceChildren(t('Drawn by {model}{notes}. ', { model: describe(facts, file, say), notes }), cardLink(facts, file));
 }
 
 /** The worker's familiarity of a result (web/page/familiarity.mjs: {level, text}) in `element`, which
@@ -82,22 +87,21 @@ export function filesOf(rules, pair, method) {
 
 /** The line under an alignment figure: what drew it (the files the method reads), the method and
  * its dev-set AER for the pair, and, for a method that mixes in a statistical aligner, that the
- * cells are attention while the links come from the mix. */
-export function modelLine(rules, facts, pair, method) {
+ * cells are attention while the links come from the mix; said by `speak` (English by default). */
+export function modelLine(rules, facts, pair, method, speak = english) {
   const rule = methodRule(rules, method);
   const effective = method === 'attention' ? pair.attentionMethod : method;
   const { forward, reverse, statistical } = filesOf(rules, pair, method);
-  const parts = [];
-  if (forward) {
-    parts.push(reverse && reverse === forward ? `${describe(facts, forward)}, both directions`
-      : [forward, reverse].filter(Boolean).map((file) => describe(facts, file)).join(' and '));
-  }
-  if (statistical) parts.push(`${forward ? 'with ' : ''}${describe(facts, statistical)}`);
+  const model = (file) => describe(facts, file, speak);
+  const attention = !forward ? '' : reverse && reverse === forward ? message('{model}, both directions', { model: model(forward) })
+    : reverse ? message('{forward} and {reverse}', { forward: model(forward), reverse: model(reverse) }) : model(forward);
+  const drawer = forward && statistical ? message('{attention} with {aligner}', { attention, aligner: model(statistical) })
+    : attention || model(statistical);
   const aer = pair.devAer?.[method];
-  const how = method === 'attention' ? `method attention (${effective}, the pair’s best attention-only)` : `method ${method}`;
-  const score = aer === undefined ? 'no dev-set AER measured' : `dev AER ${aer.toFixed(3)} on ${pair.name}’s gold dev set`;
-  const mixed = rule.needsModel && rule.needsStatistical ? '; cells show attention, links come from the mix' : '';
-  return `Drawn by ${parts.join(' ')} · ${how} · ${score}${mixed}.`;
+  const how = method === 'attention' ? message('method attention ({effective}, the pair’s best attention-only)', { effective }) : message('method {method}', { method });
+  const score = aer === undefined ? message('no dev-set AER measured') : message('dev AER {aer} on {pair}’s gold dev set', { aer: aer.toFixed(3), pair: pair.name });
+  const mixed = rule.needsModel && rule.needsStatistical ? message('; cells show attention, links come from the mix') : '';
+  return speak(message('Drawn by {drawer} · {how} · {score}{mixed}.', { drawer, how, score, mixed }));
 }
 
 // A model's kind in plain words: the index's kind less its parenthesis ('multilingual Transformer').
@@ -359,21 +363,19 @@ export class AlignView {
     const what = this.rules.methods.find((rule) => rule.name === method)?.needsModel ? `Attention of the ${pair.name} model`
       : `Posteriors of the ${method === 'ibm2' ? 'IBM Model 2' : 'HMM'} aligner (${pair.name})`;
     const figure = figureOf(r, colormap, `${what}, ${pair.languageName} rows and English columns, ${method} links`);
-    figure.caption = modelLine(this.rules, this.facts, pair, method);
-    if (preview) {
-      const chosen = $('method').value;
-      figure.caption = `Shown while the ${chosen} method's model downloads (its figure follows): ${figure.caption}`;
-    }
     const attention = !preview && this.rules.methods.find((rule) => rule.name === method)?.needsModel;
-    const long = attention ? lengthNote(r.sourceWords.length, r.targetWords.length) : '';
-    if (long) figure.caption += ` ${long}.`;
-    const rest = attention ? restNote(r.weights, r.targetWords.length, r.sourceWords.length, 'the end of the English sentence (its token </s>)') : '';
-    $('align-status').textContent = t('{rows} × {cols} words, aligned in {ms} ms', { rows: r.targetWords.length, cols: r.sourceWords.length, ms: r.milliseconds.toFixed(1) }) + (rest ? `; ${rest}` : '');
+    const long = attention ? lengthMessage(r.sourceWords.length, r.targetWords.length) : '';
+    // the line in English for the exports, and in the interface's language under the figure
+    const technical = (speak) => (preview ? speak(message('Shown while the {method} method\'s model downloads (its figure follows): ', { method: $('method').value })) : '')
+      + modelLine(this.rules, this.facts, pair, method, speak) + (long ? speak(message(' {note}.', { note: long })) : '');
+    figure.caption = technical(english);
+    const rest = attention ? restMessage(r.weights, r.targetWords.length, r.sourceWords.length, 'the end of the English sentence (its token </s>)') : '';
+    $('align-status').textContent = t('{rows} × {cols} words, aligned in {ms} ms', { rows: r.targetWords.length, cols: r.sourceWords.length, ms: r.milliseconds.toFixed(1) }) + (rest ? `${t('; ')}${say(rest)}` : '');
     const files = filesOf(this.rules, pair, method);
     figure.about = { pair: pair.name, method, models: Object.values(files), caption: figure.caption };
     const plain = (preview ? t('Shown while the {method} method\'s model downloads (its figure follows): ', { method: $('method').value }) : '')
-      + plainLine(this.rules, this.facts, pair, method) + (long ? ` ${long}.` : '');
-    showModelLine($('align-model'), plain, figure.caption, cardLink(this.facts, files.forward ?? files.statistical));
+      + plainLine(this.rules, this.facts, pair, method) + (long ? t(' {note}.', { note: say(long) }) : '');
+    showModelLine($('align-model'), plain, technical(say), cardLink(this.facts, files.forward ?? files.statistical));
     showFamiliarity($('align-familiarity'), r.familiarity);
     $('pharaoh').textContent = r.pharaoh;
     this.setExports(true);

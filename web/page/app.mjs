@@ -16,7 +16,8 @@ import { PLAYGROUND_CONTROLS, projectionsField, startPlayground, tokenField } fr
 import { ModelView } from './model-view.mjs';
 import { HashState } from './state.mjs';
 import { idOfKey, startTabs } from './tabs.mjs';
-import { onLanguage, startLanguage, t } from './i18n.mjs';
+import { onLanguage, showSaid, startLanguage, t } from './i18n.mjs';
+import { message, saidBy } from './messages.mjs';
 import { TranslateView } from './translate.mjs';
 import { WorkerClient } from './worker-client.mjs';
 
@@ -34,9 +35,10 @@ function controls(state, keys) {
 }
 
 // The line under the title: the module's build, then what the chosen pair has loaded or will.
+/** @type {import('./messages.mjs').Message} */
 let buildLine = '';
 function setStatus(status) {
-  $('build').textContent = status ? `${buildLine} · ${status}` : buildLine;
+  showSaid($('build'), status ? message('{build} · {status}', { build: buildLine, status }) : buildLine);
 }
 
 // The model files the worker has loaded (its 'loaded' messages), so the line never says a model
@@ -45,14 +47,15 @@ const loadedFiles = new Set();
 function pairStatus(pair) {
   const { forward, hmm, ibm2 } = pair.files;
   const attention = Boolean(forward) && loadedFiles.has(forward), aligner = [hmm, ibm2].some((file) => file && loadedFiles.has(file));
+  const said = (template) => message(template, { pair: pair.name });
   if (!forward) {
-    return aligner ? `the ${pair.name} aligner loaded (${pair.name} has no attention model yet)`
-      : `${pair.name}: its aligners load the first time a method needs them (${pair.name} has no attention model yet)`;
+    return said(aligner ? 'the {pair} aligner loaded ({pair} has no attention model yet)'
+      : '{pair}: its aligners load the first time a method needs them ({pair} has no attention model yet)');
   }
-  if (attention && aligner) return `the ${pair.name} aligner and its attention model loaded`;
-  if (attention) return `${pair.name}: its attention model loaded; its aligner loads when a method needs it`;
-  if (aligner) return `the ${pair.name} aligner loaded; its attention model follows for the methods that use it`;
-  return `${pair.name}: its models load the first time a method needs them`;
+  if (attention && aligner) return said('the {pair} aligner and its attention model loaded');
+  if (attention) return said('{pair}: its attention model loaded; its aligner loads when a method needs it');
+  if (aligner) return said('the {pair} aligner loaded; its attention model follows for the methods that use it');
+  return said('{pair}: its models load the first time a method needs them');
 }
 
 // The #pair select: the index's pairs, en-es (the default) first; the URL hash remembers the choice.
@@ -140,12 +143,12 @@ function startPresets(pairs) {
 async function startAlignment(client, state) {
   const module = await client.module;  // {simd, build, instructionSet, threads, alignment, pairs, models}
   // threads: the hardware's where the page is cross-origin isolated (tools/serve.mjs makes it so)
-  const threads = module.threads > 1 ? `${module.threads} threads` : 'one thread';
+  const threads = module.threads > 1 ? message('{count} threads', { count: module.threads }) : 'one thread';
   buildLine = module.build === 'relaxed'
-    ? `WebAssembly relaxed-SIMD build (FMA, ${threads})`  // SIMD128 with fused multiply-adds
+    ? message('WebAssembly relaxed-SIMD build (FMA, {threads})', { threads })  // SIMD128 with fused multiply-adds
     : module.simd
-      ? `WebAssembly SIMD128 build (${module.instructionSet} kernels, ${threads})`
-      : `WebAssembly scalar build (${threads}; no SIMD in this browser, or forced with ?simd=0)`;
+      ? message('WebAssembly SIMD128 build ({kernels} kernels, {threads})', { kernels: module.instructionSet, threads })
+      : message('WebAssembly scalar build ({threads}; no SIMD in this browser, or forced with ?simd=0)', { threads });
   setStatus('');
   document.body.dataset.simd = String(module.simd);
   document.body.dataset.build = module.build;
@@ -169,9 +172,9 @@ async function startAlignment(client, state) {
   client.ready.then(({ pair, models }) => {
     if (document.body.dataset.pair !== pair) return;  // another pair was chosen meanwhile: its line stays
     // a pair of the multilingual Transformer starts from its HMM; the Transformer follows when needed
-    setStatus(models.forward ? `${models.forward.direction} model loaded; the others load when a method needs them`
+    setStatus(models.forward ? message('{direction} model loaded; the others load when a method needs them', { direction: models.forward.direction })
       : pairStatus(module.pairs[pair]));
-  }, (error) => { $('build').textContent = `the first model failed to load: ${error.message}`; });
+  }, (error) => showSaid($('build'), message('the first model failed to load: {problem}', { problem: saidBy(error) })));
   client.addEventListener('restart', () => {  // a fresh worker has loaded nothing
     loadedFiles.clear();
     const pair = module.pairs[document.body.dataset.pair];
@@ -209,7 +212,7 @@ function shareOnClick() {
   share.addEventListener('click', (event) => {
     event.preventDefault();
     const say = (text) => {
-      said.textContent = text;
+      said.textContent = t(text);
       clearTimeout(timer);
       timer = setTimeout(() => { said.textContent = ''; }, 4000);
     };
@@ -240,6 +243,6 @@ async function main() {
 
 main().catch((error) => {
   console.error(error);
-  $('build').textContent = `the explorer failed to start: ${error.message}`;
+  showSaid($('build'), message('the explorer failed to start: {problem}', { problem: saidBy(error) }));
   document.body.dataset.ready = 'error';
 });

@@ -4,6 +4,8 @@
 // Pointer events serve the mouse, a pen and touch alike. Every change calls onChange(scene, {live}):
 // live while a drag goes on (the caption follows it), not live once it ends (the URL keeps it).
 import { MAX_OBJECTS, freeSpot, placed } from './caption-scene.mjs';
+import { showSaid } from './i18n.mjs';
+import { message } from './messages.mjs';
 
 const NEW_SIZE = 0.28;   // a new object's side (a fraction of the image side: the trained sizes' middle)
 const STEP = 1 / 96;     // an arrow key moves one pixel of the model's image; with Shift, eight
@@ -13,6 +15,8 @@ const DRAG_FROM = 4;     // pixels a palette press moves before it is a drag rat
 const targetOf = (event) => /** @type {HTMLElement} */ (event.target);
 const percent = (x) => `${Math.round(x * 100)} %`;
 const describe = (o) => `${o.name}, ${percent(o.x)} from the left, ${percent(o.y)} from the top, ${percent(o.size)} of the side`;
+// where an object is, as a message the status line says in the reader's language
+const placeOf = (o) => message('{name}, {x} from the left, {y} from the top, {size} of the side', { name: o.name, x: percent(o.x), y: percent(o.y), size: percent(o.size) });
 
 export class SceneEditor {
   /**
@@ -97,18 +101,18 @@ export class SceneEditor {
   add(name, at = null) {
     if (!this.enabled) return;
     if (this.scene.objects.length >= MAX_OBJECTS) {
-      this.status.textContent = `At most ${MAX_OBJECTS} objects: remove one first.`;
+      showSaid(this.status, message('At most {most} objects: remove one first.', { most: MAX_OBJECTS }));
       return;
     }
     const spot = at ? { x: at.x - NEW_SIZE / 2, y: at.y - NEW_SIZE / 2 } : freeSpot(this.scene, NEW_SIZE);
     const object = placed({ name, ...spot, size: NEW_SIZE });
-    this.status.textContent = `Added a ${name}.`;
+    showSaid(this.status, message('Added a {name}.', { name }));
     this.change([...this.scene.objects, object], false, this.scene.objects.length);
   }
 
   remove(index) {
     const gone = this.scene.objects[index];
-    this.status.textContent = `Removed the ${gone.name}.`;
+    showSaid(this.status, message('Removed the {name}.', { name: gone.name }));
     this.change(this.scene.objects.filter((_, i) => i !== index), false, -1);
     const next = this.frames.children[Math.min(index, this.frames.children.length - 1)] ?? this.palette.querySelector('button');
     /** @type {HTMLElement} */ (next)?.focus();
@@ -206,7 +210,7 @@ export class SceneEditor {
       if (!move) return;
       event.preventDefault();
       const next = placed({ ...object, x: object.x + move[0], y: object.y + move[1], size: object.size + move[2] });
-      this.status.textContent = describe(next);
+      showSaid(this.status, placeOf(next));
       this.change(this.scene.objects.map((o, i) => (i === index ? next : o)), false, index);
     });
   }

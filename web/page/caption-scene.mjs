@@ -5,6 +5,7 @@
 // background filled, each sprite at round(x * side), round(y * side), max(1, round(size * side))
 // square), so the model sees the page's scene as it saw its own. Pure but for drawScene, which
 // takes a 2-D context (tests/js/caption.test.mjs runs the rest under Node).
+import { english, message } from './messages.mjs';
 
 /** The background: a light colour of the training range (each channel 222-255). */
 export const BACKGROUND = [244, 240, 232];
@@ -99,17 +100,24 @@ export function freeSpot(scene, size) {
   return best;
 }
 
-/** What about a scene lies outside what the model learned from, in words ('' when nothing). */
-export function outsideTraining(scene) {
+/** What about a scene lies outside what the model learned from, in words ('' when nothing), as a
+ * message (messages.mjs) for the page to say in the reader's language. */
+export function outsideTrainingMessage(scene) {
   const notes = [];
-  if (scene.objects.length === 0) notes.push('an empty scene');
-  if (scene.objects.length > TRAINED_COUNT) notes.push(`${scene.objects.length} objects (training scenes had 1–${TRAINED_COUNT})`);
+  if (scene.objects.length === 0) notes.push(message('an empty scene'));
+  if (scene.objects.length > TRAINED_COUNT) notes.push(message('{count} objects (training scenes had 1–{most})', { count: scene.objects.length, most: TRAINED_COUNT }));
   const [low, high] = TRAINED_SIZES;
   const sizes = scene.objects.filter((o) => o.size < low - 0.005 || o.size > high + 0.005).length;
-  if (sizes) notes.push(`${sizes === 1 ? 'an object' : `${sizes} objects`} outside the trained sizes (${low * 100}–${high * 100} % of the side)`);
-  if (overlapping(scene)) notes.push('overlapping objects (training scenes kept them apart)');
-  return notes.length ? `This scene has ${notes.join(', ')}: the caption may go wrong.` : '';
+  const range = { low: low * 100, high: high * 100 };
+  if (sizes === 1) notes.push(message('an object outside the trained sizes ({low}–{high} % of the side)', range));
+  if (sizes > 1) notes.push(message('{count} objects outside the trained sizes ({low}–{high} % of the side)', { count: sizes, ...range }));
+  if (overlapping(scene)) notes.push(message('overlapping objects (training scenes kept them apart)'));
+  if (!notes.length) return '';
+  return message('This scene has {notes}: the caption may go wrong.', { notes: notes.reduce((list, note) => message('{list}, {note}', { list, note })) });
 }
+
+/** outsideTrainingMessage's words in English. */
+export const outsideTraining = (scene) => english(outsideTrainingMessage(scene));
 
 // Two sprite squares overlapping by more than a quarter of the smaller one's side.
 function overlapping({ objects }) {

@@ -7,18 +7,19 @@
 // decoded here (never on the page's thread), at most PHOTO_SIDE pixels a side (the model resizes it
 // to its own size by its rule anyway), and captioned as the page's scenes are.
 import { parseCaptionAttention } from './caption-byo.mjs';
+import { problem } from './messages.mjs';
 
 export const PHOTO_SIDE = 1024;
 const MAX_FILE = 64 * 1024 * 1024;
 
 // A PNG or JPEG file -> an ImageBitmap, or an error naming the file.
 async function decode(file) {
-  if (file.size > MAX_FILE) throw new Error(`${file.name} is larger than 64 MiB`);
-  if (file.size === 0) throw new Error(`${file.name} is empty`);
+  if (file.size > MAX_FILE) throw problem('{file} is larger than 64 MiB', { file: file.name });
+  if (file.size === 0) throw problem('{file} is empty', { file: file.name });
   try {
     return await createImageBitmap(file);
   } catch {
-    throw new Error(`${file.name} is not an image this browser can read (PNG or JPEG)`);
+    throw problem('{file} is not an image this browser can read (PNG or JPEG)', { file: file.name });
   }
 }
 
@@ -57,7 +58,7 @@ export function captionHandlers(captioner) {
       const bitmap = await decode(image);
       const { width, height } = bitmap;
       bitmap.close();
-      if (attention.size > MAX_FILE) throw new Error(`${attention.name} is larger than 64 MiB`);
+      if (attention.size > MAX_FILE) throw problem('{file} is larger than 64 MiB', { file: attention.name });
       const parsed = parseCaptionAttention({ name: attention.name, bytes: new Uint8Array(await attention.arrayBuffer()) }, words);
       return { words: parsed.words, attention: { data: parsed.data, shape: parsed.shape }, width, height };
     },

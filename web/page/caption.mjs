@@ -7,10 +7,12 @@
 // hard, the seed and the word shown live in the URL hash ('scene', 'attend', 'seed', 'word').
 import { showDrawnBy } from './align.mjs';
 import { containRect, download, paintAttention, peakOf, stripPng, stripSvg } from './caption-maps.mjs';
-import { SCENE_PRESETS, DEFAULT_PRESET, decodeScene, drawScene, encodeScene, outsideTraining } from './caption-scene.mjs';
+import { SCENE_PRESETS, DEFAULT_PRESET, decodeScene, drawScene, encodeScene, outsideTrainingMessage } from './caption-scene.mjs';
 import { SceneEditor } from './caption-editor.mjs';
 import { typedWords } from './caption-byo.mjs';
 import { Requests, showProblem } from './controls.mjs';
+import { onLanguage, showSaid, t } from './i18n.mjs';
+import { message, saidBy } from './messages.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id */
 const $ = (id) => document.getElementById(id);
@@ -19,8 +21,12 @@ const TILE = 60;  // a strip map's side, CSS pixels: a caption's eleven words in
 const PLAY_MS = 700;
 /** @type {(event: Event) => HTMLElement} */
 const targetOf = (event) => /** @type {HTMLElement} */ (event.target);
-const PHOTO_NOTE = 'The model learned from drawn emoji scenes only (%KINDS% kinds of objects on a plain background), never from ' +
+const PHOTO_NOTE = 'The model learned from drawn emoji scenes only ({kinds} kinds of objects on a plain background), never from ' +
   'photos: it describes a photo in that small vocabulary, and its words and maps say more about the model than about the photo.';
+// The caption's word buttons and the strip's figures (each list also holds its gliding highlight).
+/** @type {() => HTMLCollectionOf<HTMLElement>} */
+const wordButtons = () => $('caption-words').getElementsByClassName('caption-word');
+const stripTiles = () => $('caption-strip').getElementsByTagName('figure');
 
 // The view drawn in a section (for the tests and the page's measurements), as heatmapOf gives a figure.
 const views = new WeakMap();
@@ -86,7 +92,7 @@ export class CaptionView {
       this.imageSize = index.imageSize;
       for (const span of document.querySelectorAll('.caption-grid')) span.textContent = `${index.grid[0]} × ${index.grid[1]}`;
       $('openmoji-version').textContent = index.version;
-      this.photoNote = PHOTO_NOTE.replace('%KINDS%', String(index.objects.length));
+      this.photoNote = message(PHOTO_NOTE, { kinds: index.objects.length });
       const artwork = (name) => `dist/openmoji/${this.objects.find((o) => o.name === name).hexcode}.svg`;
       this.images = new Map(await Promise.all(this.objects.map(async ({ name }) => {
         const image = new Image();
@@ -101,7 +107,7 @@ export class CaptionView {
       this.showScene(this.decode(this.sceneText));
       this.section.dataset.captionReady = 'true';
     })().catch((error) => {
-      $('caption-status').textContent = `The Images view could not start: ${error.message}`;
+      showSaid($('caption-status'), message('The Images view could not start: {problem}', { problem: error.message }));
       this.section.dataset.state = 'error';
     });
     return this.activated;
@@ -109,7 +115,7 @@ export class CaptionView {
 
   listen() {
     $('caption-presets').replaceChildren(...SCENE_PRESETS.map((preset) => {
-      const button = Object.assign(document.createElement('button'), { type: 'button', textContent: preset.label });
+      const button = Object.assign(document.createElement('button'), { type: 'button', textContent: t(preset.label) });
       button.dataset.preset = preset.id;
       button.addEventListener('click', () => { this.step = 0; this.showScene(preset.scene); this.saved(); });
       return button;
@@ -146,6 +152,19 @@ export class CaptionView {
     $('caption-strip').addEventListener('click', (event) => { const map = event.target.closest('[data-index]'); if (map) this.goTo(Number(map.dataset.index)); });
     $('caption-export-png').addEventListener('click', async () => download('caption-attention.png', await stripPng(this.stripFigure())));
     $('caption-export-svg').addEventListener('click', async () => download('caption-attention.svg', new Blob([await stripSvg(this.stripFigure())], { type: 'image/svg+xml' })));
+    // the highlight of the word shown and of its map: one box each that glides from item to item
+    const highlight = (className) => Object.assign(document.createElement('span'), { className, hidden: true, ariaHidden: 'true' });
+    this.wordMark = highlight('caption-mark');
+    this.stripMark = highlight('caption-strip-mark');
+    words.prepend(this.wordMark);
+    $('caption-strip').prepend(this.stripMark);
+    onLanguage(() => {  // the lines and labels this view writes, in the new language
+      for (const [i, button] of [...$('caption-presets').children].entries()) button.textContent = t(SCENE_PRESETS[i].label);
+      $('caption-play').textContent = t(this.playing ? 'Stop' : 'Play');
+      if (this.result && this.section.dataset.state === 'ok') this.showLines();
+      else if (this.result) this.showModelLine();  // the status keeps what went wrong
+      this.render();
+    });
   }
 
   saved() { $('scene').dispatchEvent(new Event('change', { bubbles: true })); }
@@ -191,8 +210,9 @@ export class CaptionView {
     if (!reply) return;  // a newer scene is on its way
     if (reply.type !== 'result') {
       this.section.dataset.state = 'error';
-      if (kind === 'photo') showProblem($('caption-photo'), reply.message ?? 'cancelled');
-      else $('caption-status').textContent = reply.message ?? 'cancelled';
+      const said = reply.message === undefined ? 'cancelled' : saidBy(reply);
+      if (kind === 'photo') showProblem($('caption-photo'), said);
+      else showSaid($('caption-status'), said);
       return;
     }
     if (this.source.kind !== kind) return;  // another picture came meanwhile
@@ -210,7 +230,7 @@ export class CaptionView {
     try {
       bitmap = await createImageBitmap(file);
     } catch {
-      showProblem($('caption-photo'), `${file.name} is not an image this browser can read (PNG or JPEG)`);
+      showProblem($('caption-photo'), message('{file} is not an image this browser can read (PNG or JPEG)', { file: file.name }));
       return;
     }
     showProblem($('caption-photo'), '');
@@ -228,13 +248,17 @@ export class CaptionView {
     const image = $('caption-byo-image').files[0], attention = $('caption-byo-attention').files[0];
     const error = $('caption-byo-error');
     if (!image || !attention) {
-      if (asked) Object.assign(error, { textContent: `Choose ${image ? 'an attention file' : 'an image'} first.`, hidden: false });
+      if (asked) {
+        showSaid(error, image ? 'Choose an attention file first.' : 'Choose an image first.');
+        error.hidden = false;
+      }
       return;
     }
     const reply = await this.requests.ask('Reading your files', { type: 'captionByo', image, attention, words: typedWords($('caption-byo-words').value) });
     if (!reply) return;
     if (reply.type !== 'result') {
-      Object.assign(error, { textContent: reply.message ?? 'cancelled', hidden: false });
+      showSaid(error, reply.message === undefined ? 'cancelled' : saidBy(reply));
+      error.hidden = false;
       this.section.dataset.state = 'error';
       return;
     }
@@ -253,19 +277,19 @@ export class CaptionView {
     this.result = result;
     const count = result.words.length;
     this.step = Math.min(this.step, Math.max(0, count - 1));
-    const words = $('caption-words');
+    const words = $('caption-words'), buttons = wordButtons();
     // the word buttons kept where the caption keeps its words (the focused one keeps the focus)
-    while (words.children.length > count) words.lastElementChild.remove();
+    while (buttons.length > count) buttons[buttons.length - 1].remove();
     result.words.forEach((word, i) => {
-      const button = words.children[i] ?? words.appendChild(Object.assign(document.createElement('button'), { type: 'button', className: 'caption-word' }));
+      const button = buttons[i] ?? words.appendChild(Object.assign(document.createElement('button'), { type: 'button', className: 'caption-word' }));
       button.dataset.index = String(i);
       if (button.textContent !== word) button.textContent = word;
     });
     Object.assign($('caption-step'), { max: String(Math.max(0, count - 1)), disabled: count < 2 });
     for (const id of ['caption-export-svg', 'caption-export-png']) $(id).disabled = count === 0;
     this.showLines();
-    this.render();
     this.drawStrip();
+    this.render();  // after the strip: its map of the word shown is marked too
     this.section.dataset.state = 'ok';
     this.section.dataset.caption = result.words.join(' ');
     this.section.dataset.attention = result.hard ? 'hard' : 'soft';
@@ -274,20 +298,35 @@ export class CaptionView {
   showLines() {
     const { kind } = this.source;
     const note = $('caption-note');
-    note.textContent = kind === 'photo' ? this.photoNote : kind === 'scene' ? outsideTraining(this.scene) : '';
+    showSaid(note, kind === 'photo' ? this.photoNote : kind === 'scene' ? outsideTrainingMessage(this.scene) : '');
     note.dataset.level = note.textContent ? 'unusual' : '';
     const status = $('caption-status');
     if (kind === 'byo') {
       const [count, height, width] = this.result.attention.shape;
-      status.textContent = `${this.source.name} with ${this.source.attentionName}: ${count} maps over a ${height} × ${width} grid`;
-      $('caption-model').textContent = `Drawn from your file ${this.source.attentionName}, not by this project's captioner.`;
+      showSaid(status, message('{image} with {attention}: {count} maps over a {height} × {width} grid', { image: this.source.name, attention: this.source.attentionName, count, height, width }));
+      this.showModelLine();
       return;
     }
-    status.textContent = `${kind === 'photo' ? this.source.name : 'The scene'}: “${this.result.words.join(' ')}” ` +
-      `(${this.result.hard ? `hard attention, seed ${$('seed').value}` : 'soft attention'}; ${this.result.milliseconds.toFixed(1)} ms in the worker)`;
+    // the status line keeps the seed it was captioned with, while the box may already hold another
+    this.result.seed ??= $('seed').value;
+    showSaid(status, message('{picture}: “{caption}” ({attention}; {ms} ms in the worker)', {
+      picture: kind === 'photo' ? this.source.name : message('The scene'), caption: this.result.words.join(' '),
+      attention: this.result.hard ? message('hard attention, seed {seed}', { seed: this.result.seed }) : message('soft attention'),
+      ms: this.result.milliseconds.toFixed(1),
+    }));
+    this.showModelLine();
+  }
+
+  // The line under the picture: what drew the maps (your file, or the captioner and how well it points).
+  showModelLine() {
+    if (this.source.kind === 'byo') {
+      $('caption-model').textContent = t('Drawn from your file {file}, not by this project\'s captioner.', { file: this.source.attentionName });
+      return;
+    }
     const quality = this.facts[CAPTIONER]?.quality?.[this.result.hard ? 'hard' : 'soft'];
-    const pointing = quality ? `its ${this.result.hard ? 'sampled cell' : 'strongest cell'} falls on the object a word names in ` +
-      `${(100 * quality.pointing).toFixed(1)} % of held-out scenes (${quality.scenes})` : '';
+    const pointing = quality ? message(this.result.hard ? 'its sampled cell falls on the object a word names in {percent} % of held-out scenes ({scenes})'
+      : 'its strongest cell falls on the object a word names in {percent} % of held-out scenes ({scenes})',
+    { percent: (100 * quality.pointing).toFixed(1), scenes: message(quality.scenes) }) : '';
     showDrawnBy($('caption-model'), this.facts, CAPTIONER, pointing);
   }
 
@@ -296,7 +335,7 @@ export class CaptionView {
     const last = this.result.words.length - 1;
     this.step = Math.max(0, Math.min(last, Number.isFinite(index) ? index : last));
     this.render();
-    if (focus) $('caption-words').children[this.step]?.focus();
+    if (focus) wordButtons()[this.step]?.focus();
     $('caption-words').dispatchEvent(new Event('change', { bubbles: true }));
   }
 
@@ -305,7 +344,7 @@ export class CaptionView {
     clearInterval(this.playing);
     this.playing = 0;
     $('caption-play').setAttribute('aria-pressed', String(on));
-    $('caption-play').textContent = on ? 'Stop' : 'Play';
+    $('caption-play').textContent = t(on ? 'Stop' : 'Play');
     if (!on || !this.result) return;
     this.goTo(0);
     this.playing = setInterval(() => {
@@ -351,7 +390,7 @@ export class CaptionView {
     const context = this.canvas.getContext('2d');
     context.drawImage(this.base, 0, 0);
     const result = this.result;
-    const words = $('caption-words').children;
+    const words = wordButtons();
     if (!result || result.words.length === 0) return;
     const shown = this.preview >= 0 && this.preview < result.words.length ? this.preview : this.step;
     const [, height, width] = result.attention.shape;
@@ -365,8 +404,10 @@ export class CaptionView {
       word.tabIndex = i === this.step ? 0 : -1;
     });
     $('caption-step').value = String(this.step);
-    $('caption-step-label').textContent = `word ${this.step + 1} of ${result.words.length}: “${result.words[this.step]}”`;
-    for (const [i, tile] of [...$('caption-strip').children].entries()) tile.classList.toggle('chosen', i === shown);
+    $('caption-step-label').textContent = t('word {word} of {count}: “{text}”', { word: this.step + 1, count: result.words.length, text: result.words[this.step] });
+    for (const [i, tile] of [...stripTiles()].entries()) tile.classList.toggle('chosen', i === shown);
+    glide(this.wordMark, words[shown]);
+    glide(this.stripMark, stripTiles()[shown]);
   }
 
   // A word's map over the picture as a square canvas of `size` pixels (the strip and its exports).
@@ -384,10 +425,10 @@ export class CaptionView {
   // The strip: one figure a word, kept and painted again while the caption keeps its length.
   drawStrip() {
     const size = Math.round(TILE * devicePixelRatio);
-    const strip = $('caption-strip');
-    while (strip.children.length > this.result.words.length) strip.lastElementChild.remove();
+    const strip = $('caption-strip'), tiles = stripTiles();
+    while (tiles.length > this.result.words.length) tiles[tiles.length - 1].remove();
     this.result.words.forEach((word, i) => {
-      let figure = strip.children[i];
+      let figure = tiles[i];
       if (!figure) {
         figure = document.createElement('figure');
         figure.dataset.index = String(i);
@@ -410,5 +451,26 @@ export class CaptionView {
       title, caption: $('caption-model').textContent, words: this.result.words, tiles: (i, size) => this.tile(i, size),
       fg: style.getPropertyValue('--fg').trim(), bg: style.getPropertyValue('--bg').trim(),
     };
+  }
+}
+
+// Moves the highlight `mark` onto `item` (a word or a map of the strip): the stylesheet makes it glide
+// there (style.css: 180 ms, none where the reader asks for less motion); it appears in place.
+/** @param {HTMLElement | undefined} mark @param {HTMLElement | undefined} item */
+function glide(mark, item) {
+  if (!mark) return;
+  mark.hidden = !item || item.offsetWidth === 0;
+  if (mark.hidden) {
+    delete mark.dataset.shown;
+    return;
+  }
+  const appearing = !mark.dataset.shown;
+  if (appearing) mark.style.transition = 'none';
+  Object.assign(mark.style, { width: `${item.offsetWidth}px`, height: `${item.offsetHeight}px`, transform: `translate(${item.offsetLeft}px, ${item.offsetTop}px)` });
+  mark.dataset.index = item.dataset.index;
+  if (appearing) {
+    void mark.offsetWidth;  // the place taken at once, before the transition is on again
+    mark.style.transition = '';
+    mark.dataset.shown = 'true';
   }
 }

@@ -85,12 +85,15 @@ const SENTENCES = {
 // stretch of the source and its links thin out.
 export const TRAINED_LENGTH = { most: 80, usual: 26, rare: 45 };
 
-/** The words of the longer side of a pair past which a figure's line warns, and the warning for a
- * pair of `source` and `target` words: '' where neither side is longer than the rare length. */
-export function lengthNote(source, target) {
+/** The warning for a pair of `source` and `target` words, as a message (messages.mjs) for the page
+ * to say in the reader's language: '' where neither side is longer than the rare length. */
+export function lengthMessage(source, target) {
   const words = Math.max(source, target);
   if (words < TRAINED_LENGTH.rare) return '';
-  const past = words > TRAINED_LENGTH.most ? `longer than any sentence the model learned from (at most ${TRAINED_LENGTH.most} words)`
-    : `longer than nearly every sentence the model learned from (99 % had ${TRAINED_LENGTH.usual} words or fewer)`;
-  return `⚠ ${words} words: ${past}; at this length its attention can collapse onto one stretch of the source, and the links thin out`;
+  const past = words > TRAINED_LENGTH.most ? message('longer than any sentence the model learned from (at most {most} words)', { most: TRAINED_LENGTH.most })
+    : message('longer than nearly every sentence the model learned from (99 % had {usual} words or fewer)', { usual: TRAINED_LENGTH.usual });
+  return message('⚠ {words} words: {past}; at this length its attention can collapse onto one stretch of the source, and the links thin out', { words, past });
 }
+
+/** lengthMessage's warning in English ('' where there is none). */
+export const lengthNote = (source, target) => english(lengthMessage(source, target));

@@ -3,6 +3,7 @@
 import { CanvasFigure, CanvasSurface, cellBitmap, fitCanvas } from './canvas.mjs';
 import { colourEnds } from './colormap.mjs';
 import { DEFAULT_CELL, MAX_CELL, MIN_CELL, keysOf, layoutFigure, measurer, paintHeatmap, paintLegend, themeOf } from './painters.mjs';
+import { onLanguage, t } from './i18n.mjs';
 import { hideTip, showTip } from './tooltip.mjs';
 
 /**
@@ -26,6 +27,7 @@ export class Heatmap extends CanvasFigure {
     this.buildChrome();
     this.listen();
     this.clear();
+    onLanguage(() => { if (this.figure) this.paintLegend(); });  // its labels in the new language
   }
 
   buildChrome() {
@@ -333,7 +335,7 @@ export class Heatmap extends CanvasFigure {
     const context = fitCanvas(this.legend, width, 30);
     context.clearRect(0, 0, width, 30);
     const links = this.figure.links.length > 0 && !this.figure.hideLinks;
-    paintLegend(new CanvasSurface(context, theme, null), theme, { colormap: this.figure.colormap, links, gold, width: 120 });
+    paintLegend(new CanvasSurface(context, theme, null), theme, { colormap: this.figure.colormap, links, gold, width: 120, labels: { link: t('link'), gold: t('gold link') } });
     const [low, high] = colourEnds(this.figure.colormap);
     this.legend.setAttribute('aria-label', `colour legend: ${low} is 0, ${high} is 1${links ? '; links are outlined' : ''}${gold ? ', gold links are gold corner triangles' : ''}`);
   }

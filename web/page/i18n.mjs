@@ -61,6 +61,9 @@ const englishText = new WeakMap();        // a text node -> its English
 const fromTable = new Map(Object.values(LANGUAGES).flatMap(({ table }) => Object.entries(table).map(([english, translated]) => [translated, english])));
 const englishAttributes = new WeakMap();  // an element -> {attribute: its English}
 
+/** The English of `text` as shown (a string of a table in any language, else `text` itself). */
+export const englishOf = (text) => fromTable.get(normalText(text)) ?? text;
+
 function translateText(root, table) {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {

@@ -1,6 +1,7 @@
 // What the bring-your-own view does to a parsed attention tensor before drawing it, as pure
 // functions (tests/js/parsers.test.mjs runs them under Node): pick or aggregate a layer and head,
 // hide special tokens, merge subword tokens into words. Matrices are { rows, cols, weights: [rows][cols] }.
+import { english, message } from './messages.mjs';
 
 const SPECIAL = /^(<s>|<\/s>|<pad>|<unk>|<eos>|<bos>|\[CLS\]|\[SEP\]|\[PAD\]|\[MASK\]|<\|endoftext\|>)$/i;
 
@@ -96,10 +97,14 @@ export function restShare(weights, rows, cols) {
 
 // The sentence that says so: "each row sums to 0.62–0.97 over the words; the rest (3–38 %) went
 // to </s>", with `where` naming what the words leave out.
-export function restNote(weights, rows, cols, where) {
+export const restNote = (weights, rows, cols, where) => english(restMessage(weights, rows, cols, where));
+
+/** restNote's sentence as a message (messages.mjs) for the page to say in the reader's language;
+ * `where` is English text or a message. */
+export function restMessage(weights, rows, cols, where) {
   const rest = restShare(weights, rows, cols);
   if (!rest) return '';
   const percent = (x) => Math.round(x * 100);
   const span = percent(rest.least) === percent(rest.most) ? `${percent(rest.most)} %` : `${percent(rest.least)}–${percent(rest.most)} %`;
-  return `each row's weights over the words add up to less than 1: the rest (${span} of a row) went to ${where}`;
+  return message("each row's weights over the words add up to less than 1: the rest ({span} of a row) went to {where}", { span, where: typeof where === 'string' ? message(where) : where });
 }

@@ -10,11 +10,12 @@ import { Requests, showProblem } from './controls.mjs';
 import { colourInto, colourTable } from './colormap.mjs';
 import { fileOfModel, forwardModelName, reverseModelName } from './methods.mjs';
 import { meanOverHeads, rollout, slice } from './maps.mjs';
-import { restNote } from './matrices.mjs';
+import { restMessage } from './matrices.mjs';
 import { Heatmap, LineView } from './views.mjs';
 import { hideTip, showTip } from './tooltip.mjs';
 import { HeadView } from './head-view.mjs';
-import { onLanguage, t } from './i18n.mjs';
+import { englishOf, onLanguage, say, t } from './i18n.mjs';
+import { english, message, saidBy } from './messages.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
@@ -24,14 +25,17 @@ const KIND_LABELS = { cross: 'encoder–decoder attention', encoder: 'encoder se
 
 // Offers only what the model can answer: an RNN (a file stem without "transformer", or an answer
 // whose info says 'rnn') has no self-attention, so no encoder or decoder maps and no rollout;
-// those options are disabled with the reason in their text, and a choice of one falls back.
+// those options are disabled with the reason in their text (in the interface's language: fitted
+// again when it changes), and a choice of one falls back.
+let fittedToRnn = false;
 function fitControls(rnn) {
+  fittedToRnn = rnn;
   const fit = (select, values, reason, fallback) => {
     for (const option of select.options) {
       if (!values.includes(option.value)) continue;
-      option.dataset.label ??= option.textContent;
+      option.dataset.label ??= englishOf(option.textContent);  // its English, whichever language shows
       option.disabled = rnn;
-      option.textContent = rnn ? `${option.dataset.label} — ${reason}` : option.dataset.label;
+      option.textContent = rnn ? t('{label} — {reason}', { label: t(option.dataset.label), reason: t(reason) }) : t(option.dataset.label);
     }
     if (select.selectedOptions[0]?.disabled) select.value = fallback;
   };
@@ -80,7 +84,10 @@ export class ModelView {
     $('model-view').addEventListener('pointermove', (event) => this.point(event));
     $('heads-layer').addEventListener('input', () => this.drawHeads());
     // the lines under the grid, and the head view's swatches; for a pair without a model, why
-    onLanguage(() => (this.pair && !$('model').value ? this.showNone() : this.draw()));
+    onLanguage(() => {
+      fitControls(fittedToRnn);
+      return this.pair && !$('model').value ? this.showNone() : this.draw();
+    });
     $('model-view').addEventListener('pointerleave', () => { $('model-cell').textContent = ''; hideTip(); });
     $('model-view').addEventListener('click', (event) => this.choose(event.target.closest('[data-layer]')));
     $('model-view').addEventListener('keydown', (event) => {
@@ -146,7 +153,7 @@ export class ModelView {
     showProblem($('model'), '');
     if (reply.type !== 'result') {
       this.clear();
-      showProblem($('model'), reply.type === 'cancelled' ? 'Cancelled. Edit the sentences or choose a model to try again.' : reply.message);
+      showProblem($('model'), reply.type === 'cancelled' ? 'Cancelled. Edit the sentences or choose a model to try again.' : saidBy(reply));
       return;
     }
     this.result = { ...reply.result, pieces: settings.pieces, model: settings.model };  // the model that drew it
@@ -179,19 +186,22 @@ export class ModelView {
     const kind = $('attention-kind').value, aggregate = $('model-aggregate').value;
     const map = r[kind];
     const [layers, heads, rows, cols] = map.shape;
-    if (layers === 0) return { problem: `The ${r.info.architecture === 'rnn' ? 'RNN' : 'model'} has no ${KIND_LABELS[kind]}: choose encoder–decoder attention.` };
+    if (layers === 0) {
+      const template = r.info.architecture === 'rnn' ? 'The RNN has no {kind}: choose encoder–decoder attention.' : 'The model has no {kind}: choose encoder–decoder attention.';
+      return { problem: message(template, { kind: message(KIND_LABELS[kind]) }) };
+    }
     const rowLabels = kind === 'encoder' ? r.source : r.target;
     const colLabels = kind === 'cross' ? r.source : kind === 'encoder' ? r.source : decoderKeys(r);
     const base = { rows, cols, rowLabels, colLabels };
     if (aggregate === 'heads') {
       const maps = [];
       for (let l = 0; l < layers; l++) {
-        for (let h = 0; h < heads; h++) maps.push({ ...base, layer: l, head: h, label: `layer ${l}, head ${h}`, data: slice(map, l, h) });
+        for (let h = 0; h < heads; h++) maps.push({ ...base, layer: l, head: h, label: message('layer {layer}, head {head}', { layer: l, head: h }), data: slice(map, l, h) });
       }
       return { maps, layers, heads };
     }
     if (aggregate === 'layer-mean') {
-      const maps = Array.from({ length: layers }, (_, l) => ({ ...base, layer: l, head: 'mean', label: `layer ${l}, mean over heads`, data: meanOverHeads(map, l) }));
+      const maps = Array.from({ length: layers }, (_, l) => ({ ...base, layer: l, head: 'mean', label: message('layer {layer}, mean over heads', { layer: l }), data: meanOverHeads(map, l) }));
       return { maps, layers, heads: 1 };
     }
     if (aggregate === 'mean') {
@@ -202,7 +212,7 @@ export class ModelView {
     if (kind === 'cross') return { problem: 'Rollout follows self-attention through the layers: choose encoder or decoder self-attention.' };
     const rolled = rollout(map);
     return {
-      maps: rolled.map((data, l) => ({ ...base, layer: l, head: 'rollout', label: `rollout through layer ${l}`, data })),
+      maps: rolled.map((data, l) => ({ ...base, layer: l, head: 'rollout', label: message('rollout through layer {layer}', { layer: l }), data })),
       layers, heads: 1,
     };
   }
@@ -219,7 +229,7 @@ export class ModelView {
       this.maps = [];
       grid.dataset.layers = '0';
       grid.dataset.heads = '0';
-      $('model-status').textContent = chosen.problem;
+      $('model-status').textContent = say(chosen.problem);
       $('head-figure').hidden = true;
       return;
     }
@@ -238,7 +248,7 @@ export class ModelView {
       model: architecture === 'transformer' ? t('Transformer, {layers} layers × {heads} heads (counted from 0)', { layers, heads }) : t('RNN, one attention'),
       ms: r.milliseconds.toFixed(1),
     });
-    $('model-rows').textContent = rowsNote(r, $('attention-kind').value);
+    $('model-rows').textContent = say(rowsNote(r, $('attention-kind').value));
     $('model-links-from').textContent = this.linksFrom(architecture, aligning);
     const shown = this.chosenIndex !== undefined && this.maps[this.chosenIndex] ? this.chosenIndex : null;
     if (shown === null) $('head-figure').hidden = true;
@@ -294,7 +304,7 @@ export class ModelView {
     const box = canvas.getBoundingClientRect();
     const s = Math.floor(((event.clientX - box.left) / box.width) * map.cols), t = Math.floor(((event.clientY - box.top) / box.height) * map.rows);
     if (s < 0 || t < 0 || s >= map.cols || t >= map.rows) return;
-    const text = `${map.label}: ${map.rowLabels[t]} ← ${map.colLabels[s]} ${map.data[t * map.cols + s].toFixed(3)}`;
+    const text = `${say(map.label)}: ${map.rowLabels[t]} ← ${map.colLabels[s]} ${map.data[t * map.cols + s].toFixed(3)}`;
     $('model-cell').textContent = text;
     showTip(event, text);
   }
@@ -310,14 +320,14 @@ export class ModelView {
   async show(index) {
     const map = this.maps[index];
     $('head-figure').hidden = false;
-    $('head-caption').textContent = `${KIND_LABELS[$('attention-kind').value]}, ${map.label}`;
     const kind = $('attention-kind').value;
-    const rest = this.result.pieces ? '' : restNote(map.data, map.rows, map.cols, kind === 'decoder' ? 'the decoder’s start token <s>' : 'the end token </s>');
-    showDrawnBy($('head-model'), this.facts, fileOfModel(this.pair, this.result.model),
-      [`${KIND_LABELS[kind]}, ${map.label}`, rowsNote(this.result, kind), rest].filter(Boolean).join(' · '));
+    const which = message('{kind}, {map}', { kind: message(KIND_LABELS[kind]), map: map.label });
+    $('head-caption').textContent = say(which);
+    const rest = this.result.pieces ? '' : restMessage(map.data, map.rows, map.cols, kind === 'decoder' ? 'the decoder’s start token <s>' : 'the end token </s>');
+    showDrawnBy($('head-model'), this.facts, fileOfModel(this.pair, this.result.model), [which, rowsNote(this.result, kind), rest]);
     const figure = {
       weights: map.data, rows: map.rows, cols: map.cols, rowLabels: map.rowLabels, colLabels: map.colLabels, links: [],
-      colormap: $('colormap').value, title: `${this.result.model}: ${map.label}`,
+      colormap: $('colormap').value, title: `${this.result.model}: ${english(map.label)}`,
     };
     this.lines.draw({ ...figure, topK: 3 });
     await this.heatmap.draw(figure);
@@ -348,8 +358,8 @@ function smallMap(map, index, table, aligning) {
   cell.dataset.layer = String(map.layer);
   cell.dataset.head = String(map.head);
   if (map.layer === aligning.layer && map.head === aligning.head && $('attention-kind').value === 'cross') cell.dataset.aligns = 'true';
-  cell.title = map.label;
-  cell.setAttribute('aria-label', map.label);
+  cell.title = say(map.label);
+  cell.setAttribute('aria-label', say(map.label));
   cell.setAttribute('aria-pressed', 'false');
   const canvas = document.createElement('canvas');
   canvas.width = map.cols;
@@ -361,7 +371,7 @@ function smallMap(map, index, table, aligning) {
   colourInto(new Uint32Array(image.data.buffer), map.data, table);  // weights past 1 (summed pieces' rounding) clamp
   canvas.getContext('2d').putImageData(image, 0, 0);
   const label = document.createElement('span');
-  label.textContent = map.label;
+  label.textContent = say(map.label);
   cell.append(canvas, label);
   return cell;
 }

@@ -133,12 +133,16 @@ export function goldCorner(x, y, cell) {
   return [[x, y], [x + leg, y], [x, y + leg]];
 }
 
+// A label's width in legend steps: a wide (CJK) character counts two.
+const legendWidth = (text) => [...text].reduce((sum, character) => sum + (character.codePointAt(0) >= 0x2e80 ? 2 : 1), 0);
+
 /**
- * The colour legend: the map from 0 to 1, and what a link (and a gold link) looks like.
+ * The colour legend: the map from 0 to 1, and what a link (and a gold link) looks like, named by
+ * `labels` (the page passes them in the interface's language).
  * @param {any} surface a canvas.mjs CanvasSurface or an export.mjs SVG surface @param {any} theme
- * @param {{colormap: string, links?: boolean, gold?: boolean, width?: number}} options
+ * @param {{colormap: string, links?: boolean, gold?: boolean, width?: number, labels?: {link: string, gold: string}}} options
  */
-export function paintLegend(surface, theme, { colormap, links = true, gold = false, width = 140 }) {
+export function paintLegend(surface, theme, { colormap, links = true, gold = false, width = 140, labels = { link: 'link', gold: 'gold link' } }) {
   const map = colourMap(colormap);
   const steps = 32, bar = width / steps;
   for (let i = 0; i < steps; i++) surface.fill(i * bar, 0, bar + 0.5, 12, rgb(map((i + 0.5) / steps)));
@@ -146,13 +150,13 @@ export function paintLegend(surface, theme, { colormap, links = true, gold = fal
     surface.text(String(value), value * width, 26, { fill: theme.fg, anchor });
   }
   let at = width + 16;
-  const marks = [...(links ? [['link', theme.link, 2, 'legend-link']] : []), ...(gold ? [['gold link', theme.gold, 0, 'legend-gold']] : [])];
+  const marks = [...(links ? [[labels.link, theme.link, 2, 'legend-link']] : []), ...(gold ? [[labels.gold, theme.gold, 0, 'legend-gold']] : [])];
   for (const [what, colour, inset, kind] of marks) {
     surface.fill(at, 0, 14, 14, rgb(map(0.5)));
     if (kind === 'legend-gold') surface.triangle(goldCorner(at, 0, 14), colour, kind);
     else surface.mark(at, 0, 14, colour, kind, inset);
     surface.text(what, at + 19, 11, { fill: theme.fg, anchor: 'start' });
-    at += 28 + what.length * 6;
+    at += 28 + legendWidth(what) * 6;
   }
   return { width: at, height: 30 };
 }

@@ -1,7 +1,10 @@
 // The page in Chinese (简体中文): each English string of the page, as index.html and the views write
 // it, and its translation. i18n.mjs looks strings up here when the reader chooses 中文; a string
 // missing here shows in English (tests/browser/language.test.mjs lists the page's strings without one).
+import { ZH_VIEWS } from './strings-zh-views.mjs';
+
 export const ZH = {
+  ...ZH_VIEWS,  // what the views write as they run, and the model index's phrases
   // the header and the tabs
   'Attention, computed live by WebAssembly in your browser.': '注意力，由 WebAssembly 在你的浏览器里实时计算。',
   'language pair': '语言对',

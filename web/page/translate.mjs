@@ -12,12 +12,13 @@
 // another pair's model).
 import { showDrawnBy, showFamiliarity } from './align.mjs';
 import { Requests, readNumber, showProblem } from './controls.mjs';
-import { lengthNote } from './familiarity.mjs';
+import { lengthMessage } from './familiarity.mjs';
 import { meanOverHeads, slice } from './maps.mjs';
 import { fileOfModel, forwardModelName } from './methods.mjs';
-import { restNote } from './matrices.mjs';
+import { restMessage } from './matrices.mjs';
 import { Heatmap } from './views.mjs';
 import { onLanguage, t } from './i18n.mjs';
+import { english, message } from './messages.mjs';
 
 /** @type {(id: string) => any} index.html's element of that id (a control, a figure, a section) */
 const $ = (id) => document.getElementById(id);
@@ -186,11 +187,12 @@ export class TranslateView {
     const [layers, heads] = cross.shape;
     const aligning = layer === (info.alignmentLayer ?? 0) && head === String(info.alignmentHead ?? 0);
     const map = head === 'mean' ? meanOverHeads(cross, layer) : new Float32Array(slice(cross, layer, Number(head) || 0));
-    const what = layers * heads <= 1 ? '' : head === 'mean' ? `layer ${layer}, mean of ${heads} heads` : `layer ${layer}, head ${head}`;
+    const said = layers * heads <= 1 ? '' : head === 'mean' ? message('layer {layer}, mean of {heads} heads', { layer, heads }) : message('layer {layer}, head {head}', { layer, head });
+    const what = english(said);
     $('translate-head-note').textContent = aligning && layers * heads > 1 ? t('the head the model aligns with') : '';
     $('translate-heatmap').dataset.layer = String(layer);
     $('translate-heatmap').dataset.head = head;
-    return { map, what, aligning: aligning && layers * heads > 1 };
+    return { map, what, said, aligning: aligning && layers * heads > 1 };
   }
 
   clear() {
@@ -210,16 +212,19 @@ export class TranslateView {
     if (!r) return null;
     const shown = Number($('step').value);
     const rows = r.targetWords.length, cols = r.sourceWords.length;
-    const { map: weights, what, aligning } = this.chosenMap();
+    const { map: weights, what, said, aligning } = this.chosenMap();
     weights.fill(0, shown * cols);  // words not produced yet have no attention to show
-    const notes = [`its encoder–decoder attention${what ? ` (${what}${aligning ? ', the head it aligns with' : ''})` : ''} while translating with beam ${this.beamShown}`];
+    const attention = !what ? 'its encoder–decoder attention while translating with beam {beam}'
+      : aligning ? 'its encoder–decoder attention ({what}, the head it aligns with) while translating with beam {beam}'
+        : 'its encoder–decoder attention ({what}) while translating with beam {beam}';
+    const notes = [message(attention, { what: said, beam: this.beamShown })];
     if (r.info.alignmentShift) {
       notes.push('a word’s row is the step where the word is the decoder’s input (the step after the one that predicts it): there the head the model aligns with holds the word (its alignment_shift 1)');
     }
     const language = r.direction === this.pair.name ? 'English' : this.pair.languageName;
-    notes.push(lengthNote(cols, rows));
-    notes.push(restNote(weights.subarray(0, shown * cols), shown, cols, `the end of the ${language} sentence (its token </s>)`));
-    showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.resultModel), notes.filter(Boolean).join(' · '));
+    notes.push(lengthMessage(cols, rows));
+    notes.push(restMessage(weights.subarray(0, shown * cols), shown, cols, message('the end of the {language} sentence (its token </s>)', { language: message(language) })));
+    showDrawnBy($('translate-model-line'), this.facts, fileOfModel(this.pair, this.resultModel), notes);
     const labels = r.targetWords.map((word, t) => (t < shown ? word : '…'));
     $('translate-heatmap').dataset.step = String(shown);
     $('step-label').textContent = shown ? t('{shown} of {rows}: “{word}”', { shown, rows, word: r.targetWords[shown - 1] }) : t('{shown} of {rows}', { shown: 0, rows });
