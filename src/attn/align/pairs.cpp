@@ -171,9 +171,8 @@ std::string direction_model_name(const std::string& source, const std::string& t
 std::string target_of_direction_model(const std::string& path) {
   const std::size_t slash = path.find_last_of("/\\");
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string extension = ".safetensors";
-  if (name.size() > extension.size() && name.compare(name.size() - extension.size(), extension.size(), extension) == 0)
-    name.resize(name.size() - extension.size());
+  const std::size_t dot = name.rfind('.');  // the file's extension, whichever
+  if (dot != std::string::npos) name.resize(dot);
   const std::size_t dash = name.find('-');
   if (dash == std::string::npos) return "";
   const std::size_t second = name.find('-', dash + 1);

@@ -68,8 +68,8 @@ class PairCatalogue {
 // (models/en-fr-transformer.safetensors, a link to the multilingual file) and the explorer calls
 // the direction so (each pair's `directionModels` in `attn.alignment.pairs` and its model index).
 std::string direction_model_name(const std::string& source, const std::string& target);
-// The target language of a path whose file is named after a direction ("…/en-fr-transformer" with
-// or without ".safetensors" -> "fr"; languages of 2 or 3 letters a-z), "" for any other name.
+// The target language of a path whose file is named after a direction ("…/en-fr-transformer", with
+// any extension or none -> "fr"; languages of 2 or 3 letters a-z), "" for any other name.
 std::string target_of_direction_model(const std::string& path);
 
 }  // namespace attn
