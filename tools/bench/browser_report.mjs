@@ -5,11 +5,11 @@
 //   node tools/bench/browser_report.mjs [DIR=build/model-bench]   writes the section between
 //   <!-- browser:start --> and <!-- browser:end --> in docs/BENCHMARKS.md (tools/bench/report.mjs,
 //   which rewrites the file after ./run bench, calls browserSection() too).
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { median, writeSection } from './sections.mjs';
 
 const parse = (path) => readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const fmt = (x) => (x >= 100 ? x.toFixed(1) : x >= 10 ? x.toFixed(2) : x.toFixed(3));
 const spread = (values) => `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
 
@@ -80,9 +80,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = process.argv[2] || 'build/model-bench';
   const section = browserSection(dir, new Date().toISOString().slice(0, 10));
   if (!section) throw new Error(`${dir} has no browser-N.jsonl: run node tools/bench/browser.mjs > ${dir}/browser-1.jsonl first`);
-  const path = new URL('../../docs/BENCHMARKS.md', import.meta.url);
-  const doc = readFileSync(path, 'utf8');
-  const block = /<!-- browser:start[^]*?<!-- browser:end -->/;
-  writeFileSync(path, block.test(doc) ? doc.replace(block, section) : `${doc.trimEnd()}\n\n${section}\n`);
+  writeSection('browser', section);
   console.log('wrote the Chromium section of docs/BENCHMARKS.md');
 }

@@ -2,13 +2,14 @@
 // scene's time (each round: the mean over the scenes of their medians; then the median over the
 // rounds, with their range) and each scene's, and each peer's time over attnscope's on the same
 // target (PyTorch over native, onnxruntime-web over WebAssembly), per round: median (range).
+import { median } from './sections.mjs';
+
 const IMPLEMENTATIONS = [
   ['attn-native-simd', 'attnscope native', null],
   ['pytorch-cpu-1t', 'PyTorch', 'attn-native-simd'],
   ['attn-wasm-simd', 'attnscope WebAssembly SIMD128', null],
   ['onnxruntime-web', 'onnxruntime-web', 'attn-wasm-simd'],
 ];
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const fmt = (x) => (x >= 10 ? x.toFixed(1) : x.toPrecision(3));
 const spread = (xs) => (xs.length ? `${fmt(median(xs))}${xs.length > 1 ? ` (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})` : ''}` : '—');
 

@@ -4,8 +4,9 @@
 //   node tools/bench/model_report.mjs [DIR=build/model-bench]   writes the section between
 //   <!-- model:start --> and <!-- model:end --> in docs/BENCHMARKS.md (tools/bench/report.mjs,
 //   which rewrites the file after ./run bench, calls modelSection() too).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { writeSection } from './sections.mjs';
 
 const lines = (path) => existsSync(path)
   ? readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)) : [];
@@ -55,9 +56,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = process.argv[2] || 'build/model-bench';
   const section = modelSection(dir, new Date().toISOString().slice(0, 10));
   if (!section) throw new Error(`${dir}/summary.md is missing: run ../shared/bench/models/run first`);
-  const path = new URL('../../docs/BENCHMARKS.md', import.meta.url);
-  const doc = readFileSync(path, 'utf8');
-  const block = /<!-- model:start[^]*?<!-- model:end -->/;
-  writeFileSync(path, block.test(doc) ? doc.replace(block, section) : `${doc.trimEnd()}\n\n${section}\n`);
+  writeSection('model', section);
   console.log('wrote the whole-Transformer section of docs/BENCHMARKS.md');
 }

@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { modelSection } from './model_report.mjs';
 import { captionSection } from './caption_report.mjs';
 import { browserSection } from './browser_report.mjs';
+import { median } from './sections.mjs';
 
 const [file = 'build/bench/results.jsonl'] = process.argv.slice(2);
 const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -18,7 +19,6 @@ const threadsOf = (l) => l.threads ?? Number(/-(\d+)t$/.exec(l.impl)?.[1] ?? 1);
 // One implementation's line in one round; `threads` tells the 1- and N-thread lines of one impl apart.
 const find = (run, impl, shape, round, threads) => lines.find((l) => l.run === run && l.impl === impl && l.shape === shape &&
   l.round === round && (threads === undefined || threadsOf(l) === threads));
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : undefined; };
 const fmt = (x, digits = 3) => (x === undefined || Number.isNaN(x) ? '—' : x >= 10 ? x.toFixed(1) : x.toPrecision(digits));
 const geomean = (xs) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : undefined);
 // A column: an implementation in a run at a thread count.
