@@ -5,6 +5,7 @@
 // and every string of index.html has its Chinese.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { ROOT, SCREENSHOTS, openPage, useBrowser } from './browser.mjs';
 
 const session = useBrowser();
@@ -126,6 +127,17 @@ describe('the interface language', () => {
     await page.waitForFunction(() => Number(document.getElementById('heatmap').dataset.rows) > 0, null, { timeout: 60000 });
     assert.ok((await legendWords()).includes('对齐'), (await legendWords()).join());
     assert.ok(!(await legendWords()).includes('link'));
+    const legendName = () => page.getAttribute('#heatmap-legend', 'aria-label');
+    assert.equal(await legendName(), '颜色图例：深紫色为 0，黄色为 1；对齐以方框标出');
+    // the exported figure: its legend in Chinese too, and its Chinese caption wrapped to the figure
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+    const svg = await readFile(await download.path(), 'utf8');
+    assert.match(svg, /<title>en-es 模型的注意力，行是西班牙语，列是英语，hybrid 对齐<\/title>/);
+    assert.match(svg, /<text[^>]*>对齐<\/text>/);
+    assert.doesNotMatch(svg, /<text[^>]*>link<\/text>/);
+    const captionLines = [...svg.matchAll(/<text[^>]*class="caption"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    assert.ok(captionLines.length >= 2 && captionLines.join('').startsWith('由多语言 Transformer'), JSON.stringify(captionLines));
+    assert.ok(Number(/<svg[^>]*width="(\d+)"/.exec(svg)[1]) < 1000, 'the caption wraps: the figure is not one long line wide');
     // a pair longer than what the model learned from: the warning under the figure
     const words = (n, word) => Array.from({ length: n }, (_, i) => `${word}${i % 7}`).join(' ');
     await page.selectOption('#method', 'argmax');
@@ -163,6 +175,7 @@ describe('the interface language', () => {
     assert.match(await page.textContent('#align-model details'), /Drawn by the multilingual Transformer .+ · method argmax · dev AER 0\.\d{3} on en-es’s gold dev set\. ⚠ 61 words: /);
     await page.locator('#tab-align').click();
     await page.waitForFunction(() => (window.legendWords['heatmap-legend'] ?? []).includes('link'));
+    assert.equal(await legendName(), 'colour legend: dark purple is 0, yellow is 1; links are outlined');
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -185,6 +198,10 @@ describe('the interface language', () => {
       await page.keyboard.press('Enter');
     }
     assert.equal(await text('caption-edit-status'), '已添加 house。');
+    const frameName = () => page.getAttribute('.scene-object[data-name="house"]', 'aria-label');
+    assert.match(await frameName(), /^house，距左边 \d+ %，距上边 \d+ %，大小为边长的 \d+ %；方向键移动它，\+ 和 − 改变大小，Delete 键移除它$/);
+    assert.equal(await page.getAttribute('.palette-object[data-name="cat"]', 'aria-label'), '添加 cat');
+    assert.equal(await page.getAttribute('.scene-object[data-name="house"] .remove-object', 'aria-label'), '移除 house');
     await page.waitForFunction(() => /^这个场景里有5 个物体（训练场景只有 1–4 个）/.test(document.getElementById('caption-note').textContent), null, { timeout: 30000 });
     // a photo the browser cannot read, and maps the worker refuses
     await page.setInputFiles('#caption-photo', { name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('not an image') });
@@ -205,6 +222,8 @@ describe('the interface language', () => {
     assert.equal(await page.textContent('#caption-presets button'), 'A dog and its ball');
     assert.equal(await text('caption-play'), 'Play');
     assert.equal(await text('caption-edit-status'), 'Added a house.');
+    assert.match(await frameName(), /^house, \d+ % from the left, \d+ % from the top, \d+ % of the side; arrow keys move it, \+ and − resize it, Delete removes it$/);
+    assert.equal(await page.getAttribute('.palette-object[data-name="cat"]', 'aria-label'), 'add a cat');
     assert.match(await text('caption-note'), /^This scene has 5 objects \(training scenes had 1–4\)/);
     assert.equal(await text('caption-photo-error'), 'not-an-image.png is not an image this browser can read (PNG or JPEG)');
     assert.equal(await text('caption-byo-error'), 'the attention holds -1 at [0, 0, 1]: attention weights are not negative');

@@ -369,6 +369,12 @@ export class AlignView {
     const technical = (speak) => (preview ? speak(message('Shown while the {method} method\'s model downloads (its figure follows): ', { method: $('method').value })) : '')
       + modelLine(this.rules, this.facts, pair, method, speak) + (long ? speak(message(' {note}.', { note: long })) : '');
     figure.caption = technical(english);
+    // what an exported picture says, in the interface's language at the time of the export
+    figure.captionIn = () => technical(say);
+    figure.titleIn = () => t(this.rules.methods.find((rule) => rule.name === method)?.needsModel
+      ? 'Attention of the {pair} model, {language} rows and English columns, {method} links'
+      : 'Posteriors of the {aligner} aligner ({pair}), {language} rows and English columns, {method} links',
+    { pair: pair.name, language: t(pair.languageName), method, aligner: method === 'ibm2' ? 'IBM Model 2' : 'HMM' });
     const rest = attention ? restMessage(r.weights, r.targetWords.length, r.sourceWords.length, 'the end of the English sentence (its token </s>)') : '';
     $('align-status').textContent = t('{rows} × {cols} words, aligned in {ms} ms', { rows: r.targetWords.length, cols: r.sourceWords.length, ms: r.milliseconds.toFixed(1) }) + (rest ? `${t('; ')}${say(rest)}` : '');
     const files = filesOf(this.rules, pair, method);

@@ -4,7 +4,7 @@
 // Pointer events serve the mouse, a pen and touch alike. Every change calls onChange(scene, {live}):
 // live while a drag goes on (the caption follows it), not live once it ends (the URL keeps it).
 import { MAX_OBJECTS, freeSpot, placed } from './caption-scene.mjs';
-import { showSaid } from './i18n.mjs';
+import { onLanguage, say, showSaid, t } from './i18n.mjs';
 import { message } from './messages.mjs';
 
 const NEW_SIZE = 0.28;   // a new object's side (a fraction of the image side: the trained sizes' middle)
@@ -14,7 +14,6 @@ const DRAG_FROM = 4;     // pixels a palette press moves before it is a drag rat
 /** @type {(event: Event) => HTMLElement} */
 const targetOf = (event) => /** @type {HTMLElement} */ (event.target);
 const percent = (x) => `${Math.round(x * 100)} %`;
-const describe = (o) => `${o.name}, ${percent(o.x)} from the left, ${percent(o.y)} from the top, ${percent(o.size)} of the side`;
 // where an object is, as a message the status line says in the reader's language
 const placeOf = (o) => message('{name}, {x} from the left, {y} from the top, {size} of the side', { name: o.name, x: percent(o.x), y: percent(o.y), size: percent(o.size) });
 
@@ -33,13 +32,22 @@ export class SceneEditor {
     this.onChange = onChange;
     this.scene = { objects: [] };
     this.enabled = true;
+    this.labelPalette = () => palette.querySelectorAll('.palette-object').forEach((button) => {
+      const label = t('add a {name}', { name: /** @type {HTMLElement} */ (button).dataset.name });
+      button.setAttribute('aria-label', label);
+      button.setAttribute('title', label);
+    });
+    onLanguage(() => {  // the palette's and the frames' names in the new language
+      this.labelPalette();
+      this.drawFrames();
+    });
     palette.replaceChildren(...objects.map(({ name }) => {
-      const button = Object.assign(document.createElement('button'), { type: 'button', className: 'palette-object', title: `add a ${name}` });
+      const button = Object.assign(document.createElement('button'), { type: 'button', className: 'palette-object' });
       button.dataset.name = name;
-      button.setAttribute('aria-label', `add a ${name}`);
       button.append(Object.assign(document.createElement('img'), { src: artwork(name), alt: '', draggable: false, width: 32, height: 32 }));
       return button;
     }));
+    this.labelPalette();
     this.listenToPalette();
     this.listenToFrames();
   }
@@ -71,8 +79,7 @@ export class SceneEditor {
         frame.className = 'scene-object';
         frame.tabIndex = 0;
         frame.setAttribute('role', 'button');
-        frame.setAttribute('aria-roledescription', 'movable object');
-        const handle = Object.assign(document.createElement('span'), { className: 'resize-handle', title: 'drag to resize' });
+        const handle = Object.assign(document.createElement('span'), { className: 'resize-handle' });
         const remove = Object.assign(document.createElement('button'), { type: 'button', className: 'remove-object', textContent: '×', tabIndex: -1 });
         frame.append(handle, remove);
       }
@@ -81,8 +88,10 @@ export class SceneEditor {
       frame.style.left = `${o.x * 100}%`;
       frame.style.top = `${o.y * 100}%`;
       frame.style.width = frame.style.height = `${o.size * 100}%`;
-      frame.setAttribute('aria-label', `${describe(o)}; arrow keys move it, + and − resize it, Delete removes it`);
-      frame.querySelector('.remove-object').setAttribute('aria-label', `remove the ${o.name}`);
+      frame.setAttribute('aria-roledescription', t('movable object'));
+      frame.setAttribute('aria-label', `${say(placeOf(o))}${t('; arrow keys move it, + and − resize it, Delete removes it')}`);
+      frame.querySelector('.resize-handle').setAttribute('title', t('drag to resize'));
+      frame.querySelector('.remove-object').setAttribute('aria-label', t('remove the {name}', { name: o.name }));
       return frame;
     });
     // the frames kept in place (a frame taken out of the page would lose its pointer capture mid-drag)

@@ -6,6 +6,7 @@
 // reads) and the links as text.
 import { colourMap, rgb } from './colormap.mjs';
 import { CanvasSurface } from './canvas.mjs';
+import { t } from './i18n.mjs';
 import { DEFAULT_CELL, FONT_SIZE, GAP_FROM, LINK_WIDTH, layoutFigure, markOf, measurer, paintHeatmap, paintLegend, strokedBox, themeOf } from './painters.mjs';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -98,20 +99,32 @@ export class SvgSurface {
   }
 }
 
-/** `text` in lines of at most `width` pixels as `measure` reads them, broken at spaces (a word
- * longer than the width stands alone on its line). */
+/** `text` in lines of at most `width` pixels as `measure` reads them, broken at spaces; a run
+ * wider than a line (Chinese, written without spaces, or one very long word) is broken between its
+ * characters. */
 export function wrapLines(text, width, measure) {
   const lines = [];
   for (const word of text.split(/\s+/).filter(Boolean)) {
     const last = lines.at(-1);
-    if (last !== undefined && measure(`${last} ${word}`) <= width) lines[lines.length - 1] = `${last} ${word}`;
-    else lines.push(word);
+    if (last !== undefined && measure(`${last} ${word}`) <= width) {
+      lines[lines.length - 1] = `${last} ${word}`;
+      continue;
+    }
+    let piece = '';
+    for (const character of word) {  // code points: a character is never split
+      if (piece && measure(piece + character) > width) {
+        lines.push(piece);
+        piece = '';
+      }
+      piece += character;
+    }
+    lines.push(piece);
   }
   return lines;
 }
 
-// The exported figure's geometry: a title, the lines saying what drew it (figure.caption, when the
-// figure has one, wrapped to the figure's width or CAPTION_WIDTH, whichever is wider, so a slide
+// The exported figure's geometry: a title, the lines saying what drew it (figure.captionIn() in the
+// interface's language, else figure.caption, when the figure has one, wrapped to the figure's width or CAPTION_WIDTH, whichever is wider, so a slide
 // gets the figure and not a long strip of text), the heatmap at a readable size (cells of at least
 // one pixel for large matrices), the legend below.
 const CAPTION_WIDTH = 560;
@@ -121,10 +134,10 @@ function documentOf(heatmap) {
   const cell = Math.max(1, Math.min(DEFAULT_CELL(figure.cols), Math.floor(2400 / Math.max(figure.rows, figure.cols))));
   const measure = measurer(theme);
   const layout = layoutFigure(figure, cell, measure);
-  const title = figure.title ?? heatmap.label;
+  const title = figure.titleIn?.() ?? figure.title ?? heatmap.label;
   const room = Math.max(layout.width, CAPTION_WIDTH);
   const captionSize = (text) => measure(text) * 1.1;  // the measurer's 13 px labels, for 12 px text with margin
-  const caption = wrapLines(figure.caption ?? '', room, captionSize);
+  const caption = wrapLines(figure.captionIn?.() ?? figure.caption ?? '', room, captionSize);
   const top = TITLE + caption.length * CAPTION;
   const width = Math.ceil(Math.max(layout.width, 320, measure(title) * 1.3, ...caption.map(captionSize)) + 2 * MARGIN);
   const height = Math.ceil(top + layout.height + LEGEND_GAP + 30 + MARGIN);
@@ -137,7 +150,7 @@ function paintDocument(surface, { figure, theme, layout, title, caption, top, wi
   caption.forEach((line, k) => surface.text(line, MARGIN, TITLE + 10 + k * CAPTION, { fill: theme.fg, size: 12, className: 'caption' }));
   surface.group(MARGIN, top, () => paintHeatmap(surface, figure, layout, theme, { x: 0, y: 0, width: layout.width, height: layout.height }));
   surface.group(MARGIN, top + layout.height + LEGEND_GAP, () => {
-    paintLegend(surface, theme, { colormap: figure.colormap, links: figure.links.length > 0, gold: (figure.gold ?? []).length > 0, width: 120 });
+    paintLegend(surface, theme, { colormap: figure.colormap, links: figure.links.length > 0, gold: (figure.gold ?? []).length > 0, width: 120, labels: { link: t('link'), gold: t('gold link') } });
   });
 }
 

@@ -337,7 +337,8 @@ export class Heatmap extends CanvasFigure {
     const links = this.figure.links.length > 0 && !this.figure.hideLinks;
     paintLegend(new CanvasSurface(context, theme, null), theme, { colormap: this.figure.colormap, links, gold, width: 120, labels: { link: t('link'), gold: t('gold link') } });
     const [low, high] = colourEnds(this.figure.colormap);
-    this.legend.setAttribute('aria-label', `colour legend: ${low} is 0, ${high} is 1${links ? '; links are outlined' : ''}${gold ? ', gold links are gold corner triangles' : ''}`);
+    this.legend.setAttribute('aria-label', t('colour legend: {low} is 0, {high} is 1', { low: t(low), high: t(high) }) +
+      (links ? t('; links are outlined') : '') + (gold ? t(', gold links are gold corner triangles') : ''));
   }
 
   // The whole matrix in small, with the part in view framed; only when it does not all fit.

@@ -23,6 +23,12 @@ export const ZH_VIEWS = {
   // the heatmaps' legend (heatmap.mjs, painters.mjs)
   'link': '对齐',
   'gold link': '金标准对齐',
+  'Attention of the {pair} model, {language} rows and English columns, {method} links': '{pair} 模型的注意力，行是{language}，列是英语，{method} 对齐',
+  'Posteriors of the {aligner} aligner ({pair}), {language} rows and English columns, {method} links': '{aligner} 对齐器（{pair}）的后验概率，行是{language}，列是英语，{method} 对齐',
+  'colour legend: {low} is 0, {high} is 1': '颜色图例：{low}为 0，{high}为 1',
+  '; links are outlined': '；对齐以方框标出',
+  ', gold links are gold corner triangles': '，金标准对齐是金色的角三角形',
+  'dark purple': '深紫色', 'yellow': '黄色', 'white': '白色', 'black': '黑色',
 
   // the lines under the figures: what drew them (align.mjs showDrawnBy), from the model index's facts
   'Drawn by {model}{notes}. ': '由{model}绘制{notes}。',
@@ -135,6 +141,11 @@ export const ZH_VIEWS = {
   'Added a {name}.': '已添加 {name}。',
   'Removed the {name}.': '已移除 {name}。',
   '{name}, {x} from the left, {y} from the top, {size} of the side': '{name}，距左边 {x}，距上边 {y}，大小为边长的 {size}',
+  'add a {name}': '添加 {name}',
+  'remove the {name}': '移除 {name}',
+  'movable object': '可移动的物体',
+  'drag to resize': '拖动以改变大小',
+  '; arrow keys move it, + and − resize it, Delete removes it': '；方向键移动它，+ 和 − 改变大小，Delete 键移除它',
 
   // the Images view's files (caption-worker.mjs, caption-byo.mjs)
   '{file} is empty': '{file} 是空的',
