@@ -6,10 +6,12 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserFigures, browserSection } from '../../tools/bench/browser_report.mjs';
+import { attentionFlops, forcedDecodingFlops } from '../../tools/bench/flops.mjs';
 
-const row = (group, impl, ms, paired = 1) => ({ group, impl, median_ms: ms, vs: 'attn-relaxed', ratio: 1, paired_median: paired, paired_min: paired, paired_max: paired });
+const row = (group, impl, ms, paired = 1) => ({ group, impl, median_ms: ms, gflops: 100 / ms, vs: 'attn-relaxed', ratio: 1, paired_median: paired, paired_min: paired, paired_max: paired });
 const run = (scale) => [
   { browser: 'HeadlessChrome/120', rounds: 20, warmupMs: 1500, threads2: true, sink: 1 },
+  { impl: 'simd128-peak-chromium', gflops: 40 * scale, threads: 1, loop: 'chains_13' },
   // the two-thread row first: it must not be taken for the one-thread relaxed row
   row('maps 10x10', 'attn-relaxed-2t', 3 * scale), row('maps 10x10', 'attn-relaxed', 5 * scale),
   row('maps 10x10', 'attn-simd', 6 * scale), row('maps 10x10', 'ort-web maps+x', 10 * scale, 2.1),
@@ -26,6 +28,20 @@ describe('the browser benchmark report', () => {
     assert.equal(maps.relaxed, 5);
     assert.deepEqual(kernel.ortOverRelaxed, [4, 4.8, 3.6]);
     assert.equal(kernel.oneOverTwo, null);
+    // the peak is the median over the runs; each row's GFLOP/s the median of its runs'
+    assert.equal(maps.peak, 40);
+    assert.equal(maps.relaxedGflops, 20);
+    assert.equal(maps.ortGflops, 10);
+  });
+
+  it('counts the matrix products of forced decoding and of the attention kernels', () => {
+    const arch = { model_dim: 256, ff_dim: 1024, encoder_layers: 3, decoder_layers: 3, vocab_size: 8192, heads: 4 };
+    // by hand: 3 encoder layers (QKV, scores and weights times V, the output projection, the
+    // feed-forward), 3 decoder layers (self- and cross-attention), 2 decoder feed-forwards
+    assert.equal(forcedDecodingFlops(arch, 75, 81), 829946880);
+    // the whole model: the last feed-forward and the output layer (81 x 256 x 8192) too
+    assert.equal(forcedDecodingFlops(arch, 75, 81, { logProbs: true }), 1254620160);
+    assert.equal(attentionFlops([1, 2, 3, 5, 8]), 2 * (4 * 3 * 5 * 8 + 5 * 3 * 5));
   });
 
   it('writes the section from the runs in a folder, and nothing without them', () => {
@@ -37,6 +53,9 @@ describe('the browser benchmark report', () => {
       const section = browserSection(dir);
       assert.match(section, /3 separate runs/);
       assert.match(section, /\| maps 10x10 \| 5\.000 \| 6\.000 \| 10\.00 \| 2\.00 \(2\.00–2\.00\) \| 2\.10 \(2\.10–2\.10\) \|/);
+      assert.match(section, /peak .+: \*\*40\.00 GFLOP\/s\*\*/s);
+      assert.match(section, /\| 20\.00 \(50 %\) \| 10\.00 \(25 %\) \|\n/);
+      assert.match(section, /1\.8 times onnxruntime-web's speed on the maps rows would need 10x10 18\.00 GFLOP\/s \(45 %\)/);
       assert.match(section, /Attention kernels, geometric mean of ORT \/ attnscope: relaxed 4\.00 \(3\.60–4\.80\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,9 +3,11 @@
 // relaxed-SIMD and SIMD128 builds and onnxruntime-web in the same page, one thread each, timed in
 // interleaved rounds (every row once a round, in a rotating order, after a warm-up), on the whole
 // model's forced decoding with every map (and with the log-probabilities) and on the attention
-// kernels. Returns one record per row: its median and every round's time, for the paired ratios.
+// kernels, after the page's SIMD128 peak (peak.wasm: tools/bench/peak/simd_peak.cpp). Returns one
+// record per row: its median and every round's time, for the paired ratios; and the peak.
 import loadAttn from './dist/attn.mjs';
 import * as ort from './ort/ort.wasm.min.mjs';
+import { bestPeak } from './peak_loops.mjs';
 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
@@ -46,7 +48,15 @@ function random(n, seed) {
   return a;
 }
 
+// The SIMD128 peak of this browser on this machine (simd_peak.wasm, registers only), first, while
+// nothing else has run: the ceiling the rows' GFLOP/s read against.
+async function peak() {
+  const { instance } = await WebAssembly.instantiate(await bytesOf('./peak.wasm'), {});
+  return bestPeak(instance.exports, { reps: 5 });
+}
+
 export async function run({ rounds, warmupMs, shapes, threads2 }) {
+  const ceiling = await peak();
   const builds = {
     relaxed: await loadAttn({ simd: 'relaxed', threads: 1 }),
     simd: await loadAttn({ simd: true, threads: 1 }),
@@ -101,5 +111,5 @@ export async function run({ rounds, warmupMs, shapes, threads2 }) {
     results.push({ group: `attention ${shape.join('x')}`, rows: await timeRows(rows, rounds, warmupMs) });
   }
   for (const attn of Object.values(builds)) attn.dispose();
-  return { userAgent: navigator.userAgent, results, sink: Number.isNaN(sink) ? 'NaN' : 'ok' };
+  return { userAgent: navigator.userAgent, results, peak: ceiling, sink: Number.isNaN(sink) ? 'NaN' : 'ok' };
 }

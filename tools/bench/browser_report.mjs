@@ -21,6 +21,8 @@ export function browserRuns(dir) {
 // The figures the section shows, per group: times (median over runs of the run's median), and the
 // ratios ORT / relaxed, ORT / SIMD128, SIMD128 / relaxed and relaxed 1 thread / 2 threads per run.
 export function browserFigures(runs) {
+  const peaks = runs.map((rows) => rows.find((r) => r.impl === 'simd128-peak-chromium')?.gflops).filter((g) => g);
+  const peak = peaks.length === runs.length && peaks.length > 0 ? median(peaks) : null;
   const groups = [...new Set(runs.flatMap((rows) => rows.filter((r) => r.group).map((r) => r.group)))];
   return groups.map((group) => {
     const per = runs.map((rows) => {
@@ -30,8 +32,10 @@ export function browserFigures(runs) {
     }).filter((r) => r.relaxed && r.simd && r.ort);
     const ms = (key) => median(per.map((r) => r[key].median_ms));
     const twoThreads = per.every((r) => r.two) && per.length > 0;
+    const rate = (key) => (per.length && per.every((r) => r[key].gflops) ? median(per.map((r) => r[key].gflops)) : null);
     return {
       group, runs: per.length, relaxed: ms('relaxed'), simd: ms('simd'), ort: ms('ort'), two: twoThreads ? ms('two') : null,
+      peak, relaxedGflops: rate('relaxed'), ortGflops: rate('ort'),
       ortOverRelaxed: per.map((r) => r.ort.median_ms / r.relaxed.median_ms),
       ortOverRelaxedPaired: per.map((r) => r.ort.paired_median),
       ortOverSimd: per.map((r) => r.ort.median_ms / r.simd.median_ms),
@@ -46,9 +50,20 @@ export function browserSection(dir, date = '') {
   if (runs.length === 0) return '';
   const header = runs[0].find((r) => r.browser) ?? {};
   const figures = browserFigures(runs);
+  const share = (gflops, peak) => (gflops && peak ? `${fmt(gflops)} (${Math.round(100 * gflops / peak)} %)` : '—');
   const rows = figures.map((f) => `| ${f.group} | ${fmt(f.relaxed)} | ${fmt(f.simd)} | ${fmt(f.ort)} | ` +
     `${spread(f.ortOverRelaxed)} | ${spread(f.ortOverRelaxedPaired)} | ${spread(f.ortOverSimd)} | ${spread(f.simdOverRelaxed)} | ` +
-    `${f.oneOverTwo ? `${fmt(f.two)} ms, ${spread(f.oneOverTwo)}` : ''} |`);
+    `${f.oneOverTwo ? `${fmt(f.two)} ms, ${spread(f.oneOverTwo)}` : ''} | ${share(f.relaxedGflops, f.peak)} | ${share(f.ortGflops, f.peak)} |`);
+  const peak = figures[0]?.peak;
+  // what 1.8 times ORT's speed on the model's maps would take, against the ceiling
+  const needs = figures.filter((f) => f.group.startsWith('maps ') && f.ortGflops && peak)
+    .map((f) => `${f.group.slice(5)} ${fmt(1.8 * f.ortGflops)} GFLOP/s (${Math.round(180 * f.ortGflops / peak)} %)`);
+  const ceiling = peak ? `The same page's SIMD128 peak (\`tools/bench/peak/simd_peak.cpp\`'s register-only multiply and add
+loops, which no matrix product beats; on this processor a fused multiply-add has the same throughput
+as a multiply beside an add, so relaxed SIMD does not raise it): **${fmt(peak)} GFLOP/s**, the median
+over the runs. The two right columns: each build's GFLOP/s (\`tools/bench/flops.mjs\`: the matrix
+products) and its share of that peak. 1.8 times onnxruntime-web's speed on the maps rows would need ${needs.join(', ')}.
+` : '';
   const kernels = figures.filter((f) => f.group.startsWith('attention'));
   const geomean = (values) => Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
   const perRun = (key) => runs.map((_, i) => geomean(kernels.map((f) => f[key][i])));
@@ -67,9 +82,9 @@ ORT's full graph), at 10, 30 and 59 words; then the attention kernels (B x H x L
 median over the runs of each run's median. Ratios: the median over the runs, their range in
 brackets; "paired" is each run's median of the per-round ratios. The last column: the relaxed build
 on two threads and its speed-up over one.
-
-| row | relaxed ms | SIMD128 ms | ORT ms | ORT / relaxed | paired | ORT / SIMD128 | SIMD128 / relaxed | relaxed, 2 threads |
-|---|---|---|---|---|---|---|---|---|
+${ceiling}
+| row | relaxed ms | SIMD128 ms | ORT ms | ORT / relaxed | paired | ORT / SIMD128 | SIMD128 / relaxed | relaxed, 2 threads | relaxed GFLOP/s (of peak) | ORT GFLOP/s (of peak) |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 ${kernelLine}

@@ -13,6 +13,7 @@
 // spilled chains each step (sweep lines say "registers": false) and come out within a few percent
 // above the register-only plateau, the last of the latency covered.
 import { readFileSync } from 'node:fs';
+import { bestPeak } from './peak_loops.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -24,46 +25,10 @@ const reps = Number(option('reps', 7));
 const sweep = args.includes('--sweep');
 
 const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), {});
-const loops = Object.keys(instance.exports)
-  .filter((name) => /^(chains|pairs|split)_\d+$/.test(name))
-  .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-const REGISTER_ONLY = { chains: 13, pairs: 7, split: 6 };  // the most that stay in registers
-const inRegisters = (loop) => Number(loop.split('_')[1]) <= REGISTER_ONLY[loop.split('_')[0]];
-
-// x stays near 1 (and the pairs' sums grow by about 1 a step): no overflow, no denormals
-const scale = 0.9999999, offset = 1e-7;
-const FLOPS_PER_ITERATION_AND_CHAIN = 4 * 2 * 4;  // 4 steps, a multiply and an add, 4 lanes
-
-function measure(name) {
-  const run = instance.exports[name];
-  const chains = Number(name.split('_')[1]);
-  let sink = 0;
-  // V8 tiers the function up in the background a few tens of milliseconds after its first calls
-  for (const start = performance.now(); performance.now() - start < 300;) sink += run(10000, scale, offset);
-  let iterations = 10000, ms = 0;  // about 20 ms a call
-  while (ms < 20) {
-    iterations *= 2;
-    const start = performance.now();
-    sink += run(iterations, scale, offset);
-    ms = performance.now() - start;
-  }
-  const gflops = [];
-  for (let r = 0; r < reps; r++) {
-    const start = performance.now();
-    sink += run(iterations, scale, offset);
-    const seconds = (performance.now() - start) / 1e3;
-    gflops.push((FLOPS_PER_ITERATION_AND_CHAIN * chains * iterations) / seconds / 1e9);
-  }
-  if (!Number.isFinite(sink)) throw new Error(`bench_peak: ${name} overflowed`);
-  return median(gflops);
-}
-
-let best = { loop: '', gflops: 0 };
-for (const loop of loops) {
-  const gflops = measure(loop);
-  const registers = inRegisters(loop);
-  if (sweep) console.log(JSON.stringify({ impl: 'simd128-loop-wasm', loop, registers, gflops: +gflops.toFixed(2), threads: 1 }));
-  if (registers && gflops > best.gflops) best = { loop, gflops };
-}
+const best = bestPeak(instance.exports, {
+  reps,
+  onLoop: (loop, registers, gflops) => {
+    if (sweep) console.log(JSON.stringify({ impl: 'simd128-loop-wasm', loop, registers, gflops: +gflops.toFixed(2), threads: 1 }));
+  },
+});
 console.log(JSON.stringify({ impl: 'simd128-peak-wasm', gflops: +best.gflops.toFixed(2), threads: 1, loop: best.loop }));
