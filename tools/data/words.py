@@ -6,7 +6,8 @@ kept deliberately small:
   * a *word character* is any code point whose Unicode general category starts with L (letter),
     M (mark) or N (number), by Python's `unicodedata` (Unicode 14.0 in Python 3.11);
   * a *word* is a maximal run of word characters; an apostrophe (U+0027 ' or U+2019 ’) that has a
-    word character on both sides is part of the word ("Atlanta's", "don't", "l'homme");
+    word character on both sides is part of the word ("Atlanta's", "don't", "l'homme"), and so is
+    a comma or full stop with an ASCII digit on both sides ("1,250", "3.14");
   * *space* is any code point for which Python's `str.isspace()` is true; it separates tokens and
     is dropped;
   * every other code point is a token of its own ("-", ",", "%", "€", "«");
@@ -32,6 +33,7 @@ import sys
 import unicodedata
 
 APOSTROPHES = ("'", "\u2019")
+NUMBER_SEPARATORS, DIGITS = (",", "."), "0123456789"
 
 
 def is_word_char(ch):
@@ -102,6 +104,9 @@ def _tokens(text):
                     i = _cluster_end(text, i)
                 elif text[i] in APOSTROPHES and _cluster_end(text, i) == i + 1 and i + 1 < n and is_word_char(text[i + 1]):
                     i = _cluster_end(text, i + 1)  # the apostrophe and the character after it
+                elif (text[i] in NUMBER_SEPARATORS and _cluster_end(text, i) == i + 1 and i + 1 < n
+                      and text[i - 1] in DIGITS and text[i + 1] in DIGITS):
+                    i = _cluster_end(text, i + 1)  # "1,250", "3.14": the separator and the digit after it
                 else:
                     break
             tokens.append(text[start:i])

@@ -120,6 +120,8 @@ def test_user_perceived_characters_stay_whole_as_in_the_cpp_tokenizer():
     assert tokenize(flag + flag) == [flag, flag]
     assert tokenize("\U0001F44D\U0001F3FD!") == ["\U0001F44D\U0001F3FD", "!"]
     assert tokenize("don't l'homme, 'quoted'") == ["don't", "l'homme", ",", "'", "quoted", "'"]
+    assert tokenize("1,250 km, 3.14 and 1.000.000.") == ["1,250", "km", ",", "3.14", "and", "1.000.000", "."]
+    assert tokenize("page 5. 7,a .5 5,") == ["page", "5", ".", "7", ",", "a", ".", "5", "5", ","]
     assert tokenize("the na\u00efve caf\u00e9-bar") == ["the", "na\u00efve", "caf\u00e9", "-", "bar"]
 
 

@@ -13,6 +13,8 @@ namespace attn {
 namespace {
 
 bool is_apostrophe(char32_t c) { return c == U'\'' || c == U'\u2019'; }
+bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
+bool is_number_separator(char32_t c) { return c == U',' || c == U'.'; }
 
 std::vector<char32_t> code_points(std::string_view text) {
   std::vector<char32_t> out;
@@ -43,9 +45,12 @@ std::vector<std::string> split_words(const std::string& text) {
   std::string current;
   for (std::size_t n = 0; n < clusters; ++n) {
     const char32_t first = chars[starts[n]];
-    const bool apostrophe_inside = is_apostrophe(first) && starts[n + 1] - starts[n] == 1 && !current.empty() &&
-                                   n + 1 < clusters && is_word_char(chars[starts[n + 1]]);
-    if (is_word_char(first) || apostrophe_inside) {
+    const bool single = starts[n + 1] - starts[n] == 1 && !current.empty() && n + 1 < clusters;
+    const bool apostrophe_inside = single && is_apostrophe(first) && is_word_char(chars[starts[n + 1]]);
+    // "1,250" and "3.14" as the language writes them: a comma or point between two ASCII digits
+    const bool separator_inside = single && is_number_separator(first) && is_ascii_digit(chars[starts[n] - 1]) &&
+                                  is_ascii_digit(chars[starts[n + 1]]);
+    if (is_word_char(first) || apostrophe_inside || separator_inside) {
       current += cluster(n);
       continue;
     }
