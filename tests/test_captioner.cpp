@@ -153,6 +153,24 @@ TEST_CASE("the captioner's soft caption matches the reference: words, alpha, cel
   }
 }
 
+TEST_CASE("a captioner whose decoder starts from the mean and the maximum captions as the reference does",
+          "[captioner]") {
+  // captioner-tiny-max: the same sizes, "start": "mean+max", init_h and init_c [n][2D]
+  const nlohmann::json want = nlohmann::json::parse(read_file("captioner-tiny-max.json"));
+  const CaptionerModel model = CaptionerModel::load(read_file("captioner-tiny-max.safetensors"));
+  CHECK(model.architecture().start_max);
+  CHECK(model.architecture().start_dim() == 2 * model.architecture().annotation_dim);
+  CHECK_FALSE(tiny_captioner().architecture().start_max);
+  const auto& image = want["image"];
+  const std::vector<std::uint8_t> pixels = image["data"].get<std::vector<std::uint8_t>>();
+  const int width = image["width"].get<int>(), height = image["height"].get<int>();
+  check_caption(model.caption(pixels.data(), width, height, 4), want["soft"]);
+  CaptionOptions options;
+  options.hard = true;
+  options.seed = 7;
+  check_caption(model.caption(pixels.data(), width, height, 4, options), want["hard"]["7"]);
+}
+
 TEST_CASE("the captioner's hard attention samples the reference's cells for a seed, reproducibly", "[captioner]") {
   const auto& image = captioner_reference()["image"];
   const std::vector<std::uint8_t> pixels = reference_pixels();
@@ -232,6 +250,13 @@ TEST_CASE("damaged or mismatched captioner files are refused with the reason", "
   architecture.replace(architecture.find("\"grid\""), 6, "\"grod\"");
   CHECK_THROWS_WITH(CaptionerModel::load(rewritten("", "", "architecture", architecture)),
                     Contains("grid must be [4, 4]"));
+  // a start it does not know, and a mean+max start whose init weights are the mean's width
+  std::string started = file.meta("architecture");
+  started.insert(started.rfind('}'), ", \"start\": \"max\"");
+  CHECK_THROWS_WITH(CaptionerModel::load(rewritten("", "", "architecture", started)),
+                    Contains("start must be 'mean' or 'mean+max', got \"max\""));
+  started.replace(started.find("\"max\""), 5, "\"mean+max\"");
+  CHECK_THROWS_WITH(CaptionerModel::load(rewritten("", "", "architecture", started)), Contains("decoder.init_h"));
   // bit flips anywhere: a clean error or a model that still loads, never a crash
   Rng rng(42);
   for (int trial = 0; trial < 200; ++trial) {

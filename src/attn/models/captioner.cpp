@@ -73,6 +73,11 @@ CaptionerArchitecture read_architecture(const SafeTensors& file) {
   a.attention_dim = detail::architecture_field(json, "attention_dim", 1, 4096);
   a.vocab_size = detail::architecture_field(json, "vocab_size", 2, 1 << 16);
   a.max_words = detail::architecture_field(json, "max_words", 1, 1000);
+  if (json.contains("start")) {
+    if (json["start"] != "mean" && json["start"] != "mean+max")
+      fail("the model architecture's start must be 'mean' or 'mean+max', got ", json["start"].dump());
+    a.start_max = json["start"] == "mean+max";
+  }
   return a;
 }
 
@@ -119,8 +124,8 @@ CaptionerModel::Decoder read_decoder(detail::TensorReader& loader, const std::st
   const int D = a.annotation_dim, n = a.hidden_size, E = a.embedding_dim, A = a.attention_dim, V = a.vocab_size;
   CaptionerModel::Decoder d;
   d.embedding = loader.take(prefix + "embedding", {V, E});
-  d.init_h = loader.linear(prefix + "init_h", D, n);
-  d.init_c = loader.linear(prefix + "init_c", D, n);
+  d.init_h = loader.linear(prefix + "init_h", a.start_dim(), n);
+  d.init_c = loader.linear(prefix + "init_c", a.start_dim(), n);
   d.annotation = loader.linear(prefix + "attention.annotation", D, A);
   d.hidden_t = transposed(loader.take(prefix + "attention.hidden.weight", {A, n}).data(), A, n);
   d.score = loader.take(prefix + "attention.score", {A});

@@ -27,7 +27,11 @@ struct CaptionerArchitecture {
   int annotation_dim = 0;  // D = channels.back()
   int hidden_size = 0, embedding_dim = 0, attention_dim = 0, vocab_size = 0;
   int max_words = 0;
+  // what starts the decoder: the mean annotation (Xu et al.), or with start_max ("start": "mean+max"
+  // in the file) the mean beside the element-wise maximum over the cells
+  bool start_max = false;
   int cells() const { return grid_height * grid_width; }
+  int start_dim() const { return annotation_dim * (start_max ? 2 : 1); }
 };
 
 struct CaptionObject {

@@ -109,16 +109,23 @@ Caption CaptionerModel::decode(const std::vector<float>& annotations, const Capt
   std::vector<float> keys(static_cast<std::size_t>(cells) * a.attention_dim);
   d.annotation.forward(annotations.data(), cells, keys.data());
   grid.keys_t = transposed(keys.data(), cells, a.attention_dim);
-  // h_0 = tanh(init_h(mean a_i)), c_0 = tanh(init_c(mean a_i)), the mean in double
-  std::vector<float> mean(D);
+  // h_0 = tanh(init_h(s)), c_0 = tanh(init_c(s)), s the mean annotation (in double), followed by
+  // the maximum over the cells where the architecture starts from mean+max
+  std::vector<float> summary(static_cast<std::size_t>(a.start_dim()));
   for (int k = 0; k < D; ++k) {
     double sum = 0.0;
-    for (int i = 0; i < cells; ++i) sum += annotations[static_cast<std::size_t>(i) * D + k];
-    mean[k] = static_cast<float>(sum / cells);
+    float top = annotations[static_cast<std::size_t>(k)];
+    for (int i = 0; i < cells; ++i) {
+      const float value = annotations[static_cast<std::size_t>(i) * D + k];
+      sum += value;
+      top = std::max(top, value);
+    }
+    summary[static_cast<std::size_t>(k)] = static_cast<float>(sum / cells);
+    if (a.start_max) summary[static_cast<std::size_t>(D + k)] = top;
   }
   DecoderState start{std::vector<float>(n), std::vector<float>(n)};
-  d.init_h.forward(mean.data(), 1, start.hidden.data());
-  d.init_c.forward(mean.data(), 1, start.cell.data());
+  d.init_h.forward(summary.data(), 1, start.hidden.data());
+  d.init_c.forward(summary.data(), 1, start.cell.data());
   tanh_in_place(start.hidden.data(), n);
   tanh_in_place(start.cell.data(), n);
   Rng sampler(options.seed);

@@ -27,7 +27,7 @@ def main():
                    help="the captioner file the soft phase started from (train.py --init): its training record is kept")
     args = p.parse_args()
     soft, hard = torch.load(args.runs / "soft.pt"), torch.load(args.runs / "hard.pt")
-    model = Captioner(len(grammar.VOCABULARY), sizes_of(soft["args"]["channels"]))
+    model = Captioner(len(grammar.VOCABULARY), sizes_of(soft["args"]["channels"], soft["args"].get("start", "mean")))
     model.load_state_dict(soft["model"])
     model.hard.load_state_dict({k[len("hard."):]: v for k, v in hard["model"].items() if k.startswith("hard.")})
     model.eval()

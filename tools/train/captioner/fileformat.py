@@ -11,7 +11,8 @@ the decoder trained with hard attention):
   encoder.conv{k}.bias     [C_k+1]
   encoder.position         [g*g][D]             added to the annotations, cells row-major
   P.embedding              [V][E]
-  P.init_h.weight [n][D], P.init_h.bias [n], P.init_c.weight [n][D], P.init_c.bias [n]
+  P.init_h.weight [n][S], P.init_h.bias [n], P.init_c.weight [n][S], P.init_c.bias [n]
+                           S = D, or 2D where the architecture's "start" is "mean+max"
   P.attention.annotation.weight [A][D], P.attention.annotation.bias [A]
   P.attention.hidden.weight     [A][n]
   P.attention.score             [A]
@@ -48,7 +49,13 @@ def architecture(vocab_size, sizes):
     return {"name": "captioner", "image_size": sizes["image_size"], "channels": list(sizes["channels"]),
             "grid": [g, g], "annotation_dim": sizes["channels"][-1], "hidden_size": sizes["hidden_size"],
             "embedding_dim": sizes["embedding_dim"], "attention_dim": sizes["attention_dim"],
-            "vocab_size": vocab_size, "max_words": sizes["max_words"]}
+            "vocab_size": vocab_size, "max_words": sizes["max_words"],
+            **({"start": sizes["start"]} if sizes.get("start", "mean") != "mean" else {})}
+
+
+def start_dim(arch):
+    """The width of what starts the decoder: D for the mean annotation, 2D for mean+max."""
+    return arch["annotation_dim"] * (2 if arch.get("start", "mean") == "mean+max" else 1)
 
 
 def shapes(arch):
@@ -56,14 +63,14 @@ def shapes(arch):
     channels = [3] + list(arch["channels"])
     n, E, A, V, D = (arch[k] for k in ("hidden_size", "embedding_dim", "attention_dim", "vocab_size",
                                         "annotation_dim"))
-    g = arch["grid"][0] * arch["grid"][1]
+    g, S = arch["grid"][0] * arch["grid"][1], start_dim(arch)
     out = {"encoder.position": (g, D)}
     for k, (a, b) in enumerate(zip(channels, channels[1:])):
         out[f"encoder.conv{k}.weight"] = (b, 3, 3, a)
         out[f"encoder.conv{k}.bias"] = (b,)
     for p in DECODERS:
-        out.update({f"{p}.embedding": (V, E), f"{p}.init_h.weight": (n, D), f"{p}.init_h.bias": (n,),
-                    f"{p}.init_c.weight": (n, D), f"{p}.init_c.bias": (n,),
+        out.update({f"{p}.embedding": (V, E), f"{p}.init_h.weight": (n, S), f"{p}.init_h.bias": (n,),
+                    f"{p}.init_c.weight": (n, S), f"{p}.init_c.bias": (n,),
                     f"{p}.attention.annotation.weight": (A, D), f"{p}.attention.annotation.bias": (A,),
                     f"{p}.attention.hidden.weight": (A, n), f"{p}.attention.score": (A,),
                     f"{p}.gate.weight": (n,), f"{p}.gate.bias": (1,),
@@ -197,5 +204,11 @@ def to_torch(tensors, model, calibration):
     for prefix, decoder in (("decoder", model.decoder), ("hard", model.hard)):
         parameters = dict(decoder.named_parameters())
         for name, attr in DECODER_PARAMETERS:
-            put(parameters[attr], tensors[f"{prefix}.{name}"])
+            value = tensors[f"{prefix}.{name}"]
+            wanted = tuple(parameters[attr].shape)
+            if name in ("init_h.weight", "init_c.weight") and value.shape[1] * 2 == wanted[1]:
+                # a mean-started file into a mean+max model: the max half starts at zero, so the
+                # model begins as the file's and learns what the maximum adds
+                value = np.concatenate([value, np.zeros_like(value)], 1)
+            put(parameters[attr], value)
     return model

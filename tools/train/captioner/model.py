@@ -9,6 +9,17 @@ SIZES = {"image_size": 96, # 16/32/64/128 rather than 32/64/128/128: a training 
          # instead of 1.25 s on this 2-core machine, and a caption needs 36 M multiply-adds, not 113 M
          "channels": [16, 32, 64, 128], "hidden_size": 256, "embedding_dim": 128,
          "attention_dim": 128, "max_words": 16}
+# How the decoder's first state sees the grid: "mean" (Xu et al.: the mean annotation) or "mean+max"
+# (the mean beside the element-wise maximum over cells, so that every kind present reaches the start
+# however few cells it covers). A sizes dict without "start" is "mean".
+STARTS = ("mean", "mean+max")
+
+
+def pooled(annotations, start):
+    """[B][D] (mean) or [B][2D] (mean+max) of annotations [B][cells][D]."""
+    if start == "mean+max":
+        return torch.cat([annotations.mean(1), annotations.amax(1)], 1)
+    return annotations.mean(1)
 PIXEL_MEAN, PIXEL_STD = (0.5, 0.5, 0.5), (0.25, 0.25, 0.25)
 
 
@@ -42,8 +53,12 @@ class Decoder(nn.Module):
     def __init__(self, sizes, vocab_size, annotation_dim):
         super().__init__()
         n, E, A, D = sizes["hidden_size"], sizes["embedding_dim"], sizes["attention_dim"], annotation_dim
+        self.start_pool = sizes.get("start", "mean")
+        if self.start_pool not in STARTS:
+            raise ValueError(f"start {self.start_pool!r}: expected one of {STARTS}")
+        pooled_dim = 2 * D if self.start_pool == "mean+max" else D
         self.embedding = nn.Embedding(vocab_size, E)
-        self.init_h, self.init_c = nn.Linear(D, n), nn.Linear(D, n)
+        self.init_h, self.init_c = nn.Linear(pooled_dim, n), nn.Linear(pooled_dim, n)
         self.att_annotation, self.att_hidden = nn.Linear(D, A), nn.Linear(n, A, bias=False)
         self.att_score = nn.Parameter(torch.randn(A) / A ** 0.5)
         self.gate = nn.Linear(n, 1)
@@ -52,8 +67,8 @@ class Decoder(nn.Module):
         self.output = nn.Linear(E, vocab_size)
 
     def start(self, annotations):
-        mean = annotations.mean(1)
-        return torch.tanh(self.init_h(mean)), torch.tanh(self.init_c(mean)), self.att_annotation(annotations)
+        summary = pooled(annotations, self.start_pool)
+        return torch.tanh(self.init_h(summary)), torch.tanh(self.init_c(summary)), self.att_annotation(annotations)
 
     def scores(self, keys, h):
         """e_ti = v . tanh(W_a a_i + b_a + W_h h): [B][cells]."""

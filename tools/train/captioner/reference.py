@@ -84,9 +84,11 @@ def decode(tensors, meta, annotations, prefix="decoder", hard=False, seed=0):
     w = {k[len(prefix) + 1:]: v for k, v in tensors.items() if k.startswith(prefix + ".")}
     vocabulary, eos = meta["vocabulary"], meta["eos_id"]
     n = meta["hidden_size"]
-    mean = annotations.mean(0)
-    h = np.tanh(w["init_h.weight"] @ mean + w["init_h.bias"])
-    c = np.tanh(w["init_c.weight"] @ mean + w["init_c.bias"])
+    summary = annotations.mean(0)
+    if meta["architecture"].get("start", "mean") == "mean+max":
+        summary = np.concatenate([summary, annotations.max(0)])
+    h = np.tanh(w["init_h.weight"] @ summary + w["init_h.bias"])
+    c = np.tanh(w["init_c.weight"] @ summary + w["init_c.bias"])
     keys = annotations @ w["attention.annotation.weight"].T + w["attention.annotation.bias"]
     rng = SplitMix64(seed)
     previous = meta["bos_id"]

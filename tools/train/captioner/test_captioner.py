@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 from PIL import Image
 
@@ -142,8 +143,9 @@ def test_splitmix64_gives_the_published_sequence():
     assert reference.sample_cell(np.array([0.5, 0.5, 0.0]), type("R", (), {"uniform": lambda self: 1 - 1e-17})()) == 1
 
 
-def tiny():
-    return make_fixture.tiny_model(3), fileformat.architecture(len(grammar.VOCABULARY), make_fixture.SIZES)
+def tiny(start="mean"):
+    sizes = {**make_fixture.SIZES, "start": start} if start != "mean" else make_fixture.SIZES
+    return make_fixture.tiny_model(3, sizes), fileformat.architecture(len(grammar.VOCABULARY), sizes)
 
 
 def test_batch_norm_folding_computes_what_the_trained_network_computes():
@@ -177,8 +179,8 @@ def test_a_file_loads_back_for_training_with_batch_norm_unfolded():
         assert torch.allclose(again.encoder.norms[0](conv), conv, atol=1e-6)
 
 
-def write_tiny(path, dtype):
-    m, arch = tiny()
+def write_tiny(path, dtype, start="mean"):
+    m, arch = tiny(start)
     meta = fileformat.metadata(arch, grammar.VOCABULARY, objects.metadata(), model.PIXEL_MEAN, model.PIXEL_STD,
                                {"test": True}, "test")
     fileformat.write(path, fileformat.from_torch(m), meta, dtype=dtype)
@@ -217,12 +219,15 @@ def test_the_file_round_trips_and_refuses_other_tensors():
         assert raw["format"] == fileformat.FORMAT
 
 
-def test_the_numpy_reference_decodes_as_the_torch_model_does():
-    m, arch = tiny()
+@pytest.mark.parametrize("start", model.STARTS)
+def test_the_numpy_reference_decodes_as_the_torch_model_does(start):
+    m, arch = tiny(start)
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "m.safetensors"
-        write_tiny(path, "f32")
+        write_tiny(path, "f32", start)
         tensors, meta = fileformat.read(path)
+    assert meta["architecture"].get("start", "mean") == start
+    assert tensors["decoder.init_h.weight"].shape[1] == (16 if start == "mean+max" else 8)
     for index in range(3):
         image = generate.render(generate.scene(9, "train", index), 40)
         ours = reference.caption(tensors, meta, image)
@@ -250,9 +255,10 @@ def test_the_numpy_reference_decodes_as_the_torch_model_does():
             assert np.array_equal(np.array(hard["attention"]).argmax(1), hard["cells"])
 
 
-def test_the_committed_fixture_is_what_the_reference_computes():
+@pytest.mark.parametrize("name", ["captioner-tiny", "captioner-tiny-max"])
+def test_the_committed_fixture_is_what_the_reference_computes(name):
     root = Path("tests/data")
-    fixture = json.loads((root / "captioner-tiny.json").read_text())
+    fixture = json.loads((root / f"{name}.json").read_text())
     tensors, meta = fileformat.read(root / fixture["model"])
     image = np.asarray(Image.open(root / fixture["image_png"]))
     assert np.array_equal(image.reshape(-1), np.array(fixture["image"]["data"], dtype=np.uint8))
@@ -261,6 +267,23 @@ def test_the_committed_fixture_is_what_the_reference_computes():
     assert np.abs(np.array(soft["attention"]) - np.array(fixture["soft"]["attention"])).max() < 1e-12
     hard = reference.caption(tensors, meta, image, hard=True, seed=7)
     assert hard["cells"] == fixture["hard"]["7"]["cells"] and hard["words"] == fixture["hard"]["7"]["words"]
+
+
+def test_a_mean_started_file_starts_a_mean_and_max_model_as_it_was():
+    # train.py --init --start mean+max: the maximum's half of init_h and init_c starts at zero
+    m, _ = tiny()
+    grown = model.Captioner(len(grammar.VOCABULARY), {**make_fixture.SIZES, "start": "mean+max"}).double()
+    calibration = torch.from_numpy(np.stack([pixels.prepare(make_fixture.tiny_image(), 16, model.PIXEL_MEAN,
+                                                            model.PIXEL_STD)] * 4)).double()
+    fileformat.to_torch(fileformat.from_torch(m), grown, calibration)
+    grown.eval()
+    m = m.double().eval()
+    assert grown.decoder.init_h.weight.shape == (12, 16)
+    assert float(grown.decoder.init_h.weight[:, 8:].abs().max()) == 0.0
+    with torch.no_grad():
+        annotations = m.encoder(calibration[:1])
+        for old, new in zip(m.decoder.start(annotations)[:2], grown.decoder.start(grown.encoder(calibration[:1]))[:2]):
+            assert torch.allclose(old, new, atol=1e-9)
 
 
 def test_metrics_score_captions_and_pointing():

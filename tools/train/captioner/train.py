@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from tools.data.scenes import generate, grammar, objects
 from . import fileformat, metrics, pixels
-from .model import PIXEL_MEAN, PIXEL_STD, SIZES, Captioner, grid_side
+from .model import PIXEL_MEAN, PIXEL_STD, SIZES, STARTS, Captioner, grid_side
 
 RUNS = Path("runs/captioner")  # the default --runs
 VOCAB = {w: i for i, w in enumerate(grammar.VOCABULARY)}
@@ -90,9 +90,11 @@ class Batches(torch.utils.data.Dataset):
         return training_batch(self.seed, self.start + i, self.batch_size, self.kind_weights)
 
 
-def sizes_of(channels):
-    """SIZES with the encoder's channels given as "16,32,64,128" (a checkpoint's --channels)."""
-    return {**SIZES, "channels": [int(c) for c in str(channels).split(",")]}
+def sizes_of(channels, start="mean"):
+    """SIZES with the encoder's channels given as "16,32,64,128" (a checkpoint's --channels) and
+    the decoder's start (model.STARTS)."""
+    sizes = {**SIZES, "channels": [int(c) for c in str(channels).split(",")]}
+    return {**sizes, "start": start} if start != "mean" else sizes
 
 
 def soft_loss(model, batch, penalty, word_dropout=0.0, concepts=None, concept_weight=0.0):
@@ -174,6 +176,8 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--channels", default=",".join(map(str, SIZES["channels"])),
                    help="the encoder's channels per block, comma-separated (soft; hard takes soft.pt's)")
+    p.add_argument("--start", choices=STARTS, default="mean",
+                   help="what starts the decoder: the mean annotation, or the mean and the maximum over cells")
     p.add_argument("--runs", type=Path, default=RUNS, help="where checkpoints and curve.jsonl go")
     p.add_argument("--init", type=Path, default=None,
                    help="soft: start from a captioner file's encoder and soft decoder (BatchNorm unfolded)")
@@ -192,10 +196,11 @@ def main():
     runs.mkdir(parents=True, exist_ok=True)
     path = runs / f"{args.phase}.pt"
     if args.phase == "hard" and not path.exists():
-        args.channels = torch.load(runs / "soft.pt")["args"].get("channels", args.channels)
-    elif path.exists():
-        args.channels = torch.load(path)["args"].get("channels", args.channels)
-    model = Captioner(len(grammar.VOCABULARY), sizes_of(args.channels))
+        saved_args = torch.load(runs / "soft.pt")["args"]
+    else:
+        saved_args = torch.load(path)["args"] if path.exists() else vars(args)
+    args.channels, args.start = saved_args.get("channels", args.channels), saved_args.get("start", "mean")
+    model = Captioner(len(grammar.VOCABULARY), sizes_of(args.channels, args.start))
     if args.phase == "hard":
         params = list(model.hard.parameters())
         peak = args.rate or 5e-4
@@ -219,8 +224,11 @@ def main():
         if args.phase != "soft":
             raise SystemExit("--init starts a soft phase; the hard phase starts from runs' soft.pt")
         tensors, meta = fileformat.read(args.init)
-        if meta["architecture"] != fileformat.architecture(len(grammar.VOCABULARY), model.sizes):
+        trunk = lambda arch: {k: v for k, v in arch.items() if k != "start"}  # noqa: E731
+        if trunk(meta["architecture"]) != trunk(fileformat.architecture(len(grammar.VOCABULARY), model.sizes)):
             raise SystemExit(f"{args.init}: its architecture differs from --channels {args.channels}")
+        if meta["architecture"].get("start", "mean") not in ("mean", args.start):
+            raise SystemExit(f"{args.init}: starts from {meta['architecture']['start']}, not --start {args.start}")
         calibration = image_batch([generate.scene(args.seed, "train", i) for i in range(4 * args.batch)])
         fileformat.to_torch(tensors, model, calibration)
         print(f"soft phase starts from {args.init}", flush=True)
