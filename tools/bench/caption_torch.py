@@ -37,7 +37,7 @@ def load(path):
     tensors, meta = fileformat.read(path)
     arch = meta["architecture"]
     sizes = {k: arch[k] for k in ("image_size", "channels", "hidden_size", "embedding_dim", "attention_dim",
-                                  "max_words")}
+                                  "max_words", "start") if k in arch}
     model = Captioner(arch["vocab_size"], sizes)
     model.encoder.norms = nn.ModuleList(nn.Identity() for _ in model.encoder.convs)  # folded into the convs
     t = {k: torch.from_numpy(v.astype(np.float32)) for k, v in tensors.items()}
