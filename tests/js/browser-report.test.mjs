@@ -55,7 +55,8 @@ describe('the browser benchmark report', () => {
       assert.match(section, /\| maps 10x10 \| 5\.000 \| 6\.000 \| 10\.00 \| 2\.00 \(2\.00–2\.00\) \| 2\.10 \(2\.10–2\.10\) \|/);
       assert.match(section, /peak .+: \*\*40\.00 GFLOP\/s\*\*/s);
       assert.match(section, /\| 20\.00 \(50 %\) \| 10\.00 \(25 %\) \|\n/);
-      assert.match(section, /1\.8 times onnxruntime-web's speed on the maps rows would need 10x10 18\.00 GFLOP\/s \(45 %\)/);
+      assert.match(section, /1\.8 times onnxruntime-web's speed on the maps rows would\s+need 10x10 18\.00 GFLOP\/s \(45 %\)/);
+      assert.match(section, /fused multiply-adds take\s+0\.67–0\.83× of SIMD128's time/);
       assert.match(section, /Attention kernels, geometric mean of ORT \/ attnscope: relaxed 4\.00 \(3\.60–4\.80\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
