@@ -267,7 +267,8 @@ TEST_CASE("words are split into user-perceived characters: emoji sequences and f
   // numbers as the language writes them: a comma or point between two digits stays inside
   CHECK(split_words("1,250 km, 3.14 and 1.000.000.") ==
         std::vector<std::string>{"1,250", "km", ",", "3.14", "and", "1.000.000", "."});
-  CHECK(split_words("page 5. 7,a .5 5,") == std::vector<std::string>{"page", "5", ".", "7", ",", "a", ".", "5", "5", ","});
+  CHECK(split_words("page 5. 7,a .5 5,") ==
+        std::vector<std::string>{"page", "5", ".", "7", ",", "a", ".", "5", "5", ","});
   CHECK(split_words("the na\xC3\xAFve caf\xC3\xA9-bar") ==
         std::vector<std::string>{"the", "na\xC3\xAFve", "caf\xC3\xA9", "-", "bar"});
 }
