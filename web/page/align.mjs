@@ -360,10 +360,13 @@ export class AlignView {
     const colormap = $('colormap').value;
     const preview = r.preview;  // the HMM's answer while the chosen method's model downloads
     const method = preview ? preview.method : $('method').value, pair = this.pair;
-    const what = this.rules.methods.find((rule) => rule.name === method)?.needsModel ? `Attention of the ${pair.name} model`
-      : `Posteriors of the ${method === 'ibm2' ? 'IBM Model 2' : 'HMM'} aligner (${pair.name})`;
-    const figure = figureOf(r, colormap, `${what}, ${pair.languageName} rows and English columns, ${method} links`);
-    const attention = !preview && this.rules.methods.find((rule) => rule.name === method)?.needsModel;
+    const needsModel = Boolean(this.rules.methods.find((rule) => rule.name === method)?.needsModel);
+    // the figure's title: in English on the page's figure, in the interface's language in an export
+    const title = message(needsModel ? 'Attention of the {pair} model, {language} rows and English columns, {method} links'
+      : 'Posteriors of the {aligner} aligner ({pair}), {language} rows and English columns, {method} links',
+    { pair: pair.name, language: message(pair.languageName), method, aligner: method === 'ibm2' ? 'IBM Model 2' : 'HMM' });
+    const figure = figureOf(r, colormap, english(title));
+    const attention = !preview && needsModel;
     const long = attention ? lengthMessage(r.sourceWords.length, r.targetWords.length) : '';
     // the line in English for the exports, and in the interface's language under the figure
     const technical = (speak) => (preview ? speak(message('Shown while the {method} method\'s model downloads (its figure follows): ', { method: $('method').value })) : '')
@@ -371,10 +374,7 @@ export class AlignView {
     figure.caption = technical(english);
     // what an exported picture says, in the interface's language at the time of the export
     figure.captionIn = () => technical(say);
-    figure.titleIn = () => t(this.rules.methods.find((rule) => rule.name === method)?.needsModel
-      ? 'Attention of the {pair} model, {language} rows and English columns, {method} links'
-      : 'Posteriors of the {aligner} aligner ({pair}), {language} rows and English columns, {method} links',
-    { pair: pair.name, language: t(pair.languageName), method, aligner: method === 'ibm2' ? 'IBM Model 2' : 'HMM' });
+    figure.titleIn = () => say(title);
     const rest = attention ? restMessage(r.weights, r.targetWords.length, r.sourceWords.length, 'the end of the English sentence (its token </s>)') : '';
     $('align-status').textContent = t('{rows} × {cols} words, aligned in {ms} ms', { rows: r.targetWords.length, cols: r.sourceWords.length, ms: r.milliseconds.toFixed(1) }) + (rest ? `${t('; ')}${say(rest)}` : '');
     const files = filesOf(this.rules, pair, method);

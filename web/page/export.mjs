@@ -123,10 +123,11 @@ export function wrapLines(text, width, measure) {
   return lines;
 }
 
-// The exported figure's geometry: a title, the lines saying what drew it (figure.captionIn() in the
-// interface's language, else figure.caption, when the figure has one, wrapped to the figure's width or CAPTION_WIDTH, whichever is wider, so a slide
-// gets the figure and not a long strip of text), the heatmap at a readable size (cells of at least
-// one pixel for large matrices), the legend below.
+// The exported figure's geometry: a title and the lines saying what drew it (figure.titleIn() and
+// figure.captionIn(), in the interface's language, where the view gives them; else figure.title and
+// figure.caption), the lines wrapped to the figure's width or CAPTION_WIDTH, whichever is wider, so
+// a slide gets the figure and not a long strip of text; the heatmap at a readable size (cells of at
+// least one pixel for large matrices), the legend below.
 const CAPTION_WIDTH = 560;
 function documentOf(heatmap) {
   const figure = heatmap.figure;
