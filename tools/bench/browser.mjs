@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../serve.mjs';
+import { safetensorsHeader } from '../build/safetensors_header.mjs';
 import { attentionFlops, forcedDecodingFlops } from './flops.mjs';
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
@@ -53,11 +54,7 @@ writeFileSync(`${site}/index.html`, '<!doctype html><meta charset="utf-8"><link 
 const shapes = [[1, 8, 128, 128, 64], [1, 1, 512, 512, 64], [1, 4, 32, 32, 64], [1, 1, 16, 16, 64]];
 // Each group's floating-point operations (flops.mjs): the bench model's architecture (its file's
 // metadata) at each pair's piece counts, and each attention shape.
-const header = (path) => {
-  const bytes = readFileSync(path);
-  return JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8'));
-};
-const arch = JSON.parse(header(`${work}/bench.safetensors`).__metadata__.architecture);
+const arch = JSON.parse((await safetensorsHeader(`${work}/bench.safetensors`)).__metadata__.architecture);
 const flopsOf = new Map(shapes.map((shape) => [`attention ${shape.join('x')}`, attentionFlops(shape)]));
 for (const p of JSON.parse(readFileSync(`${work}/pairs_ids.json`, 'utf8'))) {
   flopsOf.set(`maps ${p.name}`, forcedDecodingFlops(arch, p.S, p.T));

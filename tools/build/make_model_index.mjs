@@ -15,9 +15,10 @@
 // copying the models:
 //   node tools/build/make_model_index.mjs web/dist simd|scalar
 import { createHash } from 'node:crypto';
-import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { safetensorsHeader } from './safetensors_header.mjs';
 
 const [dist, flavour] = process.argv.slice(2);
 if (!dist || !['simd', 'scalar'].includes(flavour)) {
@@ -80,18 +81,7 @@ for (const [direction, reference] of Object.entries(measured.directions ?? {})) 
 // What each file is, from its safetensors header alone (docs/MODEL_FORMAT.md): the kind, its
 // sizes, parameters, training minutes and data in a few words, for the line under each figure.
 // (the header only: the multilingual file is 16 MB)
-async function header(file) {
-  const handle = await open(resolve(folder, file));
-  try {
-    const size = Buffer.alloc(8);
-    await handle.read(size, 0, 8, 0);
-    const json = Buffer.alloc(Number(size.readBigUInt64LE(0)));
-    await handle.read(json, 0, json.length, 8);
-    return JSON.parse(json.toString('utf8'));
-  } finally {
-    await handle.close();
-  }
-}
+const header = (file) => safetensorsHeader(resolve(folder, file));
 // The training record's minutes, followed through each `initialized_from` (a run that continued
 // another's weights records that run there): CPU and GPU minutes apart, by the record's device.
 function trainingMinutes(training) {

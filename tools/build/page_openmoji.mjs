@@ -4,8 +4,9 @@
 // and DIST/openmoji/objects.json: { version, license, home, imageSize, grid, objects } for the page. web/CMakeLists.txt runs
 // it whenever the model or this script changes:
 //   node tools/build/page_openmoji.mjs MODEL OPENMOJI_PACKAGE DIST
-import { copyFile, mkdir, open, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { safetensorsHeader } from './safetensors_header.mjs';
 
 const [model, openmoji, dist] = process.argv.slice(2);
 if (!model || !openmoji || !dist) {
@@ -14,18 +15,7 @@ if (!model || !openmoji || !dist) {
 }
 
 // The safetensors header alone: its metadata names the objects.
-async function metadataOf(file) {
-  const handle = await open(file);
-  try {
-    const size = Buffer.alloc(8);
-    await handle.read(size, 0, 8, 0);
-    const json = Buffer.alloc(Number(size.readBigUInt64LE(0)));
-    await handle.read(json, 0, json.length, 8);
-    return JSON.parse(json.toString('utf8')).__metadata__ ?? {};
-  } finally {
-    await handle.close();
-  }
-}
+const metadataOf = async (file) => (await safetensorsHeader(file)).__metadata__ ?? {};
 
 const meta = await metadataOf(model);
 if (!meta.objects) throw new Error(`${model} lists no objects in its metadata: not a captioner`);
