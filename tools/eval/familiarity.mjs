@@ -6,7 +6,10 @@
 // ('translated': the translation view's). Writes models/familiarity.json with the SHA-256 of each
 // model file it used (tools/build/make_model_index.mjs leaves out a reference whose file changed since):
 //
-//   node tools/eval/familiarity.mjs [--count 300] [--from 200] [--out models/familiarity.json]
+//   node tools/eval/familiarity.mjs [--count 300] [--from 200] [--out models/familiarity.json] [--pairs en-zh,...]
+//
+// --pairs measures only those pairs' directions and keeps every other direction's figures from the
+// file already at --out, where that direction's model file is still the one it measured.
 //
 // Needs web/dist (cmake --build --preset wasm-simd) and data/ (tools/data/build.sh).
 // Also prints, per direction, the share of XL-WA's gold dev sentences (Europarl and Wikipedia-like
@@ -25,6 +28,8 @@ const option = (name, fallback) => {
 const count = Number(option('count', 300));
 const from = Number(option('from', 200));
 const out = resolve(root, option('out', 'models/familiarity.json'));
+const only = option('pairs', '') ? option('pairs', '').split(',') : null;
+const earlier = only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : { models: {}, directions: {} };
 
 const { default: loadAttn } = await import(pathToFileURL(resolve(root, 'web/dist/attn.mjs')).href);
 const attn = await loadAttn({ simd: true, warmUp: false });
@@ -33,12 +38,26 @@ const lines = (file) => readFileSync(file, 'utf8').split('\n');
 const references = {};
 const models = {};
 const loaded = new Map();
+if (only) {
+  const unknown = only.filter((name) => !attn.alignment.pairs.some((pair) => pair.name === name));
+  if (unknown.length) throw new Error(`--pairs: unknown pair ${unknown.join(', ')}`);
+}
 for (const pair of attn.alignment.pairs) {
   for (const [role, file] of [['forward', pair.files.forward], ['reverse', pair.files.reverse]]) {
     if (!file) continue;
     const path = resolve(root, 'models', file);
     const bytes = readFileSync(path);
     models[file] = createHash('sha256').update(bytes).digest('hex');
+    if (only && !only.includes(pair.name)) {
+      // kept from the earlier file, where it measured this very model file
+      const direction = role === 'forward' ? pair.name : `${pair.language}-en`;
+      const kept = earlier.directions[direction];
+      if (!kept || kept.file !== file || earlier.models[file] !== models[file]) {
+        throw new Error(`${direction}: ${out} has no figures for ${file} as it is now: measure it too (--pairs ${pair.name})`);
+      }
+      references[direction] = kept;
+      continue;
+    }
     if (!loaded.has(file)) loaded.set(file, attn.loadModel(new Uint8Array(bytes)));
     let model = await loaded.get(file);
     const [from_, to] = role === 'forward' ? ['en', pair.language] : [pair.language, 'en'];
