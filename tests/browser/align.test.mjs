@@ -317,6 +317,24 @@ describe('how far a pair is from what the model learned', () => {
 });
 
 describe('translation', () => {
+  test('a short translation after a longer one fits: no scroll hint, no shaded edge, once the step outline has moved', async () => {
+    const { page, problems } = await openPage();
+    const chrome = () => page.evaluate(() => {
+      const host = document.getElementById('translate-heatmap');
+      return { hint: host.parentElement.querySelector('.scroll-hint').hidden, overflow: host.dataset.overflow };
+    });
+    // the view's example first: nine words from eight
+    await page.locator('#tab-translate').click();
+    await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok' && document.getElementById('translate-heatmap').dataset.cols === '8');
+    await page.fill('#translate-source', 'Hello .');
+    await page.click('#translate');
+    await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok' && document.getElementById('translate-heatmap').dataset.cols === '2');
+    await page.waitForTimeout(600);  // the outline's glide to the last row (180 ms) is over
+    assert.deepEqual(await chrome(), { hint: true, overflow: '' });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('translates and steps through the output one word at a time', async () => {
     const { page, problems } = await openPage();
     await page.fill('#translate-source', 'The cat sleeps .');

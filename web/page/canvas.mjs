@@ -196,6 +196,15 @@ export class CanvasFigure {
 
   afterPaint(_theme) {}
 
+  // Whether the figure (its whole size, the plane) is larger than the part in view. Measured on
+  // the figure rather than on the host's scroll size, which a mark moving between rows (the
+  // translation's outline gliding to a row of the figure before, a longer one) stretches for a
+  // moment after the last paint.
+  overflows() {
+    const host = this.host;
+    return this.size.width > host.clientWidth + 1 || this.size.height > host.clientHeight + 1;
+  }
+
   // Where the scrolling part of the figure starts (a heatmap's labels stay put left of and above it).
   gutters() {
     return { left: 0, top: 0 };
@@ -205,9 +214,10 @@ export class CanvasFigure {
   paintEdges(context, theme, view) {
     const host = this.host;
     const { left, top } = this.gutters();
+    const { width, height } = this.size;
     const more = {
-      left: host.scrollLeft > 0, right: host.scrollLeft + host.clientWidth < host.scrollWidth - 1,
-      top: host.scrollTop > 0, bottom: host.scrollTop + host.clientHeight < host.scrollHeight - 1,
+      left: host.scrollLeft > 0, right: host.scrollLeft + host.clientWidth < width - 1,
+      top: host.scrollTop > 0, bottom: host.scrollTop + host.clientHeight < height - 1,
     };
     host.dataset.overflow = Object.keys(more).filter((side) => more[side]).join(' ');
     const shade = 18;

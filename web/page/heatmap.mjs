@@ -345,7 +345,7 @@ export class Heatmap extends CanvasFigure {
   afterPaint(theme) {
     if (!this.figure || !this.bitmap) return;
     const host = this.host;
-    const overflowing = host.scrollWidth > host.clientWidth + 1 || host.scrollHeight > host.clientHeight + 1;
+    const overflowing = this.overflows();
     this.hint.hidden = !overflowing;
     this.overview.hidden = !overflowing || Math.max(this.figure.rows, this.figure.cols) < 20;  // small ones scroll a little, no map needed
     if (this.overview.hidden) return;
