@@ -3,7 +3,12 @@
 # word links from the pair's statistical aligner, both directions symmetrized
 # (`attn align --method hmm`), one Pharaoh line per pair.
 #
-#   tools/train/supervise.sh [XX ...]        default: every data/en-XX/
+#   tools/train/supervise.sh [--method hybrid] [XX ...]        default: every data/en-XX/
+#
+# --method hybrid: the links of `attn align --pair en-XX` instead (the pair's default, the hybrid
+# of the shipped Transformer's attention with the pair's HMM: better links on every dev set, and a
+# head trained on them learns from the model's own attention as well as the HMM's), for a pair with
+# a shipped Transformer; the others keep the HMM's.
 #
 # Writes data/en-XX/train.align (and data/train.align for the legacy en-es data; NAME.align for the
 # corpora beside the splits, extra and prose, where built) from
@@ -18,14 +23,23 @@ root=$(cd "$here/../.." && pwd)
 attn="$root/build/bin/attn"
 [ -x "$attn" ] || { echo "missing $attn: cmake --build build/native --target attn_cli" >&2; exit 1; }
 
+method=hmm
+if [ "${1:-}" = --method ]; then
+  method=${2:-}
+  shift 2 || true
+fi
+[ "$method" = hmm ] || [ "$method" = hybrid ] || { echo "supervise.sh: --method is hmm or hybrid, not '$method'" >&2; exit 2; }
 langs=("$@")
 if [ ${#langs[@]} -eq 0 ]; then
   for d in "$root"/data/en-*/; do langs+=("$(basename "$d" | sed 's/^en-//')"); done
 fi
 
-align() {  # align HMM EN XX OUT
+align() {  # align HMM EN XX OUT (HMM: a file, or --pair en-XX for the pair's default method)
   paste -d '\t' "$2" "$3" | awk -F'\t' '{print $1 " ||| " $2}' > "$4.in"
-  "$attn" align --method hmm --hmm "$1" -i "$4.in" > "$4.tmp"
+  case "$1" in
+    --pair*) ATTN_MODELS="$root/models" "$attn" align --pair "${1#--pair }" -i "$4.in" > "$4.tmp" ;;
+    *) "$attn" align --method hmm --hmm "$1" -i "$4.in" > "$4.tmp" ;;
+  esac
   rm "$4.in"
   [ "$(wc -l < "$4.tmp")" -eq "$(wc -l < "$2")" ] || { echo "$4: line count differs from $2" >&2; exit 1; }
   mv "$4.tmp" "$4"
@@ -42,6 +56,11 @@ for xx in "${langs[@]}"; do
         --source-prefix 5 --target-prefix 5 2>/dev/null
     fi
   fi
+  # the hybrid needs the pair's Transformer (models/pairs.json names it where one is shipped)
+  if [ "$method" = hybrid ] && grep -q "\"name\": \"en-$xx\"" "$root/models/pairs.json" &&
+     "$attn" align --pair "en-$xx" <<< "a ||| a" >/dev/null 2>&1; then
+    hmm="--pair en-$xx"
+  fi
   align "$hmm" "$data/train.en" "$data/train.$xx" "$data/train.align"
   # the corpora beside the splits that train.py --corpora may add (tools/data/extra.py, prose.py)
   for name in extra prose; do
@@ -50,5 +69,7 @@ for xx in "${langs[@]}"; do
   if [ "$xx" = es ] && [ -f "$root/data/train.en" ]; then
     align "$hmm" "$root/data/train.en" "$root/data/train.es" "$root/data/train.align"
   fi
-  echo "en-$xx: $(wc -l < "$data/train.align") pairs aligned with $(basename "$hmm") in $((SECONDS - start)) s"
+  by=$(basename -- "$hmm")
+  [ "${hmm#--pair }" = "$hmm" ] || by="attn align $hmm (its hybrid)"
+  echo "en-$xx: $(wc -l < "$data/train.align") pairs aligned with $by in $((SECONDS - start)) s"
 done
