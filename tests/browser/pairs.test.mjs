@@ -2,7 +2,7 @@
 // switch shows that language's example aligned by the pair's default method, with its links, its
 // labels (Cyrillic and diacritics as typed) and working exports; the URL remembers the pair; a link
 // to a pair fetches only that pair's files; and a pair of the multilingual Transformer translates
-// and shows its heads (en-zh, which ships only its HMM aligner, is tests/browser/zh-pair.test.mjs's
+// and shows its heads (en-zh, whose Transformer is a file of its own, is tests/browser/zh-pair.test.mjs's
 // too). Screenshots go to build/screenshots/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,7 +44,7 @@ describe('language pairs', () => {
     const values = await page.$$eval('#pair option', (options) => options.map((option) => option.value));
     assert.deepEqual(values, Object.keys(index.pairs));
     assert.equal(values[0], 'en-es');
-    assert.equal(values.length, 13);  // twelve with the multilingual Transformer, and en-zh with its HMM alone
+    assert.equal(values.length, 13);  // twelve with the multilingual Transformer, en-zh with the one that learned Chinese
     for (const name of [...values.slice(1), 'en-es']) {
       const pair = index.pairs[name], example = PAIR_EXAMPLES[pair.language];
       await page.selectOption('#pair', name);

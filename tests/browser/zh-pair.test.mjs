@@ -1,13 +1,15 @@
-// English–Chinese in Debian's Chromium: the pair aligns with its HMM aligner, the only model it
-// ships (the methods that need an attention model are disabled, saying why; the translation and
-// model views say that no model is shipped); Chinese typed without spaces is cut into words in the
+// English–Chinese in Debian's Chromium: the pair aligns by the hybrid of its Transformer (the one
+// that learned Chinese) and its HMM, as `attn align --pair en-zh` does; it translates both ways
+// and shows its heads; Chinese typed without spaces is cut into words in the
 // worker as `attn segment --lang zh` cuts it (tests/data/zh-segmentation.jsonl's model_words), its
 // data fetched once and only for this pair; the URL keeps the pair and the typed text, and links to
 // the other pairs fetch nothing of Chinese. Screenshots go to build/screenshots/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { EXAMPLES } from '../../web/page/examples.mjs';
+import { PAIR_EXAMPLES } from '../data/pair_examples.mjs';
 import { ROOT, SCREENSHOTS, figureOf, openPage, recordFetches, useBrowser } from './browser.mjs';
 
 const session = useBrowser();
@@ -27,70 +29,92 @@ async function showsRows(page, words) {
   return figureOf(page, 'heatmap');
 }
 
+// Waits until the translation view has answered for the input words `words` (its columns as drawn).
+async function translated(page, words) {
+  await page.waitForFunction(() => document.getElementById('translate-view').dataset.state === 'ok', null, { timeout: 30000 });
+  for (let tries = 0; tries < 400 && JSON.stringify((await figureOf(page, 'translate-heatmap'))?.colLabels) !== JSON.stringify(words); tries++) {
+    await page.waitForTimeout(50);
+  }
+  assert.deepEqual((await figureOf(page, 'translate-heatmap')).colLabels, words);
+}
+
 describe('English–Chinese', () => {
-  test('the pair list shows it; choosing it aligns with its HMM, the only method it has, and says what is not shipped', async () => {
+  test('the pair list shows it; choosing it aligns by its default with the Chinese Transformer, which translates both ways and shows its heads', async () => {
     const { page, problems } = await openPage();
     const option = await page.$eval('#pair option[value="en-zh"]', (o) => o.textContent);
     assert.equal(option, 'English–Chinese');
     assert.equal(await page.isVisible('[data-pair-language="zh"]'), false);
     await page.selectOption('#pair', 'en-zh');
     const pair = index.pairs['en-zh'];
+    assert.equal(pair.files.forward, 'multilingual-zh-transformer.safetensors');
     const figure = await showsRows(page, EXAMPLES.zh.split(' '));
     assert.equal(await page.inputValue('#target'), EXAMPLES.zh);
     assert.equal(await page.textContent('label[for="target"]'), 'Chinese');
     assert.equal(await page.getAttribute('#target', 'lang'), 'zh');
     assert.ok(figure.links.length >= 5, JSON.stringify(figure.links));
-    // market - 市场, morning - 早上, . - 。 (tests/data/pair_examples.mjs)
-    for (const link of ['6-5', '8-2', '9-6']) assert.ok((await page.textContent('#pharaoh')).split(' ').includes(link), link);
-    // the methods offered are what the pair has: its HMM; the rest say what they need
-    assert.equal(await page.inputValue('#method'), 'hmm');
+    // the pair's default, the same links as `attn align --pair en-zh`
+    assert.equal(await page.inputValue('#method'), pair.method);
+    assert.equal(pair.method, 'hybrid');
+    const cli = spawnSync(new URL('build/bin/attn', ROOT).pathname, ['align', '--pair', 'en-zh'],
+      { input: `${PAIR_EXAMPLES.zh.source} ||| ${PAIR_EXAMPLES.zh.target}\n`, encoding: 'utf8', env: { ...process.env, ATTN_MODELS: new URL('models', ROOT).pathname } });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(PAIR_EXAMPLES.zh.target, EXAMPLES.zh);
+    assert.deepEqual((await page.textContent('#pharaoh')).split(' ').filter(Boolean).sort(), cli.stdout.trim().split(' ').sort());
+    // every method is offered but IBM Model 2, which says what it needs
     const options = await page.$$eval('#method option', (all) => all.map((o) => ({ value: o.value, disabled: o.disabled, text: o.textContent })));
-    assert.deepEqual(options.filter((o) => !o.disabled).map((o) => o.value), ['hmm']);
-    for (const disabled of options.filter((o) => o.disabled)) {
-      assert.match(disabled.text, /needs (an attention model|the zh-en model|IBM Model 2), not shipped for en-zh$/, disabled.value);
-    }
-    assert.ok(options.some((o) => o.value === 'hybrid' && /needs an attention model, not shipped for en-zh/.test(o.text)));
-    // the line under the figure names the HMM and its dev-set AER, where models/dev-aer.tsv has one
+    assert.deepEqual(options.filter((o) => o.disabled).map((o) => o.value), ['ibm2']);
+    assert.match(options.find((o) => o.value === 'ibm2').text, /needs IBM Model 2, not shipped for en-zh$/);
+    // the line under the figure names both models, the method and its dev-set AER
     await page.locator('#align-model summary').click();
     const line = await page.textContent('#align-model');
-    assert.ok(line.includes(index.facts[pair.files.hmm].kind), line);
-    assert.match(line, /method hmm · /);
-    const aer = pair.devAer?.hmm;
-    assert.ok(line.includes(aer === undefined ? 'no dev-set AER measured' : `dev AER ${aer.toFixed(3)} on en-zh’s gold dev set`), line);
-    assert.match(line, /Colours: how likely the HMM aligner finds each English word as each Chinese word's counterpart/);
-    assert.match(await page.textContent('#build'), / · the en-zh aligner loaded \(en-zh has no attention model yet\)/);
-    // how typed Chinese is cut, under the pair's hint that only its HMM is shipped
+    for (const file of [pair.files.forward, pair.files.hmm]) assert.ok(line.includes(index.facts[file].kind), `${file} in ${line}`);
+    assert.match(index.facts[pair.files.forward].kind, /English ↔ 13 languages/);
+    assert.ok(line.includes(`method hybrid · dev AER ${pair.devAer.hybrid.toFixed(3)} on en-zh’s gold dev set`), line);
+    assert.match(await page.textContent('#build'), / · the en-zh aligner and its attention model loaded/);
+    // how typed Chinese is cut; the HMM-only hint is gone
     assert.equal(await page.isVisible('[data-pair-language="zh"]'), true);
-    assert.equal(await page.isVisible('[data-pair-kind="statistical"]'), true);
-    assert.equal(await page.$eval('#shift', (box) => box.disabled), true);
-    assert.equal(await page.$eval('#compare', (box) => box.disabled), true);
+    assert.equal(await page.isVisible('[data-pair-kind="statistical"]'), false);
     await page.screenshot({ path: new URL('pair-en-zh.png', SCREENSHOTS).pathname, fullPage: true });
-    // the translation view: no model, said plainly, nothing to press
+    // the translation view: English into Chinese, then Chinese typed without spaces into English
     await page.locator('#tab-translate').click();
-    assert.equal(await page.isVisible('#translate-none'), true);
-    assert.match(await page.textContent('#translate-none'), /^No translation model is shipped for English–Chinese yet .*HMM aligner\.$/);
-    for (const id of ['#translate', '#translate-source', '#translate-model']) assert.equal(await page.$eval(id, (e) => e.disabled), true, id);
+    assert.equal(await page.isVisible('#translate-none'), false);
+    assert.equal(await page.inputValue('#translate-model'), 'en-zh-transformer');
+    await page.fill('#translate-source', 'I love you .');
+    await page.click('#translate');
+    await translated(page, ['I', 'love', 'you', '.']);
+    assert.match(await page.textContent('#translation'), /\p{Script=Han}/u);
+    assert.equal(await page.getAttribute('#translation', 'lang'), 'zh');
     await page.screenshot({ path: new URL('pair-en-zh-translate.png', SCREENSHOTS).pathname });
-    // the model view: no layers or heads to show, said so
+    await page.selectOption('#translate-model', 'zh-en-transformer');
+    await page.fill('#translate-source', '我爱你。');
+    await page.click('#translate');
+    // typed without spaces, read as jieba cuts it (`attn segment --lang zh`)
+    const cut = spawnSync(new URL('build/bin/attn', ROOT).pathname, ['segment', '--lang', 'zh'], { input: '我爱你。\n', encoding: 'utf8' });
+    assert.equal(cut.status, 0, cut.stderr);
+    await translated(page, cut.stdout.trim().split(' '));
+    assert.equal(await page.getAttribute('#translate-view', 'data-direction'), 'zh-en');
+    assert.match(await page.textContent('#translation'), /^[^\p{Script=Han}]*[A-Za-z][^\p{Script=Han}]*$/u);
+    assert.equal(await page.getAttribute('#translate-source', 'lang'), 'zh');
+    // the command line writes the same translation for the same typed line
+    const english = spawnSync(new URL('build/bin/attn', ROOT).pathname, ['translate', '--pair', 'zh-en'],
+      { input: '我爱你。\n', encoding: 'utf8', env: { ...process.env, ATTN_MODELS: new URL('models', ROOT).pathname } });
+    assert.equal((await page.textContent('#translation')).trim(), english.stdout.trim());
+    // the model view: the Chinese Transformer's layers and heads
     await page.locator('#tab-model').click();
-    await page.waitForFunction(() => /No attention model is shipped for English–Chinese/.test(document.getElementById('model-status').textContent));
-    assert.equal(await page.$eval('#model', (select) => select.disabled), true);
-    // the same in Chinese
+    await page.waitForFunction(() => document.getElementById('model').options.length > 0, null, { timeout: 30000 });
+    assert.equal(await page.$eval('#model', (select) => select.disabled), false);
+    // in Chinese
     await page.selectOption('#ui-language', 'zh');
-    assert.match(await page.textContent('#model-status'), /中文/);
-    await page.locator('#tab-translate').click();
-    assert.match(await page.textContent('#translate-none'), /英语–中文/);
     await page.locator('#tab-align').click();
     assert.match(await page.textContent('[data-pair-language="zh"]'), /jieba/);
     assert.doesNotMatch(await page.textContent('[data-pair-language="zh"]'), /Chinese is written/);
+    assert.match(await page.textContent('#align-model'), /13 种语言/);
     await page.selectOption('#ui-language', 'en');
-    // and back to a pair with a Transformer: everything comes back
+    // and back to en-es: its own Transformer, the hint gone
     await page.selectOption('#pair', 'en-es');
     await showsRows(page, EXAMPLES.es.split(' '));
     assert.equal(await page.isVisible('[data-pair-language="zh"]'), false);
-    await page.locator('#tab-translate').click();
-    assert.equal(await page.isVisible('#translate-none'), false);
-    await page.waitForFunction(() => document.getElementById('translation').textContent.length > 0, null, { timeout: 30000 });
+    assert.doesNotMatch(await page.textContent('#align-model'), /13 languages/);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -93,16 +93,25 @@ test('an unknown pair is an error that lists the available ones; align takes Eng
   assert.match(unknown.stderr, /unknown language pair 'ja-en' \(available: en-es, es-en, en-bg, bg-en, .*sl-en, en-zh, zh-en\)/);
 });
 
-test('en-zh aligns with its HMM but translates neither way: the command says so plainly', () => {
-  for (const direction of ['en-zh', 'zh-en']) {
-    const run = attn(['translate', '--pair', direction], direction === 'en-zh' ? 'I love you .\n' : '我 爱 你 。\n');
-    assert.equal(run.status, 1, direction);
-    assert.match(run.stderr, new RegExp(`no translation model is shipped for ${direction} \\(Chinese has only its statistical aligner so far\\)`));
-    assert.doesNotMatch(run.stderr.split('translation models:')[1], /zh/, 'the models it lists translate other pairs');
+test('en-zh translates both ways with the Chinese Transformer and aligns by attention alone', () => {
+  const english = attn(['translate', '--pair', 'en-zh'], 'I love you .\nThe weather is nice today .\n');
+  assert.equal(english.status, 0, english.stderr);
+  const lines = english.stdout.trim().split('\n');
+  assert.equal(lines.length, 2);
+  for (const line of lines) assert.match(line, /\p{Script=Han}/u, `Chinese written: ${line}`);
+  // typed Chinese (no spaces) is cut into words first; a segmented line is taken as given
+  for (const input of ['我爱你。\n', '我 爱 你 。\n']) {
+    const chinese = attn(['translate', '--pair', 'zh-en'], input);
+    assert.equal(chinese.status, 0, chinese.stderr);
+    assert.match(chinese.stdout, /^[A-Za-z][^\p{Script=Han}]*$/u, `English written: ${chinese.stdout}`);
   }
   const attention = attn(['align', '--pair', 'en-zh', '--method', 'attention'], 'I love you . ||| 我 爱 你 。\n');
-  assert.equal(attention.status, 1);
-  assert.match(attention.stderr, /needs an attention model, and none is shipped for en-zh \(its default method: hmm\)/);
+  assert.equal(attention.status, 0, attention.stderr);
+  assert.match(attention.stdout.trim(), /^\d+-\d+( \d+-\d+)*$/);
+  // the model's file serves both directions; it is its own file, not the twelve pairs' one
+  const named = attn(['translate', '-m', join(ROOT, 'models/multilingual-zh-transformer.safetensors'), '--target-language', 'zh'], 'Good morning .\n');
+  assert.equal(named.status, 0, named.stderr);
+  assert.match(named.stdout, /\p{Script=Han}/u);
 });
 
 test('every pair translates both ways through the multilingual Transformer, and aligns by attention alone', () => {

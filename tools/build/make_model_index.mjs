@@ -141,12 +141,17 @@ for (const file of models) {
   const architecture = meta.architecture ? JSON.parse(meta.architecture) : {};
   const { cpu: minutes, gpu: gpuMinutes } = trainingMinutes(training);
   if (meta.format === 'attnscope-transformer-v1') {
-    const languages = meta.languages ? JSON.parse(meta.languages).length : 2;
+    const languages = meta.languages ? JSON.parse(meta.languages) : ['en', 'es'];
+    // the file that learned Chinese too has a section of its own (it serves en-zh; the twelve other
+    // pairs keep the file without Chinese)
+    const chinese = languages.includes('zh');
     facts[file] = {
-      kind: meta.direction === 'multilingual' ? `multilingual Transformer (English ↔ ${languages - 1} languages)` : 'Transformer',
+      kind: meta.direction === 'multilingual' ? `multilingual Transformer (English ↔ ${languages.length - 1} languages)` : 'Transformer',
       summary: `${architecture.encoder_layers}+${architecture.decoder_layers} layers, d ${architecture.model_dim}, ${architecture.heads} heads`,
-      parameters, minutes, gpuMinutes, data: 'Debian’s human-translated help, UI and catalogs',
-      section: section('The multilingual Transformer (English ↔ twelve languages)'),
+      parameters, minutes, gpuMinutes,
+      data: chinese ? 'Debian’s human-translated help, UI and catalogs, its handbook and game stories' : 'Debian’s human-translated help, UI and catalogs',
+      section: section(chinese ? 'The multilingual Transformer with Chinese (English ↔ thirteen languages)'
+        : 'The multilingual Transformer (English ↔ twelve languages)'),
     };
   } else if (meta.format === 'attnscope-rnn-v1') {
     facts[file] = {

@@ -127,7 +127,8 @@ export class ModelView {
     };
   }
 
-  // A pair without an attention model (en-zh so far): the view says so in the interface's language.
+  // A pair without an attention model (a catalogue may list one with its HMM alone): the view says
+  // so in the interface's language.
   showNone() {
     $('model-status').textContent = t('No attention model is shipped for English–{language} yet (no attention model could be trained for it so far), so there are no layers or heads to show.', { language: t(this.pair.languageName) });
     $('model-section').dataset.state = 'none';

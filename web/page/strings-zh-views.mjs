@@ -40,6 +40,7 @@ export const ZH_VIEWS = {
   '{gpu} GPU minutes': '{gpu} 分钟 GPU',
   '{time} on {data}': '在{data}上训练 {time}',
   'multilingual Transformer (English ↔ 12 languages)': '多语言 Transformer（英语 ↔ 12 种语言）',
+  'multilingual Transformer (English ↔ 13 languages)': '多语言 Transformer（英语 ↔ 13 种语言）',
   'RNN with additive attention (en-es)': '加性注意力 RNN（en-es）',
   'RNN with general attention (en-es)': 'general 注意力 RNN（en-es）',
   'RNN with additive attention (es-en)': '加性注意力 RNN（es-en）',
@@ -53,6 +54,7 @@ export const ZH_VIEWS = {
   "English words cut to 5 letters, the other language's cut to their first character": '英文词截为前 5 个字母，另一种语言的词截为第一个字',
   'fast_align’s diagonal prior': 'fast_align 的对角先验',
   'Debian’s human-translated help, UI and catalogs': 'Debian 人工翻译的帮助、界面和消息目录',
+  'Debian’s human-translated help, UI and catalogs, its handbook and game stories': 'Debian 人工翻译的帮助、界面和消息目录、Debian 手册和游戏故事',
   'Spanish software strings and apertium-translated English prose': '西班牙语软件字符串和经 apertium 翻译的英文文章',
   'scenes of 32 kinds of OpenMoji’s drawn objects (CC BY-SA 4.0) on a plain background': '纯色背景上 32 种 OpenMoji 手绘物体（CC BY-SA 4.0）组成的场景',
   // the alignment view's details line (align.mjs modelLine)
