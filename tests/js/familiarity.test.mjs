@@ -61,6 +61,12 @@ describe('models/familiarity.json', () => {
       }
       assert.ok(entry.pairs >= 200, `${direction}: ${entry.pairs} held-out pairs`);
     }
+    // each direction of each pair, through the file models/pairs.json gives it now (a pair moved to
+    // another file is measured again)
+    const catalogue = JSON.parse(readFileSync(new URL('pairs.json', MODELS), 'utf8')).pairs;
+    const expected = Object.fromEntries(catalogue.filter((pair) => pair.files.forward)
+      .flatMap((pair) => [[pair.name, pair.files.forward], [`${pair.language}-en`, pair.files.reverse]]));
+    assert.deepEqual(Object.fromEntries(Object.entries(pairs).map(([direction, entry]) => [direction, entry.file])), expected);
   });
 });
 
