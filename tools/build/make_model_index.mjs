@@ -142,8 +142,8 @@ for (const file of models) {
   const { cpu: minutes, gpu: gpuMinutes } = trainingMinutes(training);
   if (meta.format === 'attnscope-transformer-v1') {
     const languages = meta.languages ? JSON.parse(meta.languages) : ['en', 'es'];
-    // the file that learned Chinese too has a section of its own (it serves en-zh; the twelve other
-    // pairs keep the file without Chinese)
+    // the file that learned Chinese too has a section of its own (it serves en-zh and the pairs
+    // models/pairs.json gives it)
     const chinese = languages.includes('zh');
     facts[file] = {
       kind: meta.direction === 'multilingual' ? `multilingual Transformer (English ↔ ${languages.length - 1} languages)` : 'Transformer',

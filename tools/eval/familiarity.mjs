@@ -48,9 +48,10 @@ for (const pair of attn.alignment.pairs) {
     const path = resolve(root, 'models', file);
     const bytes = readFileSync(path);
     models[file] = createHash('sha256').update(bytes).digest('hex');
+    const [from_, to] = role === 'forward' ? ['en', pair.language] : [pair.language, 'en'];
+    const direction = `${from_}-${to}`;
     if (only && !only.includes(pair.name)) {
       // kept from the earlier file, where it measured this very model file
-      const direction = role === 'forward' ? pair.name : `${pair.language}-en`;
       const kept = earlier.directions[direction];
       if (!kept || kept.file !== file || earlier.models[file] !== models[file]) {
         throw new Error(`${direction}: ${out} has no figures for ${file} as it is now: measure it too (--pairs ${pair.name})`);
@@ -60,7 +61,6 @@ for (const pair of attn.alignment.pairs) {
     }
     if (!loaded.has(file)) loaded.set(file, attn.loadModel(new Uint8Array(bytes)));
     let model = await loaded.get(file);
-    const [from_, to] = role === 'forward' ? ['en', pair.language] : [pair.language, 'en'];
     if (model.info.languages) model = model.forTarget(to);
     const folder = resolve(root, 'data', pair.name);
     if (!existsSync(resolve(folder, `test.${to}`))) throw new Error(`${folder}/test.${to} is missing: run tools/data/build.sh`);
@@ -76,7 +76,6 @@ for (const pair of attn.alignment.pairs) {
       const { text } = model.translate(sources[i], { beam: 4 });
       if (text.trim()) translated.push(score(sources[i], text));
     }
-    const direction = `${from_}-${to}`;
     references[direction] = { file, pairs: forced.length, forced: percentiles(forced), translated: percentiles(translated) };
     let line = `${direction}: ${forced.length} pairs in ${((Date.now() - started) / 1000).toFixed(0)} s; ` +
       `forced median ${references[direction].forced[49]}, translated median ${references[direction].translated[49]}`;
