@@ -56,9 +56,8 @@ for xx in "${langs[@]}"; do
         --source-prefix 5 --target-prefix 5 2>/dev/null
     fi
   fi
-  # the hybrid needs the pair's Transformer (models/pairs.json names it where one is shipped)
-  if [ "$method" = hybrid ] && grep -q "\"name\": \"en-$xx\"" "$root/models/pairs.json" &&
-     "$attn" align --pair "en-$xx" <<< "a ||| a" >/dev/null 2>&1; then
+  # the hybrid needs a shipped pair (`attn align --pair` refuses one models/pairs.json lacks)
+  if [ "$method" = hybrid ] && ATTN_MODELS="$root/models" "$attn" align --pair "en-$xx" <<< "a ||| a" >/dev/null 2>&1; then
     hmm="--pair en-$xx"
   fi
   align "$hmm" "$data/train.en" "$data/train.$xx" "$data/train.align"
