@@ -155,6 +155,23 @@ def test_a_corpus_beside_the_splits_is_drawn_as_a_source_of_its_own_weighted_by_
             raise AssertionError(f"--corpora {bad} was accepted")
 
 
+def test_a_language_factor_weighs_every_source_of_that_language():
+    from tools.train import train_multi
+    by_language = train_multi.language_factors("es:2", ["es", "fr"])
+    assert by_language == {"es": 2.0}
+    weights = train_multi.language_weights({"es": 400, "es:prose": 100, "fr": 400},
+                                           train_multi.corpus_factors("prose:3"), by_language)
+    # n^0.5 times the corpus's factor times the language's: 40, 60, 20 of 120
+    assert [round(weights[k] * 120, 6) for k in ("es", "es:prose", "fr")] == [40, 60, 20]
+    for bad in ("de:2", "es:x", "es:0", "es"):
+        try:
+            train_multi.language_factors(bad, ["es", "fr"])
+        except SystemExit as error:
+            assert bad in str(error)
+        else:
+            raise AssertionError(f"--language-factors {bad} was accepted")
+
+
 def test_a_grown_vocabulary_keeps_the_old_rows_and_starts_new_pieces_from_their_bytes():
     import torch
     from tools.train import train_multi

@@ -76,6 +76,9 @@ def parse_args():
                    help="multilingual: corpora beside the splits to train on too, NAME[:FACTOR],...: "
                         "DATA/en-XX/NAME.{en,XX} (+ NAME.align), each drawn as a source of its own, its "
                         "weight times FACTOR (e.g. extra:1,prose:3)")
+    p.add_argument("--language-factors", default=None,
+                   help="multilingual: XX:FACTOR,...: every source of language XX drawn FACTOR times as "
+                        "often as n^0.5 gives (e.g. es:1.5)")
     p.add_argument("--sentences-per-language", type=int, default=40000,
                    help="multilingual: sentences of each language the BPE is learned on")
     p.add_argument("--no-legacy", action="store_true",

@@ -36,13 +36,31 @@ def corpus_factors(text):
     return factors
 
 
-def language_weights(sizes, factors=None):
+def language_factors(text, languages):
+    """--language-factors "es:2" -> {"es": 2.0}: each of the language's sources drawn that much more."""
+    factors = {}
+    for item in filter(None, (text or "").split(",")):
+        lang, _, factor = item.partition(":")
+        if lang not in languages:
+            raise SystemExit(f"--language-factors: '{item}' names no language of --languages")
+        try:
+            factors[lang] = float(factor)
+        except ValueError:
+            raise SystemExit(f"--language-factors: the factor of '{item}' is not a number") from None
+        if not factors[lang] > 0:
+            raise SystemExit(f"--language-factors: the factor of '{item}' is not above 0")
+    return factors
+
+
+def language_weights(sizes, factors=None, by_language=None):
     """Sampling weights n^0.5, normalized (Arivazhagan et al. 2019 use temperature sampling so
     that small languages are not drowned). A key "XX:NAME" is a corpus beside XX's splits (--corpora)
     drawn as a source of its own, its weight times the corpus's factor, so that a large corpus of
-    software messages does not crowd out a small one of prose."""
-    factors = factors or {}
-    raw = {key: n ** 0.5 * factors.get(key.partition(":")[2], 1.0) for key, n in sizes.items()}
+    software messages does not crowd out a small one of prose. by_language: a factor for every
+    source of a language (--language-factors: more of the explorer's first pair, say)."""
+    factors, by_language = factors or {}, by_language or {}
+    raw = {key: n ** 0.5 * factors.get(key.partition(":")[2], 1.0) * by_language.get(key.partition(":")[0], 1.0)
+           for key, n in sizes.items()}
     total = sum(raw.values())
     return {lang: w / total for lang, w in raw.items()}
 
@@ -281,7 +299,7 @@ def load_corpus(args, languages, bpe):
         train_by_lang.setdefault(key, []).extend((i, to_en) for i in added for to_en in (False, True))
     sizes = {key: len(e) for key, e in train_by_lang.items()}
     print(f"examples (both directions): {sizes}; weights "
-          f"{ {k: round(v, 3) for k, v in language_weights(sizes, corpora).items()} }; valid {len(valid)}; "
+          f"{ {k: round(v, 3) for k, v in language_weights(sizes, corpora, language_factors(args.language_factors, languages)).items()} }; valid {len(valid)}; "
           f"encoded in {time.monotonic() - started:.0f} s", flush=True)
     return corpus, train_by_lang, valid
 
@@ -363,7 +381,8 @@ class Run:
 
     def train(self, train_by_lang):
         args, state, model = self.args, self.state, self.model
-        weights = language_weights({key: len(e) for key, e in train_by_lang.items()}, corpus_factors(args.corpora))
+        weights = language_weights({key: len(e) for key, e in train_by_lang.items()}, corpus_factors(args.corpora),
+                                   language_factors(args.language_factors, args.languages.split(",")))
 
         def draw(chunk):
             examples, rng = draw_chunk(train_by_lang, weights, chunk, args.seed, args.chunk_examples)
