@@ -11,7 +11,7 @@
 # a shipped Transformer; the others keep the HMM's.
 #
 # Writes data/en-XX/train.align (and data/train.align for the legacy en-es data; NAME.align for the
-# corpora beside the splits, extra and prose, where built) from
+# corpora beside the splits, extra and prose, where built; data/en-XX/supervision names the method) from
 # models/hmm-en-XX.safetensors, or, for a pair with no shipped aligner yet, from an HMM trained
 # here on the pair's train split (data/en-XX/hmm-5-5.safetensors: words cut to 5 characters,
 # the setting most shipped pairs chose on XL-WA's silver links).
@@ -68,7 +68,8 @@ for xx in "${langs[@]}"; do
   if [ "$xx" = es ] && [ -f "$root/data/train.en" ]; then
     align "$hmm" "$root/data/train.en" "$root/data/train.es" "$root/data/train.align"
   fi
-  by=$(basename -- "$hmm")
-  [ "${hmm#--pair }" = "$hmm" ] || by="attn align $hmm (its hybrid)"
+  by=$(basename -- "$hmm") used=hmm
+  [ "${hmm#--pair }" = "$hmm" ] || { by="attn align $hmm (its hybrid)"; used=hybrid; }
+  echo "$used" > "$data/supervision"  # what the trainer records in the file it exports
   echo "en-$xx: $(wc -l < "$data/train.align") pairs aligned with $by in $((SECONDS - start)) s"
 done

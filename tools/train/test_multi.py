@@ -172,6 +172,17 @@ def test_a_language_factor_weighs_every_source_of_that_language():
             raise AssertionError(f"--language-factors {bad} was accepted")
 
 
+def test_the_exported_record_names_the_links_the_head_learned_from(tmp_path):
+    from tools.train import train_multi
+    for lang in ("es", "fr"):
+        (tmp_path / f"en-{lang}").mkdir()
+    assert train_multi.supervision(tmp_path, ["es", "fr"]) == "hmm"  # links made before the marker
+    (tmp_path / "en-es" / "supervision").write_text("hybrid\n")
+    assert train_multi.supervision(tmp_path, ["es", "fr"]) == {"es": "hybrid", "fr": "hmm"}
+    (tmp_path / "en-fr" / "supervision").write_text("hybrid\n")
+    assert train_multi.supervision(tmp_path, ["es", "fr"]) == "hybrid"
+
+
 def test_a_grown_vocabulary_keeps_the_old_rows_and_starts_new_pieces_from_their_bytes():
     import torch
     from tools.train import train_multi

@@ -63,6 +63,7 @@ class Supervise(unittest.TestCase):
         self.assertIn("hmm-en-es.safetensors", run.stdout)
         expected = self.attn_align("--method", "hmm", "--hmm", str(ROOT / "models/hmm-en-es.safetensors"))
         self.assertEqual(lines(self.root / "data/en-es/train.align", 99), expected)
+        self.assertEqual((self.root / "data/en-es/supervision").read_text(), "hmm\n")
 
     def test_hybrid_links_where_the_pair_is_shipped(self):
         run = self.run_script("--method", "hybrid", "es", "zz")
@@ -75,6 +76,9 @@ class Supervise(unittest.TestCase):
         # en-zz is no shipped pair: the HMM trained here aligns it
         self.assertIn("en-zz: 12 pairs aligned with hmm-5-5.safetensors", run.stdout)
         self.assertEqual(len(lines(self.root / "data/en-zz/train.align", 99)), 12)
+        # what the trainer records: the method each pair's links came from
+        self.assertEqual((self.root / "data/en-es/supervision").read_text(), "hybrid\n")
+        self.assertEqual((self.root / "data/en-zz/supervision").read_text(), "hmm\n")
 
     def test_an_unknown_method_is_refused(self):
         run = self.run_script("--method", "gold", "es")

@@ -189,10 +189,22 @@ def export(model, args, bpe, state, languages, path):
         languages=spec.multilingual_metadata(everyone, {lang: bpe.ids[multi.tag(lang)] for lang in everyone}),
         dtype=args.export_dtype,
         training=training_record(args, state, threads=args.threads, bf16=args.bf16, batch_tokens=args.batch_tokens,
-                                 lr=args.lr, cooldown_minutes=args.cooldown_minutes, align_supervision="hmm",
+                                 lr=args.lr, cooldown_minutes=args.cooldown_minutes,
+                                 align_supervision=supervision(Path(args.data), languages),
+                                 corpora=args.corpora, language_factors=args.language_factors,
                                  cpu=cpu_model(), device=device_name(model),
                                  initialized_from=state.get("initialized_from")))
     print(f"exported {path}: {size} bytes", flush=True)
+
+
+def supervision(data, languages):
+    """The links the head learned from, as supervise.sh wrote them (DATA/en-XX/supervision: hmm or
+    hybrid; links older than that file are the HMM's): one word, or each language's."""
+    def method(lang):
+        path = data / f"en-{lang}" / "supervision"
+        return path.read_text(encoding="utf-8").strip() if path.exists() else "hmm"
+    methods = {lang: method(lang) for lang in languages}
+    return methods[languages[0]] if len(set(methods.values())) == 1 else methods
 
 
 def device_name(model):
