@@ -65,6 +65,13 @@ def language_weights(sizes, factors=None, by_language=None):
     return {lang: w / total for lang, w in raw.items()}
 
 
+def sampling_weights(args, sizes):
+    """The run's weights of its sources (sizes: examples per key), with its --corpora and
+    --language-factors."""
+    return language_weights(sizes, corpus_factors(args.corpora),
+                            language_factors(args.language_factors, args.languages.split(",")))
+
+
 def draw_chunk(examples_by_lang, weights, index, seed, size):
     """`size` examples drawn across the languages by their weights (the index-th chunk)."""
     rng = random.Random(seed * 1_000_003 + index)
@@ -311,7 +318,7 @@ def load_corpus(args, languages, bpe):
         train_by_lang.setdefault(key, []).extend((i, to_en) for i in added for to_en in (False, True))
     sizes = {key: len(e) for key, e in train_by_lang.items()}
     print(f"examples (both directions): {sizes}; weights "
-          f"{ {k: round(v, 3) for k, v in language_weights(sizes, corpora, language_factors(args.language_factors, languages)).items()} }; valid {len(valid)}; "
+          f"{ {k: round(v, 3) for k, v in sampling_weights(args, sizes).items()} }; valid {len(valid)}; "
           f"encoded in {time.monotonic() - started:.0f} s", flush=True)
     return corpus, train_by_lang, valid
 
@@ -393,8 +400,7 @@ class Run:
 
     def train(self, train_by_lang):
         args, state, model = self.args, self.state, self.model
-        weights = language_weights({key: len(e) for key, e in train_by_lang.items()}, corpus_factors(args.corpora),
-                                   language_factors(args.language_factors, args.languages.split(",")))
+        weights = sampling_weights(args, {key: len(e) for key, e in train_by_lang.items()})
 
         def draw(chunk):
             examples, rng = draw_chunk(train_by_lang, weights, chunk, args.seed, args.chunk_examples)
