@@ -179,12 +179,12 @@ TEST_CASE(
     }
     translated += 2;
     // one of the two multilingual files serves both directions: the thirteen-language one wherever
-    // it measured better (en-zh's always, and en-es's, which the en-es-transformer link names),
-    // the twelve-language one elsewhere
+    // it measured better (en-zh's always), the twelve-language one elsewhere (en-es's, which the
+    // en-es-transformer link names)
     const std::string file = pair.forward;
     CHECK((file == "multilingual-transformer.safetensors" || file == "multilingual-zh-transformer.safetensors"));
     if (pair.name == "en-zh") CHECK(file == "multilingual-zh-transformer.safetensors");
-    if (pair.name == "en-es") CHECK(file == "multilingual-zh-transformer.safetensors");
+    if (pair.name == "en-es") CHECK(file == "multilingual-transformer.safetensors");
     CHECK(pair.reverse == file);
     CHECK(testing::shipped_pairs().translation_model_file(pair.name) == file);
     CHECK(testing::shipped_pairs().translation_model_file(pair.language + "-en") == file);

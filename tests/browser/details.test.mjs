@@ -213,17 +213,17 @@ describe('details', () => {
 describe('what drew each figure', () => {
   test('the alignment, comparison, translation and large model-view figures each name their model and link its model-card section', async () => {
     const { page, problems } = await openPage();
-    const TRANSFORMER = /^Drawn by the multilingual Transformer \(English ↔ 13 languages\) \(3\+3 layers/;
+    const TRANSFORMER = /^Drawn by the multilingual Transformer \(English ↔ 12 languages\) \(3\+3 layers/;
     const cardSection = async (id) => page.$eval(`#${id} a`, (a) => [a.title, new URL(a.href).hash]);
     assert.deepEqual(await cardSection('align-model'),
-      ['model card: The multilingual Transformer with Chinese (English ↔ thirteen languages)', '#the-multilingual-transformer-with-chinese-english--thirteen-languages']);
+      ['model card: The multilingual Transformer (English ↔ twelve languages)', '#the-multilingual-transformer-english--twelve-languages']);
     const href = await page.$eval('#align-model a', (a) => a.href);
     // the translation view's heatmap
     await page.waitForSelector('#translate-view[data-state="ok"]', { state: 'attached', timeout: 60000 });  // in its tab, not shown
     const translated = await page.textContent('#translate-model-line');
     assert.match(translated, TRANSFORMER);
     assert.match(translated, /encoder–decoder attention \(layer \d, head \d, the head it aligns with\) while translating with beam 4 · /);
-    assert.equal((await cardSection('translate-model-line'))[1], '#the-multilingual-transformer-with-chinese-english--thirteen-languages');
+    assert.equal((await cardSection('translate-model-line'))[1], '#the-multilingual-transformer-english--twelve-languages');
     // the comparison with the general-attention RNN
     await page.check('#compare');
     await page.waitForSelector('#compare-figure:not([hidden])', { timeout: 60000 });

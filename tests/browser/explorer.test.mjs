@@ -160,9 +160,9 @@ describe('explorer page', () => {
     const heavy = () => fetched.filter((path) => /\.(safetensors|ttf|woff2?)$/.test(path)).map((path) => path.split('/').pop());
     // the hybrid: the multilingual Transformer (both directions, one file) and the HMM; IBM Model 2
     // and the general model wait, and so do the RNNs, which no method of the pair reads
-    assert.deepEqual(heavy().sort(), ['hmm-en-es.safetensors', 'multilingual-zh-transformer.safetensors']);
+    assert.deepEqual(heavy().sort(), ['hmm-en-es.safetensors', 'multilingual-transformer.safetensors']);
     await redrawn(page, 'heatmap', () => page.selectOption('#method', 'ibm2'));
-    assert.deepEqual(heavy().sort(), ['hmm-en-es.safetensors', 'ibm2-en-es.safetensors', 'multilingual-zh-transformer.safetensors']);
+    assert.deepEqual(heavy().sort(), ['hmm-en-es.safetensors', 'ibm2-en-es.safetensors', 'multilingual-transformer.safetensors']);
     assert.ok(!heavy().some((file) => /general|additive/.test(file)), heavy().join());
     assert.deepEqual(problems, []);
     await page.close();
@@ -193,7 +193,7 @@ describe('explorer page', () => {
     let release;
     const held = new Promise((resolve) => { release = resolve; });
     const { page, problems } = await openPage('', {
-      ready: false, routes: [['**/multilingual-zh-transformer.safetensors', async (route) => { await held; await route.continue(); }]],
+      ready: false, routes: [['**/multilingual-transformer.safetensors', async (route) => { await held; await route.continue(); }]],
     });
     await page.waitForSelector('body[data-playground-ready="true"]');
     assert.equal(await page.getAttribute('#playground-heatmap', 'data-rows'), '5');

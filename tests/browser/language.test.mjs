@@ -145,14 +145,14 @@ describe('the interface language', () => {
     await page.fill('#target', `${words(58, 'archivo')} .`);
     await line('align-model', /⚠ 61 个词：比模型学过的几乎所有句子都长（99 % 的句子不超过 26 个词）；在这个长度上/);
     const details = await page.textContent('#align-model details');
-    assert.match(details, /由多语言 Transformer（英语 ↔ 13 种语言）（.+）绘制 · 方法 argmax · 在 en-es 的金标准开发集上 AER 为 0\.\d{3}。⚠ 61 个词/);
+    assert.match(details, /由多语言 Transformer（英语 ↔ 12 种语言）（.+）绘制 · 方法 argmax · 在 en-es 的金标准开发集上 AER 为 0\.\d{3}。⚠ 61 个词/);
     assert.doesNotMatch(details, /Drawn by|method argmax|words:/);
     // the general-attention model's figure, and the translation's: what drew them, from the model index's facts
     await page.check('#compare');
     const compare = await line('compare-model', /^由general 注意力 RNN（en-es）（编码器 192，解码器 256，[\d.]+ M 个参数，在西班牙语软件字符串和经 apertium 翻译的英文文章上训练 \d+ 分钟 CPU）绘制 · 它的注意力，argmax 对齐（不是对齐视图所用的方法）。/);
     assert.doesNotMatch(compare, /Drawn by|parameters|minutes/);
     await page.locator('#tab-translate').click();
-    const translation = await line('translate-model-line', /^由多语言 Transformer（英语 ↔ 13 种语言）（3\+3 层，d 256，4 个头，[\d.]+ M 个参数，在Debian 人工翻译的帮助、界面和消息目录、Debian 手册和游戏故事上训练 \d+ 分钟 CPU 和 \d+ 分钟 GPU）绘制 · 它在束宽为 \d+ 的翻译中的编码器–解码器注意力/);
+    const translation = await line('translate-model-line', /^由多语言 Transformer（英语 ↔ 12 种语言）（3\+3 层，d 256，4 个头，[\d.]+ M 个参数，在Debian 人工翻译的帮助、界面和消息目录上训练 \d+ 分钟 CPU 和 \d+ 分钟 GPU）绘制 · 它在束宽为 \d+ 的翻译中的编码器–解码器注意力/);
     assert.doesNotMatch(translation, /Drawn by|parameters|minutes|while translating/);
     // the model view: a map large, with its line, and a choice it cannot draw
     await page.locator('#tab-model').click();
@@ -160,7 +160,7 @@ describe('the interface language', () => {
     await page.click('#model-view [data-layer="1"][data-head="0"]');
     await page.waitForSelector('#head-figure:not([hidden])');
     assert.equal(await page.textContent('#head-caption'), '编码器–解码器注意力，第 1 层第 0 个头');
-    assert.match(await page.textContent('#head-model'), /^由多语言 Transformer（英语 ↔ 13 种语言）.*绘制 · 编码器–解码器注意力，第 1 层第 0 个头/);
+    assert.match(await page.textContent('#head-model'), /^由多语言 Transformer（英语 ↔ 12 种语言）.*绘制 · 编码器–解码器注意力，第 1 层第 0 个头/);
     await page.selectOption('#model-aggregate', 'rollout');
     await line('model-status', /^展开（rollout）沿着各层的自注意力进行：请选择编码器或解码器自注意力。$/);
     await page.screenshot({ path: new URL('language-zh-lines.png', SCREENSHOTS).pathname });
@@ -169,7 +169,7 @@ describe('the interface language', () => {
     await page.selectOption('#ui-language', 'en');
     assert.match(await page.textContent('#build'), /^WebAssembly \S+ build \(.+\) · the en-es aligner and its attention model loaded$/);
     assert.equal(await page.textContent('#model-status'), 'Rollout follows self-attention through the layers: choose encoder or decoder self-attention.');
-    assert.match(await page.textContent('#translate-model-line'), /^Drawn by the multilingual Transformer \(English ↔ 13 languages\) \(3\+3 layers, d 256, 4 heads, [\d.]+ M parameters, \d+ CPU and \d+ GPU minutes on Debian’s human-translated help, UI and catalogs, its handbook and game stories\) · its encoder–decoder attention/);
+    assert.match(await page.textContent('#translate-model-line'), /^Drawn by the multilingual Transformer \(English ↔ 12 languages\) \(3\+3 layers, d 256, 4 heads, [\d.]+ M parameters, \d+ CPU and \d+ GPU minutes on Debian’s human-translated help, UI and catalogs\) · its encoder–decoder attention/);
     assert.match(await page.textContent('#compare-model'), /^Drawn by the RNN with general attention \(en-es\) \(encoder 192, decoder 256, [\d.]+ M parameters, \d+ CPU minutes on Spanish software strings/);
     assert.match(await page.textContent('#align-model'), /⚠ 61 words: longer than nearly every sentence the model learned from/);
     assert.match(await page.textContent('#align-model details'), /Drawn by the multilingual Transformer .+ · method argmax · dev AER 0\.\d{3} on en-es’s gold dev set\. ⚠ 61 words: /);
