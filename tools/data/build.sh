@@ -2,7 +2,8 @@
 # Builds the parallel training data from scratch (sources, filters and counts: docs/DATA_CARD.md).
 #
 #   tools/data/build.sh                  every pair: the twelve below, and the legacy data
-#   tools/data/build.sh --pair en-XX     one pair, XX in: bg da de es et fr hu it nl pt ru sl
+#   tools/data/build.sh --pair en-XX     one pair, XX in: bg da de es et fr hu it nl pt ru sl zh
+#   tools/data/build.sh --extra-only --pair en-XX   only the aligners' extra data (step 6) of a built pair
 #   tools/data/build.sh --pair all       same as no argument
 #   tools/data/build.sh --legacy         only the legacy English-Spanish data
 #
@@ -47,7 +48,7 @@ package_suffix() { if [ "$1" = zh ]; then echo zh-cn; else echo "$1"; fi; }
 # there is none for Bulgarian.
 help_langs="da de es et fr hu it nl pt ru sl zh"
 
-langs=() legacy=auto xl_wa_train=1 extra=1 prose=1
+langs=() legacy=auto xl_wa_train=1 extra=1 prose=1 extra_only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --pair)
@@ -60,8 +61,9 @@ while [ $# -gt 0 ]; do
     --no-legacy) legacy=no; shift ;;
     --no-xl-wa-train) xl_wa_train=; shift ;;
     --no-extra) extra=; shift ;;
+    --extra-only) extra_only=1; shift ;;
     --no-prose) prose=; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -86,6 +88,16 @@ fetch() {
   ls "$cache/${1}"_*.deb | head -n 1
 }
 
+# prefetch PACKAGE...: the packages not cached yet, downloaded by one apt-get (a thousand
+# packages in a minute, where one apt-get each takes most of an hour).
+prefetch() {
+  local missing=() p
+  for p in "$@"; do ls "$cache/${p}"_*.deb >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  apt_lists >&2
+  (cd "$cache" && apt-get -q -o APT::Sandbox::User=root download "${missing[@]}" >&2)
+}
+
 # catalog_packages XX: every bookworm package with gettext catalogs for XX (…/XX/LC_MESSAGES/*.mo
 # anywhere, as catalogs.py reads them: usr/share/locale, and games' own folders such as Wesnoth's
 # campaigns, whose story texts are the only narrative prose here; from apt-file's contents index),
@@ -94,7 +106,8 @@ fetch() {
 # The list is kept in data/cache/catalogs-XX.txt, so that a rebuild reads the same packages.
 MAX_EXTRA_DEB=20000000
 catalog_packages() {
-  local xx=$1 list="$cache/../catalogs-$1.txt"
+  local xx list
+  xx=$(locale_of "$1") list="$cache/../catalogs-$1.txt"
   if [ ! -s "$list" ]; then
     apt_lists >&2
     if ! command -v apt-file >/dev/null; then
@@ -103,7 +116,7 @@ catalog_packages() {
     [ -f "$cache/../apt-file-updated" ] || { apt-file update >&2 && touch "$cache/../apt-file-updated"; }
     local names
     names=$(apt-file search --regexp "/$xx/LC_MESSAGES/[^/]+\.mo\$" | cut -d: -f1 | sort -u \
-      | grep -v -x -F -f <(grep -v '^#' "$here/catalog-packages.txt"; echo "libreoffice-l10n-$xx"))
+      | grep -v -x -F -f <(grep -v '^#' "$here/catalog-packages.txt"; echo "libreoffice-l10n-$(package_suffix "$1")"))
     # shellcheck disable=SC2086
     apt-cache show --no-all-versions $names | awk -v max="$MAX_EXTRA_DEB" \
       '/^Package:/ {p = $2} /^Size:/ && $2 <= max {print p}' | sort -u > "$list.tmp"
@@ -118,9 +131,9 @@ lexicon_packages() {
   local code
   declare -A freedict=([bg]=bul [da]=dan [de]=deu [es]=spa [et]=est [fr]=fra [hu]=hun [it]=ita
     [nl]=nld [pt]=por [ru]=rus [sl]=slv)
-  code=${freedict[$1]}
+  code=${freedict[$1]:-}  # none for Chinese
   apt_lists >&2
-  for p in "dict-freedict-eng-$code" "dict-freedict-$code-eng"; do
+  [ -z "$code" ] || for p in "dict-freedict-eng-$code" "dict-freedict-$code-eng"; do
     apt-cache show "$p" >/dev/null 2>&1 && echo "$p"
   done
   echo unicode-cldr-core
@@ -131,6 +144,7 @@ lexicon_packages() {
 extra_debs() {
   local group=$1 list=$2 p deb
   shift 2
+  prefetch "$@"
   for p in "$@"; do
     deb=$(fetch "$p")
     printf '%s\t%s\n' "$group" "$deb" >> "$list"
@@ -172,6 +186,37 @@ build_legacy() {
   wc -l "$data"/{train,valid,test}.{en,es}
 }
 
+# build_extra XX: step 6 of build_pair alone, beside the pair's splits (which must exist):
+# data/en-XX/extra.{en,XX,origin}, extra-stats.json, extra-sources.tsv.
+build_extra() {
+  local xx=$1 work="$data/work/en-$1" out="$data/en-$1" opts=() gold_dir
+  [ -s "$out/train.en" ] || { echo "build_extra: $out has no splits: build the pair first" >&2; exit 1; }
+  mkdir -p "$work"
+  gold_dir=$(gold_dir_of "$xx")
+  [ -f "$gold_dir/$xx/dev.tsv" ] && opts=(--xl-wa "$gold_dir")
+  : > "$work/debs-extra.tsv"
+  # shellcheck disable=SC2046
+  extra_debs catalogs-all "$work/debs-extra.tsv" $(catalog_packages "$xx") > "$work/debs.list"
+  mapfile -t debs < "$work/debs.list"
+  step catalogs --lang "$(locale_of "$xx")" --prefix catalogs-all/ "$work/catalogs-all.tsv" \
+    "$work/extra-catalog-sources.tsv" "$work/extra-catalogs.json" "${debs[@]}" >/dev/null
+  # shellcheck disable=SC2046
+  extra_debs lexicon "$work/debs-extra.tsv" $(lexicon_packages "$xx") > "$work/debs.list"
+  mapfile -t debs < "$work/debs.list"
+  step lexicons "$xx" "$work/lexicon.tsv" "$work/lexicon-stats.json" "${debs[@]}"
+  step extra "$xx" "$work" "$out" "${opts[@]}"
+}
+
+# gold_dir_of XX: the folder DIR whose DIR/XX/dev.tsv is the pair's gold set (kept out of training).
+gold_dir_of() {
+  if [ "$1" = zh ]; then  # NIST's file laid out as DIR/zh/dev.tsv, as pairs.py reads a gold set
+    mkdir -p "$data/work/gold-zh/zh"
+    ln -sf "$nist_dir/dev.tsv" "$data/work/gold-zh/zh/dev.tsv"
+    echo "$data/work/gold-zh"
+  elif [[ " $europarl_langs " == *" $1 "* ]]; then echo "$europarl_dir"
+  else echo "$xl_wa_dir"; fi
+}
+
 build_pair() {
   local xx=$1 work="$data/work/en-$1" out="$data/en-$1" start=$SECONDS p deb
   rm -rf "$work" "$out"
@@ -211,13 +256,8 @@ build_pair() {
     rm "$work/gnome-help.tsv" "$work/gnome-help-stats.json"
   fi
   # 5. Sentences, tokens, filters, XL-WA gold set out, held-out splits, counts, licences.
-  local opts=() gold_dir="$xl_wa_dir"
-  [[ " $europarl_langs " == *" $xx "* ]] && gold_dir="$europarl_dir"
-  if [ "$xx" = zh ]; then  # NIST's file laid out as DIR/zh/dev.tsv, as pairs.py reads a gold set
-    gold_dir="$data/work/gold-zh"
-    mkdir -p "$gold_dir/zh"
-    ln -sf "$nist_dir/dev.tsv" "$gold_dir/zh/dev.tsv"
-  fi
+  local opts=() gold_dir
+  gold_dir=$(gold_dir_of "$xx")
   if [ -f "$gold_dir/$xx/dev.tsv" ]; then
     opts=(--xl-wa "$gold_dir")
     # Europarl's gold set has no silver train split.
@@ -227,21 +267,7 @@ build_pair() {
   fi
   step pairs "$xx" "$work" "$out" "${opts[@]}"
   # 6. The aligners' extra data (extra.py, beside the splits: the Transformer does not read it).
-  if [ -n "$extra" ] && [ "$xx" != zh ]; then  # no word lists or extra catalogs for Chinese yet
-    : > "$work/debs-extra.tsv"
-    # shellcheck disable=SC2046
-    extra_debs catalogs-all "$work/debs-extra.tsv" $(catalog_packages "$xx") > "$work/debs.list"
-    mapfile -t debs < "$work/debs.list"
-    step catalogs --lang "$xx" --prefix catalogs-all/ "$work/catalogs-all.tsv" \
-      "$work/extra-catalog-sources.tsv" "$work/extra-catalogs.json" "${debs[@]}" >/dev/null
-    # shellcheck disable=SC2046
-    extra_debs lexicon "$work/debs-extra.tsv" $(lexicon_packages "$xx") > "$work/debs.list"
-    mapfile -t debs < "$work/debs.list"
-    step lexicons "$xx" "$work/lexicon.tsv" "$work/lexicon-stats.json" "${debs[@]}"
-    local gold=()
-    [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
-    step extra "$xx" "$work" "$out" "${gold[@]}"
-  fi
+  [ -z "$extra" ] || build_extra "$xx"
   # 7. Prose beside the splits (prose.py): the handbook, the Bible where XX has one, and the
   # catalogs of prose-packages.txt (stories, dialogue, encyclopedia entries).
   if [ -n "$prose" ]; then
@@ -259,6 +285,10 @@ build_pair() {
   echo "en-$xx: $((SECONDS - start)) s, $(wc -l < "$out/train.en") train pairs in $out"
 }
 
+if [ -n "$extra_only" ]; then
+  for xx in "${langs[@]}"; do build_extra "$xx"; done
+  exit 0
+fi
 for xx in "${langs[@]}"; do build_pair "$xx"; done
 if [ "$legacy" = only ] || { [ "$legacy" = auto ] && [[ " ${langs[*]} " == *" es "* ]]; }; then
   build_legacy
