@@ -362,6 +362,7 @@ export const ZH = {
   'attention only': '仅注意力',
   'over 99': '超过 99',
   'the software help pages and interface text it was trained on': '它训练时所用的软件帮助页面和界面文字',
+  'the software help pages, interface text, handbook and stories it was trained on': '它训练时所用的软件帮助页面、界面文字、手册和故事',
   'This sentence pair is far from what the model learned: it finds the words less likely than {percent}% of held-out sentences from {data}, so read its attention with care.':
     '这个句对离模型学到的内容很远：模型觉得其中的词比{data}中 {percent}% 的留出句子更不可能出现，所以请谨慎看待它的注意力。',
   'This input is far from what the model learned: it finds the words less likely than its translations of {percent}% of held-out sentences from {data}, so read its translation and attention with care.':

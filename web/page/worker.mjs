@@ -45,6 +45,7 @@ let multilingual = {};  // the index's multilingual files -> the languages each 
 let familiarity = {};  // the index's held-out score percentiles by direction (web/page/familiarity.mjs)
 // what the shipped translation models learned from, in a few words (docs/DATA_CARD.md)
 const TRAINING_TEXT = 'the software help pages and interface text it was trained on';
+const TRAINING_TEXT_PROSE = 'the software help pages, interface text, handbook and stories it was trained on';
 const loading = {};  // name -> promise of the loaded model (or, for 'statistical', of every aligner by kind)
 const loaded = new Set();  // the model files whose promise has resolved
 
@@ -289,6 +290,18 @@ async function previewWhileLoading(pair, rule, role, source, target) {
 
 // web/page/familiarity.mjs's sentence for `target` forced after `source` through `model`; undefined
 // (no line) where the model cannot score the pair, which leaves the figure as it is.
+// What a model learned from, as the familiarity line names it: the file's record of its corpora
+// (info.training's "corpora": "prose:1.5" where it also read the handbook and stories).
+function trainingText(info) {
+  let corpora = '';
+  try {
+    corpora = String(JSON.parse(info.training ?? '{}').corpora ?? '');
+  } catch {
+    return TRAINING_TEXT;  // no record: the software text every file learned from
+  }
+  return corpora.split(',').some((item) => item.split(':')[0] === 'prose') ? TRAINING_TEXT_PROSE : TRAINING_TEXT;
+}
+
 function familiarOf(model, source, target, reference, what) {
   let score;
   try {
@@ -297,7 +310,7 @@ function familiarOf(model, source, target, reference, what) {
     return undefined;
   }
   if (Number.isNaN(score)) return undefined;
-  return { score, ...describeFamiliarity(score, reference, { what, data: TRAINING_TEXT }) };
+  return { score, ...describeFamiliarity(score, reference, { what, data: trainingText(model.info) }) };
 }
 
 // The translation model called `stem` (en-es-additive, en-fr-transformer, …).
