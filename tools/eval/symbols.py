@@ -17,7 +17,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from tools.eval.translation import ROOT, translate
+from tools.eval.translation import ROOT, languages_of, translate
 
 PARTS = {"So", "Sm", "Sk", "Mn", "Cf"}
 
@@ -53,10 +53,7 @@ def main(argv=None):
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--data", default=str(ROOT / "data"))
     args = parser.parse_args(argv)
-    raw = Path(args.model).read_bytes()
-    header = json.loads(raw[8:8 + int.from_bytes(raw[:8], "little")])
-    languages = (args.languages.split(",") if args.languages else
-                 [lang for lang in json.loads(header["__metadata__"]["languages"]) if lang != "en"])
+    languages = args.languages.split(",") if args.languages else languages_of(args.model)
     sums = [0, 0, 0, 0]
     for lang in languages:
         folder = Path(args.data) / f"en-{lang}"
