@@ -293,7 +293,7 @@ async function previewWhileLoading(pair, rule, role, source, target) {
 // What a model learned from, as the familiarity line names it: the file's record of its corpora
 // (info.training's "corpora": "prose:1.5" where it also read the handbook and stories).
 function trainingText(info) {
-  let corpora = '';
+  let corpora;
   try {
     corpora = String(JSON.parse(info.training ?? '{}').corpora ?? '');
   } catch {
