@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the parallel training data from scratch (sources, filters and counts: docs/DATA_CARD.md).
 #
-#   tools/data/build.sh                  every pair: the twelve below, and the legacy data
+#   tools/data/build.sh                  every pair: the thirteen below, and the legacy data
 #   tools/data/build.sh --pair en-XX     one pair, XX in: bg da de es et fr hu it nl pt ru sl zh
 #   tools/data/build.sh --extra-only --pair en-XX   only the aligners' extra data (step 6) of a built pair
 #   tools/data/build.sh --pair all       same as no argument
