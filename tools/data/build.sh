@@ -16,8 +16,9 @@
 # statistical aligners' extra training data, the catalogs of every bookworm package with XX
 # catalogs and the bilingual word lists of FreeDict and CLDR (lexicons.py), about 1-2 GB of .debs
 # per language the first time (shared between languages). And data/en-XX/prose.{en,XX,origin}
-# (prose.py; --no-prose leaves it out): the Debian Administrator's Handbook, the Bible (Spanish)
-# and the stories and encyclopedia of prose-packages.txt, for the Transformer (train.py --corpora).
+# (prose.py; --no-prose leaves it out): the Debian Administrator's Handbook, the Debian Reference
+# (de es fr it pt zh), the Bible (Spanish) and the stories and encyclopedia of prose-packages.txt,
+# for the Transformer (train.py --corpora) and the Chinese HMM.
 #
 # Legacy: the data the models in models/ were trained on and tools/train/train.py reads,
 # data/{train,valid,test}.{en,es,origin} (Brown corpus -> apertium, Spanish gettext catalogs).
@@ -268,11 +269,22 @@ build_pair() {
   step pairs "$xx" "$work" "$out" "${opts[@]}"
   # 6. The aligners' extra data (extra.py, beside the splits: the Transformer does not read it).
   [ -z "$extra" ] || build_extra "$xx"
-  # 7. Prose beside the splits (prose.py): the handbook, the Bible where XX has one, and the
-  # catalogs of prose-packages.txt (stories, dialogue, encyclopedia entries).
+  # 7. Prose beside the splits (prose.py): the handbook, the Debian Reference and the Bible where
+  # XX has them, and the catalogs of prose-packages.txt (stories, dialogue, encyclopedia entries).
   if [ -n "$prose" ]; then
     local bible=()
-    [ "$xx" = es ] && bible=(--bible "$(fetch sword-text-web)" "$(fetch sword-text-sparv)")
+    if [ "$xx" = es ]; then
+      bible=(--bible "$(fetch sword-text-web)" "$(fetch sword-text-sparv)")
+      # the Bible's verses are read with SWORD's diatheke, which a fresh machine lacks
+      if ! command -v diatheke >/dev/null; then
+        apt_lists
+        apt-get install -y -q -o DPkg::Lock::Timeout=600 diatheke >&2
+      fi
+    fi
+    # The Debian Reference where it is translated into XX (prose.py's REFERENCE_SUFFIXES).
+    local reference=()
+    case "$xx" in de|es|fr|it|pt) reference=(--reference "$(fetch debian-reference-en)" "$(fetch "debian-reference-$xx")") ;;
+      zh) reference=(--reference "$(fetch debian-reference-en)" "$(fetch debian-reference-zh-cn)") ;; esac
     debs=()
     for p in $(grep -v '^#' "$here/prose-packages.txt"); do debs+=("$(fetch "$p")"); done
     step catalogs --lang "$(locale_of "$xx")" --prefix stories/ "$work/stories.tsv" \
@@ -280,7 +292,7 @@ build_pair() {
     local gold=()
     [ ${#opts[@]} -gt 0 ] && gold=(--xl-wa "$gold_dir")
     step prose "$xx" "$out" "$(fetch debian-handbook)" --catalogs "$work/stories.tsv" \
-      "${bible[@]}" "${gold[@]}"
+      "${reference[@]}" "${bible[@]}" "${gold[@]}"
   fi
   echo "en-$xx: $((SECONDS - start)) s, $(wc -l < "$out/train.en") train pairs in $out"
 }

@@ -1,6 +1,7 @@
-"""Prose beside the splits: the Debian Administrator's Handbook and, for Spanish, the Bible.
+"""Prose beside the splits: the Debian Administrator's Handbook, the Debian Reference and, for Spanish, the Bible.
 
-Usage: python3 prose.py XX OUT_DIR HANDBOOK_DEB [--catalogs TSV] [--bible EN_DEB XX_DEB] [--xl-wa DIR]
+Usage: python3 prose.py XX OUT_DIR HANDBOOK_DEB [--catalogs TSV] [--reference EN_DEB XX_DEB]
+                        [--bible EN_DEB XX_DEB] [--xl-wa DIR]
 
 The splits and the aligners' extra data are software text (messages, help pages); a model trained
 on them alone turns "I love you ." into nonsense. This adds running prose:
@@ -9,6 +10,8 @@ on them alone turns "I love you ." into nonsense. This adds running prose:
   source): each page's text blocks (paragraphs, titles, list items, table cells) in document
   order; where a page has as many blocks in English as in XX, block n pairs with block n (one
   source, so the order is the same); blocks left in English are dropped by pairs.filtered;
+- the Debian Reference (debian-reference-en beside debian-reference-XX, one DocBook source
+  translated with po4a): its chapters paired the same way, block by block;
 - stories, dialogue and encyclopedia entries: the gettext messages of prose-packages.txt's packages
   (Battle for Wesnoth's campaigns, Freeciv's civilopedia), as catalogs.py wrote them to TSV;
 - the Bible, where Debian packages one in XX beside the World English Bible (sword-text-web):
@@ -99,6 +102,39 @@ def handbook_units(deb, lang, stats):
     stats["handbook"] = dict(counts)
 
 
+# The Debian Reference's translations (debian-reference-XX) among the product's languages, by the
+# suffix of their pages (ch01.zh-cn.html); pt is European Portuguese, as the XL-WA set is.
+REFERENCE_SUFFIXES = {"de": "de", "es": "es", "fr": "fr", "it": "it", "pt": "pt", "zh": "zh-cn"}
+REFERENCE_PACKAGES = {lang: "debian-reference-" + suffix for lang, suffix in REFERENCE_SUFFIXES.items()}
+
+
+def reference_units(en_deb, xx_deb, lang, stats):
+    """The Debian Reference's pages (usr/share/debian-reference/NAME.LANG.html) block by block,
+    where a page has as many blocks in English as in XX."""
+    suffix = REFERENCE_SUFFIXES[lang]
+    prefix = "./usr/share/debian-reference/"
+    english = debs.files(en_deb, lambda name: name.startswith(prefix) and name.endswith(".en.html"))
+    other = debs.files(xx_deb, lambda name: name.startswith(prefix) and name.endswith(f".{suffix}.html"))
+    counts = collections.Counter()
+    for name in sorted(other):
+        page = name[len(prefix):-len(f".{suffix}.html")]
+        twin = english.get(f"{prefix}{page}.en.html")
+        if twin is None:
+            counts["pages without an English twin"] += 1
+            continue
+        en_blocks = page_blocks(twin.decode("utf-8"))
+        xx_blocks = page_blocks(other[name].decode("utf-8"))
+        if len(en_blocks) != len(xx_blocks):
+            counts["pages with different block counts (skipped)"] += 1
+            continue
+        counts["pages paired"] += 1
+        for en, xx in zip(en_blocks, xx_blocks):
+            if en and xx:
+                counts["blocks"] += 1
+                yield f"reference/{page}", en, xx
+    stats["reference"] = dict(counts)
+
+
 # The SWORD module of each language's Bible in Debian (sword-text-*), and English's.
 BIBLE_MODULES = {"en": "engWEB2015eb", "es": "spaRV1909eb"}
 BOOKS = ("Genesis Exodus Leviticus Numbers Deuteronomy Joshua Judges Ruth I_Samuel II_Samuel I_Kings "
@@ -148,7 +184,7 @@ def bible_units(en_deb, xx_deb, lang, stats):
 
 def main():
     args = sys.argv[1:]
-    xl_wa, bible, catalogs = None, None, None
+    xl_wa, bible, catalogs, reference = None, None, None, None
     if "--catalogs" in args:
         i = args.index("--catalogs")
         catalogs = Path(args[i + 1])
@@ -157,6 +193,10 @@ def main():
         i = args.index("--xl-wa")
         xl_wa = pairs.XlWa(Path(args[i + 1]) / args[0] / "dev.tsv", args[0])
         del args[i:i + 2]
+    if "--reference" in args:
+        i = args.index("--reference")
+        reference = args[i + 1], args[i + 2]
+        del args[i:i + 3]
     if "--bible" in args:
         i = args.index("--bible")
         bible = args[i + 1], args[i + 2]
@@ -170,6 +210,8 @@ def main():
         for line in catalogs.read_text(encoding="utf-8").splitlines():
             origin, en, xx = line.split("\t")
             units.append((origin, en, xx))
+    if reference and lang in REFERENCE_SUFFIXES:
+        units += list(reference_units(*reference, lang, stats))
     if bible and lang in BIBLE_MODULES:
         units += list(bible_units(*bible, lang, stats))
     kept = pairs.beside_splits(pairs.split_units(units, lang, stats), out, lang, xl_wa, stats)

@@ -44,6 +44,32 @@ class Handbook(unittest.TestCase):
                                              "blocks": 3})
 
 
+class Reference(unittest.TestCase):
+    def test_chapters_pair_with_their_english_twins_block_by_block(self):
+        ref = "usr/share/debian-reference"
+        with tempfile.TemporaryDirectory() as folder:
+            en = make_deb(folder, "debian-reference-en", {
+                f"{ref}/ch01.en.html": page("<h2>1.1. Login</h2>", '<div class="para">Type your password.</div>'),
+                f"{ref}/ch02.en.html": page("<p>One.</p>", "<p>Two.</p>"),
+                f"{ref}/debian-reference.en.txt.gz": b"not a page",
+            })
+            zh = make_deb(folder, "debian-reference-zh-cn", {
+                f"{ref}/ch01.zh-cn.html": page("<h2>1.1. 登录</h2>", '<div class="para">输入你的密码。</div>'),
+                f"{ref}/ch02.zh-cn.html": page("<p>一和二。</p>"),
+                f"{ref}/apa.zh-cn.html": page("<p>附录</p>"),
+            })
+            stats = {}
+            units = list(prose.reference_units(en, zh, "zh", stats))
+        self.assertEqual(units, [("reference/ch01", "T", "T"), ("reference/ch01", "Login", "登录"),
+                                 ("reference/ch01", "Type your password.", "输入你的密码。")])
+        self.assertEqual(stats["reference"], {"pages without an English twin": 1, "pages paired": 1,
+                                              "pages with different block counts (skipped)": 1, "blocks": 3})
+
+    def test_every_language_with_a_translation_names_its_package(self):
+        self.assertEqual(prose.REFERENCE_PACKAGES["zh"], "debian-reference-zh-cn")
+        self.assertEqual(sorted(prose.REFERENCE_PACKAGES), ["de", "es", "fr", "it", "pt", "zh"])
+
+
 class Written(unittest.TestCase):
     def run_prose(self, folder, lang, extra_args=()):
         out = Path(folder) / "out"

@@ -5,7 +5,9 @@
 #      prefix characters (0 = whole words: hmm-train --source-prefix/--target-prefix), then flags:
 #      "a" when both directions train jointly (hmm-train --agreement), "x" when the pair's extra
 #      data (data/en-XX/extra.*, build.sh: every catalog of the language and the word lists) is
-#      added to train (a pair without it skips its "x" candidates), "c" when the other language's
+#      added to train (a pair without it skips its "x" candidates), "p" when the pair's prose
+#      (data/en-XX/prose.*: the handbook, the Debian Reference, stories, the Bible) is added,
+#      "c" when the other language's
 #      compound words are split into words of the training text (hmm-train --target-compounds);
 #   2. picks the candidate with which the pair's default (`attn align --pair en-XX --hmm FILE`,
 #      the hybrid with the attention models) has the lowest AER on XL-WA's *silver* links
@@ -28,7 +30,7 @@
 #
 #   tools/data/train_aligners.sh [en-XX ...]     (default: every data/en-XX/; en-es trains on the
 #                                                 legacy data/train.{en,es}, as its RNNs did)
-#   CANDIDATES="0/0 5/5 5/5/x" MIN_PROBABILITY=1e-4 tools/data/train_aligners.sh en-it
+#   CANDIDATES="0/0 5/5 5/5/x 5/5/xp" MIN_PROBABILITY=1e-4 tools/data/train_aligners.sh en-it
 #   REUSE=1 ...: keep candidates trained by an older build/bin/attn (the training code is unchanged)
 #
 # Writes data/en-XX/aligners.tsv (every candidate's silver and dev AER; choice.txt: how often the
@@ -69,11 +71,24 @@ hmm_train() {
   if [[ "$flags" == *c* ]]; then options+=(--target-compounds); fi
   [ "$model" -nt "$data_corpus.$xx" ] || stale=1
   [[ "$flags" != *x* ]] || [ "$model" -nt "$data_extra.$xx" ] || stale=1
+  [[ "$flags" != *p* ]] || [ "$model" -nt "$data_prose.$xx" ] || stale=1
   [ "$model" -nt "$attn" ] || [ -n "${REUSE:-}" ] || stale=1
   if [ -n "$stale" ]; then
     "$attn" hmm-train -s "$corpus.en" -t "$corpus.$xx" -o "$model" --min-probability "$min_probability" \
       --source-prefix "$source_prefix" --target-prefix "$target_prefix" "${options[@]}" 2>/dev/null
   fi
+}
+
+# with_text OUT FLAGS CORPUS EXTRA PROSE: OUT.{en,XX}, the corpus with the extra data ("x" in
+# FLAGS) and the prose ("p") after it
+with_text() {
+  local lang parts
+  for lang in en "$xx"; do
+    parts=("$3.$lang")
+    [[ "$2" != *x* ]] || parts+=("$4.$lang")
+    [[ "$2" != *p* ]] || parts+=("$5.$lang")
+    cat "${parts[@]}" > "$1.$lang"
+  done
 }
 
 echo -e "pair\tcandidate\tsilver AER (default; dev for de/fr)\tHMM dev\tdefault dev\tIBM 2 dev\tbytes"
@@ -105,9 +120,12 @@ for pair in "${pairs[@]}"; do
       extra=$work/held-extra
     fi
   fi
-  if [ -f "$extra.$xx" ]; then
-    cat "$corpus.en" "$extra.en" > "$work/with-extra.en"
-    cat "$corpus.$xx" "$extra.$xx" > "$work/with-extra.$xx"
+  # the pair's prose (build.sh's step 7), likewise without the silver pairs
+  prose=$data/prose
+  data_prose=$prose
+  if [ -n "$held" ] && [ -f "$prose.$xx" ]; then
+    "$here/held_out.py" "$silver" "$xx" "$work/held-prose" "$prose" > /dev/null
+    prose=$work/held-prose
   fi
   awk -F'\t' '{print $1 " ||| " $2}' "$silver" > "$work/train.in"
   awk -F'\t' '{print $1 " ||| " $2}' "$gold/dev.tsv" > "$work/dev.in"
@@ -121,7 +139,15 @@ for pair in "${pairs[@]}"; do
     [[ "$flags" == *a* ]] && suffix=a
     if [[ "$flags" == *x* ]]; then
       [ -f "$extra.$xx" ] || { echo "$pair: no $extra.$xx (build.sh without --no-extra): $setting skipped" >&2; continue; }
-      trained_on=$work/with-extra suffix=${suffix}x
+      suffix=${suffix}x
+    fi
+    if [[ "$flags" == *p* ]]; then
+      [ -f "$prose.$xx" ] || { echo "$pair: no $prose.$xx (build.sh without --no-prose): $setting skipped" >&2; continue; }
+      suffix=${suffix}p
+    fi
+    if [[ "$flags" == *[xp]* ]]; then
+      trained_on=$work/with-$flags
+      with_text "$trained_on" "$flags" "$corpus" "$extra" "$prose"
     fi
     [[ "$flags" == *c* ]] && suffix=${suffix}c
     [ -n "$suffix" ] && name=$name-$suffix
@@ -157,10 +183,10 @@ for pair in "${pairs[@]}"; do
   if [ "$corpus" != "$data_corpus" ]; then
     # chosen without the silver pairs; shipped trained on all the pair's text, as before 2026-11-27
     trained_on=$data_corpus
-    if [[ "${setting_of[$best]}" == */*/*x* ]]; then
-      cat "$data_corpus.en" "$data_extra.en" > "$work/all.en"
-      cat "$data_corpus.$xx" "$data_extra.$xx" > "$work/all.$xx"
+    IFS=/ read -r _ _ flags <<< "${setting_of[$best]}"
+    if [[ "$flags" == *[xp]* ]]; then
       trained_on=$work/all
+      with_text "$trained_on" "$flags" "$data_corpus" "$data_extra" "$data_prose"
     fi
     shipped="$data/hmm-$best-all.safetensors"
     hmm_train "$shipped" "$trained_on" "${setting_of[$best]}"
