@@ -145,6 +145,7 @@ struct Arguments {
   AlignOptions align;
   bool method_given = false, posterior_threshold_given = false;  // else the pair's defaults
   bool statistical_weight_given = false;
+  bool articles_given = false;                               // --articles attach|keep, else the pair's choice
   StatisticalKind statistical = align_defaults.statistical;  // the hybrid's
   bool viterbi = false;
   float min_probability = -1.0f;  // per trainer: its format's default
@@ -195,7 +196,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& command_opt
       {"align",
        {"--pair", "-m", "-r", "--target-language", "--method", "--shift", "--threshold", "--ibm2", "--hmm",
         "--statistical", "--statistical-weight", "--mix", "--symmetrize", "--posterior-threshold", "--viterbi", "-i",
-        "--threads", "--dictionary"}},
+        "--threads", "--dictionary", "--articles"}},
       {"translate", {"--pair", "-m", "--target-language", "--beam", "-i", "--threads", "--dictionary"}},
       {"attentions", {"--pair", "-m", "--target-language", "--pieces", "-i", "--threads"}},
       {"aer", {}},
@@ -273,7 +274,12 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
       a.statistical = named_flag(arg, value(), parse_statistical_kind);
     else if (arg == "--symmetrize")
       a.align.symmetrization = named_flag(arg, value(), parse_symmetrization);
-    else if (arg == "--posterior-threshold") {
+    else if (arg == "--articles") {
+      const std::string articles = value();
+      if (articles != "attach" && articles != "keep") fail("--articles must be attach or keep, got '", articles, "'");
+      a.align.attach_articles = articles == "attach";
+      a.articles_given = true;
+    } else if (arg == "--posterior-threshold") {
       a.align.posterior_threshold = number();
       a.posterior_threshold_given = true;
     } else if (arg == "--mix")
@@ -381,6 +387,7 @@ class PairAligner {
     if (!a.method_given) arguments_.align.method = pair.method;
     if (!a.posterior_threshold_given) arguments_.align.posterior_threshold = pair.posterior_threshold;
     if (!a.statistical_weight_given) arguments_.align.statistical_weight = pair.statistical_weight;
+    if (!a.articles_given) arguments_.align.attach_articles = pair.attach_articles;
     arguments_.align = pair_options(pair, arguments_.align);  // --method attention: the pair's choice
     validate(arguments_.align);
     const AlignMethod method = arguments_.align.method;
@@ -689,6 +696,8 @@ void usage() {
       << joined(mix_names(), "|") << "] [--symmetrize " << joined(symmetrization_names(), "|")
       << "]\n             [--posterior-threshold X] [--viterbi] [-i FILE] [--dictionary FILE]   (--pair en-zh: a\n"
          "             Chinese side typed without spaces is cut into words by jieba)\n"
+         "             [--articles attach|keep]   (English articles left unlinked take the next word's links;\n"
+         "             default: the pair's choice)\n"
          "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--beam N] [-i FILE]\n"
          "                 [--dictionary FILE]   (a line with Chinese characters is split into words by jieba)\n"
          "  attn attentions [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--pieces] [-i FILE]   (one JSON "
@@ -732,6 +741,7 @@ void usage() {
         std::cerr << ", --posterior-threshold " << pair.posterior_threshold;
       if (pair.statistical_weight != d.statistical_weight)
         std::cerr << ", --statistical-weight " << pair.statistical_weight;
+      if (pair.attach_articles) std::cerr << ", --articles attach";
       std::cerr << ")";
     }
     std::cerr << "\n--method attention per pair (the attention models alone, chosen on each pair's dev set):";

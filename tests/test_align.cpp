@@ -47,6 +47,18 @@ TEST_CASE("symmetrization: intersection, union and grow-diag-final-and", "[align
   CHECK_THROWS_WITH(grow_diag_final_and(parse_pharaoh("0-7"), {}, 3, 3), Contains("outside"));
 }
 
+TEST_CASE("an English article no link reaches takes the links of the word after it", "[align]") {
+  const std::vector<std::string> source{"The", "house", "of", "a", "an", "old", "man", "the"};
+  // "The" takes house's targets; "a" is followed by "an", which has no links of its own (a chain
+  // is not followed); "an" takes old's; a linked article and a sentence-final one are left alone
+  const Alignment links = parse_pharaoh("1-0 1-1 2-2 5-3 6-4 6-5");
+  CHECK(to_pharaoh(attach_articles(links, source)) == "0-0 0-1 1-0 1-1 2-2 4-3 5-3 6-4 6-5");
+  CHECK(to_pharaoh(attach_articles(parse_pharaoh("0-2 1-0"), {"the", "house"})) == "0-2 1-0");
+  CHECK(to_pharaoh(attach_articles(parse_pharaoh("1-0"), {"theatre", "house"})) == "1-0");  // whole words only
+  CHECK(attach_articles({}, {}).empty());
+  CHECK_THROWS_WITH(attach_articles(parse_pharaoh("3-0"), {"the", "house"}), Contains("outside the 2 source words"));
+}
+
 TEST_CASE("Pharaoh lines parse with sure and possible links and reject junk", "[align]") {
   Alignment possible;
   const Alignment sure = parse_pharaoh(" 2-1 0-0  1?2 0-0", &possible);

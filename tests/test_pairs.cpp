@@ -138,6 +138,8 @@ TEST_CASE("a catalogue is refused, naming the pair and the field, for a field, r
             .find("pairs[0] (en-xx).method: unknown alignment method 'median'") == 0);
   CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {}, "posteriorThreshold": "high"}]})") ==
         "pairs[0] (en-xx).posteriorThreshold must be a number, got \"high\"");
+  CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {}, "attachArticles": "yes"}]})") ==
+        "pairs[0] (en-xx).attachArticles must be true or false, got \"yes\"");
   CHECK(message("{\"pairs\": [{" + pair + R"(, "files": {"hmm": "../h"}}]})").find("must be a file name") !=
         std::string::npos);
   CHECK(message(R"({"pairs": [{"name": "en-xx", "language": "yy", "languageName": "Y", "files": {}}]})")
@@ -148,6 +150,10 @@ TEST_CASE("a catalogue is refused, naming the pair and the field, for a field, r
   const LanguagePair parsed = PairCatalogue::parse("{\"pairs\": [{" + pair + R"(, "files": {}}]})").default_pair();
   CHECK(parsed.method == align_defaults.method);
   CHECK(parsed.posterior_threshold == align_defaults.posterior_threshold);
+  CHECK_FALSE(parsed.attach_articles);
+  CHECK(PairCatalogue::parse("{\"pairs\": [{" + pair + R"(, "files": {}, "attachArticles": true}]})")
+            .default_pair()
+            .attach_articles);
 }
 
 TEST_CASE("an unknown pair is an error that lists every available pair", "[pairs]") {
@@ -226,6 +232,41 @@ TEST_CASE("each pair's shipped statistical aligner loads and aligns the explorer
     CHECK(links.size() >= source.size() / 2);  // most words are linked, not just the three checked
   }
   CHECK(seen.size() == testing::shipped_pairs().pairs().size());
+}
+
+TEST_CASE("the pairs whose gold links join English articles with the next word's translation attach them",
+          "[pairs][models]") {
+  std::set<std::string> attaching;
+  for (const LanguagePair& pair : testing::shipped_pairs().pairs()) {
+    if (pair.attach_articles) attaching.insert(pair.name);
+  }
+  // chosen on each pair's XL-WA silver links and gold dev set (models/MODEL_CARD.md): languages
+  // without articles, or with a suffixed definite one
+  CHECK(attaching == std::set<std::string>{"en-bg", "en-da", "en-et", "en-ru", "en-sl"});
+  for (const Example& example : examples) {
+    const LanguagePair& pair = testing::shipped_pairs().pair(std::string("en-") + example.language);
+    if (!pair.attach_articles) continue;
+    INFO(pair.name);
+    const std::unique_ptr<StatisticalModel> aligner = load_statistical_aligner(shipped(pair.hmm));
+    const std::vector<std::string> source = split_on_spaces(english), target = split_on_spaces(example.target);
+    AlignOptions options;
+    options.method = AlignMethod::hmm;
+    options.posterior_threshold = pair.posterior_threshold;
+    const Alignment plain = align_pair({nullptr, nullptr, aligner.get()}, source, target, options).links;
+    options.attach_articles = true;
+    const Alignment attached = align_pair({nullptr, nullptr, aligner.get()}, source, target, options).links;
+    CHECK(attached == attach_articles(plain, source));
+    for (const Link& link : plain) CHECK(std::find(attached.begin(), attached.end(), link) != attached.end());
+    // "the market": the article left out by the HMM now links where "market" does
+    const auto targets_of = [](const Alignment& links, int s) {
+      std::vector<int> out;
+      for (const Link& link : links)
+        if (link.source == s) out.push_back(link.target);
+      return out;
+    };
+    const int the = static_cast<int>(position(source, "the")), market = the + 1;
+    if (targets_of(plain, the).empty()) CHECK(targets_of(attached, the) == targets_of(plain, market));
+  }
 }
 
 TEST_CASE(

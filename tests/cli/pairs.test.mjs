@@ -54,6 +54,27 @@ test('the hybrid mixes at the pair\'s statistical weight unless --statistical-we
   assert.doesNotMatch(help.stderr, /--statistical-weight 0\.5\)/);
 });
 
+test('a pair that attaches articles links "the" with the next word\'s translation, unless --articles keep', () => {
+  const line = 'The old man walks to the market every morning . ||| Старик каждое утро ходит на рынок .\n';
+  const attached = attn(['align', '--pair', 'en-ru', '--method', 'hmm'], line);
+  const kept = attn(['align', '--pair', 'en-ru', '--method', 'hmm', '--articles', 'keep'], line);
+  assert.equal(attached.status, 0, attached.stderr);
+  assert.equal(kept.status, 0, kept.stderr);
+  // the sentence-initial "The" has no link of its own; with the pair's setting it takes "old"'s
+  const of = (run, source) => run.stdout.trim().split(' ').filter((link) => link.startsWith(`${source}-`));
+  assert.deepEqual(of(kept, 0), []);
+  assert.deepEqual(of(attached, 0).map((link) => link.split('-')[1]), of(kept, 1).map((link) => link.split('-')[1]));
+  assert.ok(of(attached, 0).length > 0);
+  assert.equal(attn(['align', '--pair', 'en-ru', '--method', 'hmm', '--articles', 'attach'], line).stdout, attached.stdout);
+  // a pair without the setting keeps its links unless asked
+  const es = `${PAIR_EXAMPLES.es.source} ||| ${PAIR_EXAMPLES.es.target}\n`;
+  assert.equal(attn(['align', '--pair', 'en-es', '--articles', 'keep'], es).stdout, attn(['align', '--pair', 'en-es'], es).stdout);
+  const bad = attn(['align', '--pair', 'en-ru', '--articles', 'yes'], line);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /--articles must be attach or keep, got 'yes'/);
+  assert.match(attn(['--help'], '').stderr, /en-ru \(hybrid, --articles attach\)/);
+});
+
 test('without --pair, align and translate are en-es\'s, byte for byte', () => {
   const lines = [PAIR_EXAMPLES.es, { source: 'The red house is small .', target: 'La casa roja es pequeña .' }]
     .map(({ source, target }) => `${source} ||| ${target}`).join('\n') + '\n';

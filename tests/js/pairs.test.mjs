@@ -29,6 +29,7 @@ for (const simd of [true, false]) {
         const rule = attn.alignment.methods.find((method) => method.name === pair.attentionMethod);
         assert.ok(rule && rule.name !== 'attention' && rule.needsModel && !rule.needsStatistical, pair.name);
         assert.ok(pair.attentionThreshold > 0 && pair.attentionThreshold <= 1, pair.name);
+        assert.equal(typeof pair.attachArticles, 'boolean', pair.name);
         // every pair aligns with one of the two multilingual Transformers, both directions: the one
         // that learned Chinese too for en-zh and wherever it measured better, the twelve-language
         // one elsewhere (en-es's); the hybrid mixes at the library's default for every pair (0.4,
@@ -53,6 +54,7 @@ for (const simd of [true, false]) {
         assert.equal(listed.method, pair.method);
         assert.equal(listed.posteriorThreshold, pair.posteriorThreshold);
         assert.equal(listed.statisticalWeight, pair.statisticalWeight);
+        assert.equal(listed.attachArticles, pair.attachArticles, pair.name);
         assert.deepEqual(listed.directionModels, pair.directionModels, pair.name);
         let bytes = 0;
         for (const file of Object.values(pair.files)) {
@@ -75,6 +77,29 @@ for (const simd of [true, false]) {
         for (const link of example.links) assert.ok(links.includes(link), `${pair.name}: ${link} in ${result.pharaoh}`);
         aligner.delete();
       }
+    });
+
+    it('attachArticles gives an English article left unlinked the next word\'s links, as the pairs that set it do', async () => {
+      const ru = pairs.find((pair) => pair.name === 'en-ru');
+      assert.equal(ru.attachArticles, true);
+      assert.equal(pairs[0].attachArticles, false);  // en-es: Spanish has articles of its own
+      const aligner = await attn.loadStatisticalAligner(new Uint8Array(readFileSync(new URL(ru.files.hmm, MODELS))));
+      const source = 'The old man walks to the market every morning .';
+      const target = 'Старик каждое утро ходит на рынок .';
+      const kept = aligner.align(source, target, { threshold: ru.posteriorThreshold });
+      const attached = aligner.align(source, target, { threshold: ru.posteriorThreshold, attachArticles: true });
+      const targetsOf = (result, s) => result.links.filter(([source_]) => source_ === s).map(([, t]) => t);
+      // "The" (0) and "the" (5), where the HMM leaves them out, take "old"'s and "market"'s targets
+      assert.deepEqual(targetsOf(kept, 0), []);
+      assert.ok(targetsOf(kept, 1).length > 0);
+      for (const article of [0, 5]) {
+        const expected = targetsOf(kept, article).length ? targetsOf(kept, article) : targetsOf(kept, article + 1);
+        assert.deepEqual(targetsOf(attached, article), expected, `source word ${article}`);
+      }
+      const others = (result) => result.links.filter(([s]) => s !== 0 && s !== 5);
+      assert.deepEqual(others(attached), others(kept));
+      assert.throws(() => aligner.align(source, target, { attachArticles: 'yes' }), /attachArticles must be true or false/);
+      aligner.delete();
     });
   });
 }

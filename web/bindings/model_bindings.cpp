@@ -85,7 +85,8 @@ auto named(const val& options, const char* name, const char* fallback, Parse par
 }
 
 // The JS options of every alignment, over the library's defaults. JS names: statisticalWeight,
-// mix, symmetrize, posteriorThreshold (`threshold` for a statistical aligner alone), shift, threshold.
+// mix, symmetrize, posteriorThreshold (`threshold` for a statistical aligner alone), shift, threshold,
+// attachArticles.
 AlignOptions align_options(const val& options, bool statistical_alone) {
   AlignOptions settings;
   if (absent(options)) return settings;
@@ -96,6 +97,7 @@ AlignOptions align_options(const val& options, bool statistical_alone) {
   if (!(settings.posterior_threshold > 0.0f && settings.posterior_threshold <= 1.0f)) {
     fail(posterior_name, " must be in (0, 1], got ", settings.posterior_threshold);
   }
+  settings.attach_articles = boolean(options, "attachArticles", false);
   if (statistical_alone) return settings;
   settings.method = named(options, "method", to_string(AlignOptions().method), parse_align_method);
   settings.mix = named(options, "mix", to_string(d.mix), parse_mix);
@@ -114,10 +116,10 @@ class StatisticalAligner {
  public:
   explicit StatisticalAligner(std::string bytes) : model_(load_statistical_aligner(std::move(bytes))) {}
 
-  // options: { symmetrize: 'grow-diag-final-and' | 'posterior', threshold }
+  // options: { symmetrize: 'grow-diag-final-and' | 'posterior', threshold, attachArticles }
   val align(val source, val target, val options) const {
     return guarded([&] {
-      if (!absent(options)) check_options(options, "aligner.align", {"symmetrize", "threshold"});
+      if (!absent(options)) check_options(options, "aligner.align", {"symmetrize", "threshold", "attachArticles"});
       AlignOptions settings = align_options(options, true);
       settings.method = model_->kind() == StatisticalKind::hmm ? AlignMethod::hmm : AlignMethod::ibm2;
       const PairAlignment pair = align_pair({nullptr, nullptr, model_.get()}, sentence(source, "source"),
@@ -234,7 +236,8 @@ class Model {
     });
   }
 
-  // options: { method, reverse, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, shift, threshold }
+  // options: { method, reverse, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, shift, threshold,
+  //            attachArticles }
   val align(val source, val target, val options) const {
     return guarded([&] {
       AlignmentModels models;
@@ -242,7 +245,7 @@ class Model {
       if (!absent(options)) {
         check_options(options, "align",
                       {"method", "reverse", "statistical", "statisticalWeight", "mix", "symmetrize",
-                       "posteriorThreshold", "shift", "threshold"});
+                       "posteriorThreshold", "shift", "threshold", "attachArticles"});
         if (has(options, "reverse"))
           models.reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers())->model_.get();
         if (has(options, "statistical")) {

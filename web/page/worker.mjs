@@ -228,7 +228,8 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
 
 // What a method needs comes from the library's rules; the settings the page does not offer
 // (the hybrid's weight, mix, symmetrization) are left to the library's defaults, and a statistical
-// aligner alone links at its pair's posterior threshold (models/pairs.json).
+// aligner alone links at its pair's posterior threshold (models/pairs.json). Every method attaches
+// English articles where the pair does (attachArticles), as `attn align --pair` does.
 async function align({ pair: name, source, target: typed, method: asked, shift, threshold: given, model: role = 'forward', preview }) {
   const pair = pairOf(name);
   const target = await wordsOf(pair.language, typed);
@@ -251,11 +252,11 @@ async function align({ pair: name, source, target: typed, method: asked, shift, 
   const started = performance.now();
   const result = chosen
     ? chosen.align(source, target, {
-      method, shift, threshold, ...(reverse ? { reverse } : {}),
+      method, shift, threshold, attachArticles: pair.attachArticles, ...(reverse ? { reverse } : {}),
       // the pair's own mix, as `attn align --pair` uses it
       ...(aligner ? { statistical: aligner, statisticalWeight: pair.statisticalWeight, posteriorThreshold: pair.posteriorThreshold } : {}),
     })
-    : aligner.align(source, target, { threshold: pair.posteriorThreshold });
+    : aligner.align(source, target, { threshold: pair.posteriorThreshold, attachArticles: pair.attachArticles });
   const milliseconds = performance.now() - started;
   // how far the pair is from the model's data: its forced decoding's log-probability per piece
   // among held-out pairs' (only where the method's model is the pair's forward one, measured)
@@ -284,7 +285,7 @@ async function previewWhileLoading(pair, rule, role, source, target) {
     return null;  // no HMM to show meanwhile: the method's own request waits for its model
   }
   const started = performance.now();
-  const result = aligner.align(source, target, { threshold: pair.posteriorThreshold });
+  const result = aligner.align(source, target, { threshold: pair.posteriorThreshold, attachArticles: pair.attachArticles });
   return { ...result, milliseconds: performance.now() - started, preview: { method: 'hmm', waitingFor } };
 }
 

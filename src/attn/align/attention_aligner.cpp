@@ -155,7 +155,11 @@ PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::s
                          const std::vector<std::string>& target, const AlignOptions& options) {
   validate(options);
   check_models(models, options.method);
-  if (!needs_model(options.method)) return statistical_pair(*models.statistical, source, target, options);
+  if (!needs_model(options.method)) {
+    PairAlignment result = statistical_pair(*models.statistical, source, target, options);
+    if (options.attach_articles) result.links = attach_articles(result.links, source);
+    return result;
+  }
   PairAlignment result;
   WordAttention backward;  // the reverse model's own view: rows are source words, [s][t]
   const bool both = needs_reverse(options.method);
@@ -175,6 +179,7 @@ PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::s
         transposed(backward.weights.data(), static_cast<int>(source.size()), static_cast<int>(target.size()));
   }
   result.links = attention_links(result, backward, models, options);
+  if (options.attach_articles) result.links = attach_articles(result.links, source);
   return result;
 }
 

@@ -35,6 +35,9 @@ struct AlignOptions {
   float posterior_threshold = align_defaults.posterior_threshold;
   float threshold = align_defaults.threshold;  // the threshold method's
   bool shift = false;                          // read attention where the word is the decoder input (Chen et al. 2020)
+  // After any method: English articles left unlinked take the next word's links (attach_articles,
+  // links.hpp). A language pair's choice (models/pairs.json), off by default.
+  bool attach_articles = false;
 };
 
 // Throws attn::Error naming the first setting outside its range.

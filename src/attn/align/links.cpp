@@ -137,6 +137,26 @@ Alignment unite(const Alignment& a, const Alignment& b) {
   return out;
 }
 
+Alignment attach_articles(const Alignment& links, const std::vector<std::string>& source_words) {
+  const int S = static_cast<int>(source_words.size());
+  std::vector<std::vector<int>> targets(S);
+  for (const Link& link : links) {
+    if (link.source < 0 || link.source >= S)
+      fail("link ", link.source, "-", link.target, " is outside the ", S, " source words");
+    targets[link.source].push_back(link.target);
+  }
+  Alignment out = links;
+  for (int s = 0; s + 1 < S; ++s) {
+    std::string word = source_words[s];
+    for (char& c : word) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if ((word == "a" || word == "an" || word == "the") && targets[s].empty()) {
+      for (int t : targets[s + 1]) out.push_back({s, t});
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Alignment swapped(const Alignment& links) {
   Alignment out;
   for (const Link& link : links) out.push_back({link.target, link.source});

@@ -39,6 +39,13 @@ Alignment unite(const Alignment& a, const Alignment& b);
 Alignment grow_diag_final_and(const Alignment& forward, const Alignment& backward, int source_length,
                               int target_length);
 
+// English articles (a, an, the; any case) among the source words that no link reaches take the
+// target words of the source word right after them, where that word has links. Languages without
+// articles (Russian, Slovenian, Estonian) or with a suffixed definite article (Danish "huset",
+// Bulgarian "къщата") have nothing for the article to link to, and their gold sets link "the house"
+// as a whole with its translation, while aligners leave the article out.
+Alignment attach_articles(const Alignment& links, const std::vector<std::string>& source_words);
+
 // "0-0 1-2 ..." <-> links. parse_pharaoh accepts "s-t" (sure) and "s?t" or "spt" (possible: the
 // Hansards' and Europarl gold sets' "p") and puts
 // possible links in *possible when given. Throws attn::Error naming the bad token.

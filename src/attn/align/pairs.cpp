@@ -53,7 +53,8 @@ LanguagePair pair_of(const Json& entry, const std::string& where) {
                                      "posteriorThreshold",
                                      "statisticalWeight",
                                      "attentionMethod",
-                                     "attentionThreshold"};
+                                     "attentionThreshold",
+                                     "attachArticles"};
   for (const auto& [key, value] : entry.items()) {
     if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys)) fail(where, ": unknown field '", key, "'");
   }
@@ -82,6 +83,10 @@ LanguagePair pair_of(const Json& entry, const std::string& where) {
   pair.statistical_weight = number_of(entry, "statisticalWeight", named, pair.statistical_weight);
   pair.attention_method = method_of(entry, "attentionMethod", named, pair.attention_method);
   pair.attention_threshold = number_of(entry, "attentionThreshold", named, pair.attention_threshold);
+  if (const auto found = entry.find("attachArticles"); found != entry.end()) {
+    if (!found->is_boolean()) fail(named, ".attachArticles must be true or false, got ", found->dump());
+    pair.attach_articles = found->get<bool>();
+  }
   return pair;
 }
 

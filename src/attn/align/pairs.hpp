@@ -30,10 +30,14 @@ struct LanguagePair {
   // and its threshold (where the method reads one).
   AlignMethod attention_method = AlignMethod::soft_intersection;
   float attention_threshold = align_defaults.threshold;
+  // Every method's links with English articles attached to the next word (AlignOptions's), where
+  // the pair's gold links do so ("attachArticles": true).
+  bool attach_articles = false;
 };
 
 // `options` for aligning `pair`: method `attention` becomes the pair's attention method, with its
-// threshold; any other method is left as it is.
+// threshold; any other method is left as it is. attach_articles is left to the caller (the pair's
+// unless the caller chose).
 AlignOptions pair_options(const LanguagePair& pair, AlignOptions options);
 
 // The pairs of a catalogue, in its order; the first is the default of every entry point.
@@ -41,7 +45,7 @@ class PairCatalogue {
  public:
   // A catalogue's JSON text (models/pairs.json's format: {"pairs": [{"name", "language",
   // "languageName", "files": {role: file}, "method", "posteriorThreshold", "statisticalWeight",
-  // "attentionMethod", "attentionThreshold"}, ...]}; the settings default to the library's).
+  // "attentionMethod", "attentionThreshold", "attachArticles"}, ...]}; the settings default to the library's).
   // Throws attn::Error naming the pair and the field for anything else, and for an empty list.
   static PairCatalogue parse(const std::string& json);
 
