@@ -68,6 +68,8 @@ describe('language pairs', () => {
         assert.match(line, /parameters, \d+ CPU (and \d+ GPU )?minutes on /, `${name}: ${line}`);
         assert.match(line, /cells show attention, links come from the mix/, `${name}: ${line}`);
       }
+      // the pairs that attach English articles say so (models/pairs.json's attachArticles)
+      assert.equal(/an English article left unlinked takes the next word’s links/.test(line), index.pairs[name].attachArticles, `${name}: ${line}`);
       const chosen = await page.$eval('#method', (select) => select.selectedOptions[0].textContent);
       if (aer !== undefined) assert.ok(chosen.includes(`dev AER ${aer.toFixed(3)}`), `${name}: ${chosen}`);
       assert.match(await page.evaluate(() => location.hash), name === 'en-es' ? /^$|^#(?!.*pair=)/ : new RegExp(`pair=${name}`));

@@ -86,8 +86,9 @@ export function filesOf(rules, pair, method) {
 }
 
 /** The line under an alignment figure: what drew it (the files the method reads), the method and
- * its dev-set AER for the pair, and, for a method that mixes in a statistical aligner, that the
- * cells are attention while the links come from the mix; said by `speak` (English by default). */
+ * its dev-set AER for the pair, for a method that mixes in a statistical aligner, that the cells
+ * are attention while the links come from the mix, and where the pair attaches English articles,
+ * that it does; said by `speak` (English by default). */
 export function modelLine(rules, facts, pair, method, speak = english) {
   const rule = methodRule(rules, method);
   const effective = method === 'attention' ? pair.attentionMethod : method;
@@ -101,7 +102,9 @@ export function modelLine(rules, facts, pair, method, speak = english) {
   const how = method === 'attention' ? message('method attention ({effective}, the pair’s best attention-only)', { effective }) : message('method {method}', { method });
   const score = aer === undefined ? message('no dev-set AER measured') : message('dev AER {aer} on {pair}’s gold dev set', { aer: aer.toFixed(3), pair: pair.name });
   const mixed = rule.needsModel && rule.needsStatistical ? message('; cells show attention, links come from the mix') : '';
-  return speak(message('Drawn by {drawer} · {how} · {score}{mixed}.', { drawer, how, score, mixed }));
+  // the pairs whose gold links join an English article with the next word's translation (models/pairs.json)
+  const articles = pair.attachArticles ? message('; an English article left unlinked takes the next word’s links') : '';
+  return speak(message('Drawn by {drawer} · {how} · {score}{mixed}{articles}.', { drawer, how, score, mixed, articles }));
 }
 
 // A model's kind in plain words: the index's kind less its parenthesis ('multilingual Transformer').
