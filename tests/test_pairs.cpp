@@ -234,6 +234,24 @@ TEST_CASE("each pair's shipped statistical aligner loads and aligns the explorer
   CHECK(seen.size() == testing::shipped_pairs().pairs().size());
 }
 
+TEST_CASE("aligning reads the Treebank's -LRB- and -RRB- as brackets and gives the words back as typed",
+          "[pairs][models]") {
+  const LanguagePair& pair = testing::shipped_pairs().pair("en-zh");
+  const std::unique_ptr<StatisticalModel> aligner = load_statistical_aligner(shipped(pair.hmm));
+  const std::vector<std::string> escaped = split_on_spaces("Xinhua News Agency -LRB- Reporter Mai -RRB- reported ."),
+                                  plain = split_on_spaces("Xinhua News Agency ( Reporter Mai ) reported ."),
+                                  target = split_on_spaces("新华社 （ 记者 麦 ） 报道 。");
+  AlignOptions options;
+  options.method = AlignMethod::hmm;
+  const PairAlignment read = align_pair({nullptr, nullptr, aligner.get()}, escaped, target, options);
+  const PairAlignment as_brackets = align_pair({nullptr, nullptr, aligner.get()}, plain, target, options);
+  CHECK(read.links == as_brackets.links);
+  CHECK(read.forward.weights == as_brackets.forward.weights);
+  CHECK(read.forward.source_words == escaped);  // the words as given, for the figure and the links
+  // the opening bracket links with the full-width one
+  CHECK(std::find(read.links.begin(), read.links.end(), Link{3, 1}) != read.links.end());
+}
+
 TEST_CASE("the pairs whose gold links join English articles with the next word's translation attach them",
           "[pairs][models]") {
   std::set<std::string> attaching;

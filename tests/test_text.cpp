@@ -47,6 +47,15 @@ TEST_CASE("NFC composes decomposed text and returns ASCII as it is", "[text]") {
   CHECK(nfc(std::vector<std::string>{"se\xCC\x81", "ya"}) == std::vector<std::string>{"sé", "ya"});
 }
 
+TEST_CASE("the Penn Treebank's bracket and quote escapes read back as brackets and quotes", "[text]") {
+  CHECK(treebank_unescaped(std::vector<std::string>{"-LRB-", "Reporter", "-RRB-", "``", "Yes", "''", "-LSB-",
+                                                    "-RSB-", "-LCB-", "-RCB-"}) ==
+        std::vector<std::string>{"(", "Reporter", ")", "\"", "Yes", "\"", "[", "]", "{", "}"});
+  // only the whole escapes: other words, lowercase look-alikes and a dash word stay as they are
+  for (const std::string word : {"-lrb-", "-LRB", "LRB", "--", "`", "'", "a-LRB-", "", "（"})
+    CHECK(treebank_unescaped(word) == word);
+}
+
 TEST_CASE("Cyrillic and Latin diacritics survive NFC and case folding", "[text]") {
   CHECK(case_folded("ИВАН") == "иван");
   CHECK(case_folded("ЖИВОТЪТ Е ХУБАВ") == "животът е хубав");  // Bulgarian

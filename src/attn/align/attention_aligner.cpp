@@ -139,27 +139,10 @@ PairAlignment statistical_pair(const StatisticalModel& statistical, const std::v
   return result;
 }
 
-}  // namespace
-
-void validate(const AlignOptions& options) {
-  if (!(options.statistical_weight >= 0.0f && options.statistical_weight <= 1.0f)) {
-    fail("statistical_weight must be in [0, 1], got ", options.statistical_weight);
-  }
-  if (!(options.posterior_threshold > 0.0f && options.posterior_threshold <= 1.0f)) {
-    fail("posterior_threshold must be in (0, 1], got ", options.posterior_threshold);
-  }
-  if (!std::isfinite(options.threshold)) fail("threshold must be a finite number, got ", options.threshold);
-}
-
-PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::string>& source,
-                         const std::vector<std::string>& target, const AlignOptions& options) {
-  validate(options);
-  check_models(models, options.method);
-  if (!needs_model(options.method)) {
-    PairAlignment result = statistical_pair(*models.statistical, source, target, options);
-    if (options.attach_articles) result.links = attach_articles(result.links, source);
-    return result;
-  }
+// Both directions' attention (the forward model's alone for a method that needs no reverse), and
+// the method's links from it.
+PairAlignment attention_pair(const AlignmentModels& models, const std::vector<std::string>& source,
+                             const std::vector<std::string>& target, const AlignOptions& options) {
   PairAlignment result;
   WordAttention backward;  // the reverse model's own view: rows are source words, [s][t]
   const bool both = needs_reverse(options.method);
@@ -179,7 +162,36 @@ PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::s
         transposed(backward.weights.data(), static_cast<int>(source.size()), static_cast<int>(target.size()));
   }
   result.links = attention_links(result, backward, models, options);
+  return result;
+}
+
+}  // namespace
+
+void validate(const AlignOptions& options) {
+  if (!(options.statistical_weight >= 0.0f && options.statistical_weight <= 1.0f)) {
+    fail("statistical_weight must be in [0, 1], got ", options.statistical_weight);
+  }
+  if (!(options.posterior_threshold > 0.0f && options.posterior_threshold <= 1.0f)) {
+    fail("posterior_threshold must be in (0, 1], got ", options.posterior_threshold);
+  }
+  if (!std::isfinite(options.threshold)) fail("threshold must be a finite number, got ", options.threshold);
+}
+
+PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::string>& given_source,
+                         const std::vector<std::string>& given_target, const AlignOptions& options) {
+  validate(options);
+  check_models(models, options.method);
+  // the models read a Treebank escape as what it stands for; the result keeps the words as given
+  const std::vector<std::string> source = treebank_unescaped(given_source), target = treebank_unescaped(given_target);
+  PairAlignment result = needs_model(options.method) ? attention_pair(models, source, target, options)
+                                                     : statistical_pair(*models.statistical, source, target, options);
   if (options.attach_articles) result.links = attach_articles(result.links, source);
+  result.forward.source_words = nfc(given_source);
+  result.forward.target_words = nfc(given_target);
+  if (!result.backward.weights.empty()) {
+    result.backward.source_words = result.forward.source_words;
+    result.backward.target_words = result.forward.target_words;
+  }
   return result;
 }
 

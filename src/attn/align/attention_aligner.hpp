@@ -49,7 +49,9 @@ struct PairAlignment {
   Alignment links;
 };
 
-// Words are taken as given. Throws attn::Error when the method lacks a model it needs.
+// Words are taken as given, but the models read the Penn Treebank's escapes (-LRB-, `` …) as the
+// brackets and quotes they stand for (treebank_unescaped); the result's words are the given ones.
+// Throws attn::Error when the method lacks a model it needs.
 PairAlignment align_pair(const AlignmentModels& models, const std::vector<std::string>& source,
                          const std::vector<std::string>& target, const AlignOptions& options);
 

@@ -140,6 +140,20 @@ std::vector<std::string> nfc(const std::vector<std::string>& words) {
   return each(words, [](const std::string& word) { return nfc(word); });
 }
 
+std::string treebank_unescaped(const std::string& word) {
+  static const std::pair<const char*, const char*> escapes[] = {{"-LRB-", "("}, {"-RRB-", ")"}, {"-LSB-", "["},
+                                                                {"-RSB-", "]"}, {"-LCB-", "{"}, {"-RCB-", "}"},
+                                                                {"``", "\""},   {"''", "\""}};
+  for (const auto& [escaped, text] : escapes) {
+    if (word == escaped) return text;
+  }
+  return word;
+}
+
+std::vector<std::string> treebank_unescaped(const std::vector<std::string>& words) {
+  return each(words, [](const std::string& word) { return treebank_unescaped(word); });
+}
+
 std::string case_folded(std::string_view text) {
   if (is_ascii(text)) {
     std::string out(text);

@@ -41,6 +41,12 @@ std::vector<std::string> case_folded(const std::vector<std::string>& words);
 // Python's str.isspace() accepts, general category Zs or bidirectional class WS, B or S.
 bool is_word_char(char32_t code_point) noexcept;
 bool is_space(char32_t code_point) noexcept;
+// A word as the Penn Treebank escapes it read back: -LRB- (, -RRB- ), -LSB- [, -RSB- ], -LCB- {,
+// -RCB- }, `` and '' the double quote; any other word as it is. Gold alignment sets tokenized
+// the Treebank's way (NIST's English–Chinese) write brackets and quotes so.
+std::string treebank_unescaped(const std::string& word);
+std::vector<std::string> treebank_unescaped(const std::vector<std::string>& words);
+
 // A letter: general category L* or M* (a mark that NFC left uncombined belongs to its letter).
 bool is_letter(char32_t code_point) noexcept;
 
