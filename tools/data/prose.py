@@ -75,30 +75,34 @@ def page_blocks(text):
     return [SECTION_NUMBER.sub("", block) for block in parser.blocks]
 
 
+def paired_pages(pages, counts, origin):
+    """Units of (page, English HTML or None, XX HTML) pairs, block by block where a page has as many
+    blocks in both languages (one source translated, so block n is block n's translation)."""
+    for page, english, other in pages:
+        if english is None:
+            counts["pages without an English twin"] += 1
+            continue
+        en_blocks = page_blocks(english.decode("utf-8"))
+        xx_blocks = page_blocks(other.decode("utf-8"))
+        if len(en_blocks) != len(xx_blocks):
+            counts["pages with different block counts (skipped)"] += 1
+            continue
+        counts["pages paired"] += 1
+        for en, xx in zip(en_blocks, xx_blocks):
+            if en and xx:
+                counts["blocks"] += 1
+                yield f"{origin}/{page}", en, xx
+
+
 def handbook_units(deb, lang, stats):
     folder = HANDBOOK_FOLDERS[lang]
     prefix = "./usr/share/doc/debian-handbook/html/"
     pages = debs.files(deb, lambda name: name.startswith(prefix) and name.endswith(".html")
                        and name.split("/")[6] in ("en-US", folder))
     counts = collections.Counter()
-    for name in sorted(pages):
-        if f"/{folder}/" not in name:
-            continue
-        english = pages.get(name.replace(f"/{folder}/", "/en-US/"))
-        if english is None:
-            counts["pages without an English twin"] += 1
-            continue
-        en_blocks = page_blocks(english.decode("utf-8"))
-        xx_blocks = page_blocks(pages[name].decode("utf-8"))
-        if len(en_blocks) != len(xx_blocks):
-            counts["pages with different block counts (skipped)"] += 1
-            continue
-        counts["pages paired"] += 1
-        page = name.rsplit("/", 1)[1][:-len(".html")]
-        for en, xx in zip(en_blocks, xx_blocks):
-            if en and xx:
-                counts["blocks"] += 1
-                yield f"handbook/{page}", en, xx
+    translated = [(name.rsplit("/", 1)[1][:-len(".html")], pages.get(name.replace(f"/{folder}/", "/en-US/")),
+                   pages[name]) for name in sorted(pages) if f"/{folder}/" in name]
+    yield from paired_pages(translated, counts, "handbook")
     stats["handbook"] = dict(counts)
 
 
@@ -116,22 +120,11 @@ def reference_units(en_deb, xx_deb, lang, stats):
     english = debs.files(en_deb, lambda name: name.startswith(prefix) and name.endswith(".en.html"))
     other = debs.files(xx_deb, lambda name: name.startswith(prefix) and name.endswith(f".{suffix}.html"))
     counts = collections.Counter()
+    translated = []
     for name in sorted(other):
         page = name[len(prefix):-len(f".{suffix}.html")]
-        twin = english.get(f"{prefix}{page}.en.html")
-        if twin is None:
-            counts["pages without an English twin"] += 1
-            continue
-        en_blocks = page_blocks(twin.decode("utf-8"))
-        xx_blocks = page_blocks(other[name].decode("utf-8"))
-        if len(en_blocks) != len(xx_blocks):
-            counts["pages with different block counts (skipped)"] += 1
-            continue
-        counts["pages paired"] += 1
-        for en, xx in zip(en_blocks, xx_blocks):
-            if en and xx:
-                counts["blocks"] += 1
-                yield f"reference/{page}", en, xx
+        translated.append((page, english.get(f"{prefix}{page}.en.html"), other[name]))
+    yield from paired_pages(translated, counts, "reference")
     stats["reference"] = dict(counts)
 
 
