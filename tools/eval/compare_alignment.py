@@ -2,14 +2,18 @@
 """Two model directories' alignments on every pair's gold dev set, with a paired bootstrap: does a
 new model align better than the shipped one?
 
-    python3 -m tools.eval.compare_alignment NEW_MODELS_DIR [--base models] [--methods "default attention"] [en-XX ...]
+    python3 -m tools.eval.compare_alignment NEW_MODELS_DIR [--base models] [--methods "default attention"]
+                                            [--set dev|silver] [en-XX ...]
 
-Each pair's gold dev set (XL-WA's; Europarl's for en-de and en-fr) is aligned by `attn align --pair P`
+Each pair's gold dev set (XL-WA's; Europarl's for en-de and en-fr, NIST's for en-zh) is aligned by `attn align --pair P`
 (the pair's default method) and `--method attention`, once with ATTN_MODELS=BASE and once with
 ATTN_MODELS=NEW_MODELS_DIR (a copy of models/ with the candidate file in its place). Prints one line
 per pair and method: the two AERs and how often, over 1,000 resamples of the sentences (seed 1, the
 same resample for both), the new model's AER is lower (Koehn 2004; choose.py's bootstrap). The last
-line pools every pair's sentences.
+line pools every pair's sentences. A directory is a whole catalogue: with models/pairs.json changed
+in NEW_MODELS_DIR, it compares the pairs' settings (models/pairs.json's attachArticles was chosen so).
+--set silver measures on XL-WA's silver train links instead (made by statistical aligners: the set
+the HMM candidates are chosen on), for the pairs that have them; the others are left out.
 """
 import argparse
 import os
@@ -23,10 +27,16 @@ ROOT = Path(__file__).resolve().parents[2]
 PAIRS = "en-es en-bg en-da en-de en-et en-fr en-hu en-it en-nl en-pt en-ru en-sl".split()
 
 
-def gold_path(pair):
+def gold_path(pair, which="dev"):
+    """A pair's gold set (which: 'dev', or 'silver' for XL-WA's train links); None where it has none."""
     xx = pair.split("-")[1]
+    data = ROOT.parent / "shared" / "data"
+    if which == "silver":
+        return None if xx in ("de", "fr", "zh") else data / "xl-wa" / xx / "train.tsv"
+    if xx == "zh":
+        return data / "nist-zh-gold" / "dev.tsv"
     group = "europarl-gold" if xx in ("de", "fr") else "xl-wa"
-    return ROOT.parent / "shared" / "data" / group / xx / "dev.tsv"
+    return data / group / xx / "dev.tsv"
 
 
 def aligned(models, pair, method, lines):
@@ -52,14 +62,20 @@ def main():
     parser.add_argument("new")
     parser.add_argument("--base", default=str(ROOT / "models"))
     parser.add_argument("--methods", default="default attention")
+    parser.add_argument("--set", choices=("dev", "silver"), default="dev")
     parser.add_argument("pairs", nargs="*", default=PAIRS)
     args = parser.parse_intermixed_args()
     pooled = {}
     for method in args.methods.split():
         for pair in args.pairs:
-            rows = [line.split("\t") for line in gold_path(pair).read_text(encoding="utf-8").splitlines() if line]
+            path = gold_path(pair, args.set)
+            if path is None:
+                print(f"{pair}\t{method}\tno {args.set} set", flush=True)
+                continue
+            # english, other, links: the last three columns (XL-WA's silver lines hold more)
+            rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line]
             gold = [links(row[-1]) for row in rows]
-            lines = [(row[0], row[1]) for row in rows]
+            lines = [(row[-3], row[-2]) for row in rows]
             base = counts(gold, aligned(args.base, pair, method, lines))
             new = counts(gold, aligned(args.new, pair, method, lines))
             everything = range(len(rows))
