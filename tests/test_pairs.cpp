@@ -239,8 +239,8 @@ TEST_CASE("aligning reads the Treebank's -LRB- and -RRB- as brackets and gives t
   const LanguagePair& pair = testing::shipped_pairs().pair("en-zh");
   const std::unique_ptr<StatisticalModel> aligner = load_statistical_aligner(shipped(pair.hmm));
   const std::vector<std::string> escaped = split_on_spaces("Xinhua News Agency -LRB- Reporter Mai -RRB- reported ."),
-                                  plain = split_on_spaces("Xinhua News Agency ( Reporter Mai ) reported ."),
-                                  target = split_on_spaces("新华社 （ 记者 麦 ） 报道 。");
+                                 plain = split_on_spaces("Xinhua News Agency ( Reporter Mai ) reported ."),
+                                 target = split_on_spaces("新华社 （ 记者 麦 ） 报道 。");
   AlignOptions options;
   options.method = AlignMethod::hmm;
   const PairAlignment read = align_pair({nullptr, nullptr, aligner.get()}, escaped, target, options);

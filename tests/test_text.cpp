@@ -48,8 +48,8 @@ TEST_CASE("NFC composes decomposed text and returns ASCII as it is", "[text]") {
 }
 
 TEST_CASE("the Penn Treebank's bracket and quote escapes read back as brackets and quotes", "[text]") {
-  CHECK(treebank_unescaped(std::vector<std::string>{"-LRB-", "Reporter", "-RRB-", "``", "Yes", "''", "-LSB-",
-                                                    "-RSB-", "-LCB-", "-RCB-"}) ==
+  CHECK(treebank_unescaped(std::vector<std::string>{"-LRB-", "Reporter", "-RRB-", "``", "Yes", "''", "-LSB-", "-RSB-",
+                                                    "-LCB-", "-RCB-"}) ==
         std::vector<std::string>{"(", "Reporter", ")", "\"", "Yes", "\"", "[", "]", "{", "}"});
   // only the whole escapes: other words, lowercase look-alikes and a dash word stay as they are
   for (const std::string word : {"-lrb-", "-LRB", "LRB", "--", "`", "'", "a-LRB-", "", "（"})
