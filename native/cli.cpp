@@ -748,8 +748,7 @@ void usage() {
     for (const LanguagePair& pair : pairs.pairs()) {
       if (pair.forward.empty() || pair.reverse.empty()) continue;
       std::cerr << " " << pair.name << " (" << to_string(pair.attention_method);
-      if (pair.attention_method == AlignMethod::soft_threshold || pair.attention_method == AlignMethod::threshold)
-        std::cerr << ", --threshold " << pair.attention_threshold;
+      if (info(pair.attention_method).reads_threshold) std::cerr << ", --threshold " << pair.attention_threshold;
       std::cerr << ")";
     }
     std::cerr << "\ntranslation models (translate --pair): " << joined(pairs.translation_directions(), ", ");

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -285,6 +286,15 @@ TEST_CASE("soft-threshold links every word pair whose attention averaged over bo
       for (int s = 0; s < S; ++s)
         if (0.5f * (pair.forward.weights[t * S + s] + pair.backward.weights[t * S + s]) >= threshold)
           expected.push_back({s, t});
+    // soft-agreement: the geometric mean instead, so both directions must attend
+    options.method = AlignMethod::soft_agreement;
+    const PairAlignment agreeing = align_pair(models, source, target, options);
+    options.method = AlignMethod::soft_threshold;
+    Alignment both;
+    for (int t = 0; t < T; ++t)
+      for (int s = 0; s < S; ++s)
+        if (std::sqrt(agreeing.forward.weights[t * S + s] * agreeing.backward.weights[t * S + s]) >= threshold)
+          both.push_back({s, t});
     const auto sorted = [](Alignment links) {
       std::sort(links.begin(), links.end(), [](const Link& a, const Link& b) {
         return std::tie(a.source, a.target) < std::tie(b.source, b.target);
@@ -293,6 +303,9 @@ TEST_CASE("soft-threshold links every word pair whose attention averaged over bo
     };
     CHECK(sorted(pair.links) == sorted(expected));
     if (threshold < 0.1f) CHECK(expected.size() > 7);  // a low threshold links more than one word each
+    CHECK(sorted(agreeing.links) == sorted(both));
+    CHECK(both.size() <= expected.size());
+    for (const Link& link : both) CHECK(std::find(expected.begin(), expected.end(), link) != expected.end());
   }
   // 'attention' is the pair's choice: pair_options turns it into the pair's method and threshold
   options.method = AlignMethod::attention;

@@ -63,7 +63,8 @@ test('argmax links each target word once; every method runs and reads -i FILE li
   assert.equal(argmax.status, 0);
   const targets = argmax.stdout.trim().split(' ').filter(Boolean).map((l) => Number(l.split('-')[1]));
   assert.equal(new Set(targets).size, targets.length);
-  for (const method of ['threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'soft-threshold']) {
+  for (const method of ['threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'soft-threshold',
+    'soft-agreement']) {
     const run = attn(['align', '-m', FORWARD, '-r', REVERSE, '--method', method], 'the cat sleeps ||| el gato duerme\n');
     assert.equal(run.status, 0, `${method}: ${run.stderr}`);
     assert.match(run.stdout.trim(), LINK_LINE, method);
@@ -169,7 +170,7 @@ test('--help lists every alignment method and the defaults from the library', ()
   const { status, stderr } = attn(['--help']);
   assert.equal(status, 0);
   for (const method of ['argmax', 'threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax',
-    'soft-threshold', 'attention', 'hybrid', 'hmm', 'ibm2']) {
+    'soft-threshold', 'soft-agreement', 'attention', 'hybrid', 'hmm', 'ibm2']) {
     assert.match(stderr, new RegExp(`^  ${method} `, 'm'), method);
   }
   assert.match(stderr, /hybrid .*\(default\)/);

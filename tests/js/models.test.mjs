@@ -62,14 +62,17 @@ for (const simd of [true, false]) {
       const pair = ['the cat sleeps on the sofa .', 'el gato duerme en el sofá .'];
       const links = {};
       for (const method of ['argmax', 'threshold', 'itermax', 'intersection', 'union', 'grow-diag-final-and', 'soft-itermax',
-        'soft-threshold']) {
+        'soft-threshold', 'soft-agreement']) {
         const result = forward.align(...pair, { method, reverse, threshold: 0.2 });
         links[method] = new Set(result.pharaoh.split(' ').filter(Boolean));
-        if (['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'soft-threshold'].includes(method)) {
+        if (['intersection', 'union', 'grow-diag-final-and', 'soft-itermax', 'soft-threshold', 'soft-agreement'].includes(method)) {
           assert.equal(result.reverseWeights.length, 49, method);
         }
       }
       for (const link of links.intersection) assert.ok(links.union.has(link));
+      // both directions must attend: the geometric mean never exceeds the mean, so at one threshold
+      // soft-agreement links a subset of soft-threshold's
+      for (const link of links['soft-agreement']) assert.ok(links['soft-threshold'].has(link), link);
       for (const link of links['grow-diag-final-and']) assert.ok(links.union.has(link));
       assert.throws(() => forward.align(...pair, { method: 'union' }), /needs a reverse model/);
       assert.throws(() => forward.align(...pair, { method: 'union', reverse: {} }), /reverse must be an object from loadModel/);

@@ -347,6 +347,7 @@ export const ZH = {
   "argmax links of both directions' models, grow-diag-final-and": '两个方向模型的 argmax 对齐，用 grow-diag-final-and 合并',
   "itermax over the mean of both directions' attention": '在两个方向注意力的平均值上运行 itermax',
   "every word pair whose attention averaged over both directions' models reaches the threshold": '两个方向模型的平均注意力达到阈值的每一对词',
+  "every word pair whose attention's geometric mean over both directions' models reaches the threshold: both must attend": '两个方向模型注意力的几何平均达到阈值的每一对词：两个方向都须关注',
   "the language pair's best attention-only method, chosen on its dev set (attn --help names it per pair)": '该语言对只用注意力的最佳方法，在开发集上选出（attn --help 列出每个语言对用的是哪个）',
   "both directions' attention mixed with a statistical aligner's posteriors": '两个方向的注意力，与统计对齐器的后验概率混合',
   'the HMM aligner alone (statistical, for comparison)': '只用 HMM 对齐器（统计方法，作对比）',

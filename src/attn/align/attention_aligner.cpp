@@ -99,6 +99,13 @@ Alignment attention_links(const PairAlignment& pair, const WordAttention& backwa
       for (std::size_t k = 0; k < P.size(); ++k) mean[k] = 0.5f * (P[k] + pair.backward.weights[k]);
       return threshold_links(mean.data(), T, S, options.threshold);
     }
+    case AlignMethod::soft_agreement: {
+      // awesome-align's agreement of both directions (Dou & Neubig 2021), softly: a word pair that
+      // one direction attends to and the other ignores has a small product
+      std::vector<float> agreement(P.size());
+      for (std::size_t k = 0; k < P.size(); ++k) agreement[k] = std::sqrt(P[k] * pair.backward.weights[k]);
+      return threshold_links(agreement.data(), T, S, options.threshold);
+    }
     case AlignMethod::hybrid: return hybrid_links(*models.statistical, pair.forward, backward, options);
     case AlignMethod::attention:
       fail("method 'attention' is a language pair's choice: align with --pair (pair_options) or name the method");

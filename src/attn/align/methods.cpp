@@ -22,6 +22,10 @@ const std::vector<AlignMethodInfo> methods = {
     {AlignMethod::soft_threshold, "soft-threshold",
      "every word pair whose attention averaged over both directions' models reaches the threshold", true, true, false,
      true},
+    {AlignMethod::soft_agreement, "soft-agreement",
+     "every word pair whose attention's geometric mean over both directions' models reaches the threshold: both "
+     "must attend",
+     true, true, false, true},
     // the pair's own threshold where its method reads one (pair_options), not the caller's
     {AlignMethod::attention, "attention",
      "the language pair's best attention-only method, chosen on its dev set (attn --help names it per pair)", true,

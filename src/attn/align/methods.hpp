@@ -18,6 +18,7 @@ enum class AlignMethod {
   grow_diag_final_and,  // ... symmetrized by grow-diag-final-and
   soft_intersection,    // itermax on the mean of the forward and reverse matrices
   soft_threshold,       // every word pair whose mean of the forward and reverse matrices >= threshold
+  soft_agreement,       // ... whose geometric mean of the two matrices >= threshold (both must attend)
   attention,            // a language pair's best attention-only method (LanguagePair::attention_method)
   hybrid,               // both directions' attention mixed with a statistical aligner's posteriors
   hmm,                  // the HMM aligner alone
