@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "attn/core/error.hpp"
+#include "attn/models/text.hpp"
 
 namespace attn {
 
@@ -147,8 +148,7 @@ Alignment attach_articles(const Alignment& links, const std::vector<std::string>
   }
   Alignment out = links;
   for (int s = 0; s + 1 < S; ++s) {
-    std::string word = source_words[s];
-    for (char& c : word) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    const std::string word = case_folded(source_words[s]);
     if ((word == "a" || word == "an" || word == "the") && targets[s].empty()) {
       for (int t : targets[s + 1]) out.push_back({s, t});
     }
