@@ -283,8 +283,8 @@ build_pair() {
     fi
     # The Debian Reference where it is translated into XX (prose.py's REFERENCE_SUFFIXES).
     local reference=()
-    case "$xx" in de|es|fr|it|pt) reference=(--reference "$(fetch debian-reference-en)" "$(fetch "debian-reference-$xx")") ;;
-      zh) reference=(--reference "$(fetch debian-reference-en)" "$(fetch debian-reference-zh-cn)") ;; esac
+    case "$xx" in de|es|fr|it|pt|zh)
+      reference=(--reference "$(fetch debian-reference-en)" "$(fetch "debian-reference-$(package_suffix "$xx")")") ;; esac
     debs=()
     for p in $(grep -v '^#' "$here/prose-packages.txt"); do debs+=("$(fetch "$p")"); done
     step catalogs --lang "$(locale_of "$xx")" --prefix stories/ "$work/stories.tsv" \
