@@ -146,6 +146,7 @@ struct Arguments {
   bool method_given = false, posterior_threshold_given = false;  // else the pair's defaults
   bool statistical_weight_given = false;
   bool articles_given = false;                               // --articles attach|keep, else the pair's choice
+  bool mutual_best_given = false;                            // --mutual-best on|off, else the pair's choice
   StatisticalKind statistical = align_defaults.statistical;  // the hybrid's
   bool viterbi = false;
   float min_probability = -1.0f;  // per trainer: its format's default
@@ -194,9 +195,26 @@ auto named_flag(const std::string& flag, const std::string& text, Parse parse) {
 const std::vector<std::pair<std::string, std::vector<std::string>>>& command_options() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
       {"align",
-       {"--pair", "-m", "-r", "--target-language", "--method", "--shift", "--threshold", "--ibm2", "--hmm",
-        "--statistical", "--statistical-weight", "--mix", "--symmetrize", "--posterior-threshold", "--viterbi", "-i",
-        "--threads", "--dictionary", "--articles"}},
+       {"--pair",
+        "-m",
+        "-r",
+        "--target-language",
+        "--method",
+        "--shift",
+        "--threshold",
+        "--ibm2",
+        "--hmm",
+        "--statistical",
+        "--statistical-weight",
+        "--mix",
+        "--symmetrize",
+        "--posterior-threshold",
+        "--viterbi",
+        "-i",
+        "--threads",
+        "--dictionary",
+        "--articles",
+        "--mutual-best"}},
       {"translate", {"--pair", "-m", "--target-language", "--beam", "-i", "--threads", "--dictionary"}},
       {"attentions", {"--pair", "-m", "--target-language", "--pieces", "-i", "--threads"}},
       {"aer", {}},
@@ -279,6 +297,11 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
       if (articles != "attach" && articles != "keep") fail("--articles must be attach or keep, got '", articles, "'");
       a.align.attach_articles = articles == "attach";
       a.articles_given = true;
+    } else if (arg == "--mutual-best") {
+      const std::string mutual = value();
+      if (mutual != "on" && mutual != "off") fail("--mutual-best must be on or off, got '", mutual, "'");
+      a.align.mutual_best = mutual == "on";
+      a.mutual_best_given = true;
     } else if (arg == "--posterior-threshold") {
       a.align.posterior_threshold = number();
       a.posterior_threshold_given = true;
@@ -388,6 +411,7 @@ class PairAligner {
     if (!a.posterior_threshold_given) arguments_.align.posterior_threshold = pair.posterior_threshold;
     if (!a.statistical_weight_given) arguments_.align.statistical_weight = pair.statistical_weight;
     if (!a.articles_given) arguments_.align.attach_articles = pair.attach_articles;
+    if (!a.mutual_best_given) arguments_.align.mutual_best = pair.mutual_best;
     arguments_.align = pair_options(pair, arguments_.align);  // --method attention: the pair's choice
     validate(arguments_.align);
     const AlignMethod method = arguments_.align.method;
@@ -402,6 +426,9 @@ class PairAligner {
         fail("--", to_string(kind), " names a file of the ", to_string(statistical_->kind()), " aligner");
     }
     if (arguments_.viterbi && method != AlignMethod::hmm) fail("--viterbi applies to --method hmm");
+    if (a.mutual_best_given && a.align.mutual_best &&
+        (method != AlignMethod::hybrid || arguments_.align.symmetrization != Symmetrization::posterior_mean))
+      fail("--mutual-best on applies to the hybrid with --symmetrize posterior");
     if (!needs_model(method)) return;
     forward_ = std::make_unique<TranslationModel>(
         load_model(a.model.empty() ? shipped_file(pair, pair.forward, "an attention model", method) : a.model,
@@ -698,6 +725,8 @@ void usage() {
          "             Chinese side typed without spaces is cut into words by jieba)\n"
          "             [--articles attach|keep]   (English articles left unlinked take the next word's links;\n"
          "             default: the pair's choice)\n"
+         "             [--mutual-best on|off]   (the hybrid also links words that are each other's best;\n"
+         "             default: the pair's choice)\n"
          "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--beam N] [-i FILE]\n"
          "                 [--dictionary FILE]   (a line with Chinese characters is split into words by jieba)\n"
          "  attn attentions [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--pieces] [-i FILE]   (one JSON "
@@ -742,6 +771,7 @@ void usage() {
       if (pair.statistical_weight != d.statistical_weight)
         std::cerr << ", --statistical-weight " << pair.statistical_weight;
       if (pair.attach_articles) std::cerr << ", --articles attach";
+      if (pair.mutual_best) std::cerr << ", --mutual-best on";
       std::cerr << ")";
     }
     std::cerr << "\n--method attention per pair (the attention models alone, chosen on each pair's dev set):";

@@ -1,6 +1,9 @@
 // Alignment extraction, symmetrization and AER on hand-made cases.
 #include <catch2/catch.hpp>
 
+#include <limits>
+#include <vector>
+
 #include "attn/align/links.hpp"
 #include "support.hpp"
 
@@ -29,6 +32,24 @@ TEST_CASE("itermax keeps mutual argmaxes and then aligns the words left over", "
   // With distinct favourites, one round already aligns everything mutual.
   const std::vector<float> clear{0.9f, 0.05f, 0.05f, 0.1f, 0.8f, 0.1f, 0.0f, 0.3f, 0.7f};
   CHECK(to_pharaoh(itermax_links(clear.data(), 3, 3, 2)) == "0-0 1-1 2-2");
+}
+
+TEST_CASE("mutual best links: each cell that is the largest of its row and of its column, from a floor up", "[align]") {
+  // [t][s]: source 0 and target 0 are each other's best (0.3); target 1's best is source 0 too, but
+  // source 0's best is target 0, so target 1 links nothing; source 2 and target 2 (0.12) reach a
+  // floor of 0.1, not one of 0.15
+  const std::vector<float> p{0.3f, 0.1f, 0.0f, 0.25f, 0.2f, 0.05f, 0.0f, 0.1f, 0.12f};
+  CHECK(to_pharaoh(mutual_best_links(p.data(), 3, 3, 0.1f)) == "0-0 2-2");
+  CHECK(to_pharaoh(mutual_best_links(p.data(), 3, 3, 0.15f)) == "0-0");
+  CHECK(mutual_best_links(p.data(), 3, 3, 0.5f).empty());
+  // a single word on either side links with its best partner on the other
+  CHECK(to_pharaoh(mutual_best_links(p.data(), 1, 3, 0.0f)) == "0-0");
+  CHECK(to_pharaoh(mutual_best_links(p.data(), 3, 1, 0.0f)) == "0-0");
+  const float bad = std::numeric_limits<float>::quiet_NaN();
+  CHECK_THROWS_WITH(mutual_best_links(p.data(), 3, 3, bad), Contains("mutual-best floor must be a finite number"));
+  CHECK_THROWS_WITH(mutual_best_links(p.data(), 0, 3, 0.1f), Contains("target length must be at least 1"));
+  const std::vector<float> nan{0.5f, bad};
+  CHECK_THROWS_WITH(mutual_best_links(nan.data(), 1, 2, 0.1f), Contains("attention matrix"));
 }
 
 TEST_CASE("symmetrization: intersection, union and grow-diag-final-and", "[align]") {

@@ -70,6 +70,8 @@ describe('language pairs', () => {
       }
       // the pairs that attach English articles say so (models/pairs.json's attachArticles)
       assert.equal(/an English article left unlinked takes the next word’s links/.test(line), index.pairs[name].attachArticles, `${name}: ${line}`);
+      // and the pairs whose hybrid links words that are each other's best (mutualBest), under the hybrid
+      assert.equal(/words that are each other’s best are linked too/.test(line), index.pairs[name].mutualBest && pair.method === 'hybrid', `${name}: ${line}`);
       const chosen = await page.$eval('#method', (select) => select.selectedOptions[0].textContent);
       if (aer !== undefined) assert.ok(chosen.includes(`dev AER ${aer.toFixed(3)}`), `${name}: ${chosen}`);
       assert.match(await page.evaluate(() => location.hash), name === 'en-es' ? /^$|^#(?!.*pair=)/ : new RegExp(`pair=${name}`));

@@ -72,7 +72,30 @@ test('a pair that attaches articles links "the" with the next word\'s translatio
   const bad = attn(['align', '--pair', 'en-ru', '--articles', 'yes'], line);
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /--articles must be attach or keep, got 'yes'/);
-  assert.match(attn(['--help'], '').stderr, /en-ru \(hybrid, --articles attach\)/);
+  assert.match(attn(['--help'], '').stderr, /en-ru \(hybrid, --articles attach[,)]/);
+});
+
+test('a pair whose hybrid links words that are each other\'s best adds them, unless --mutual-best off', () => {
+  const line = 'The old man walks to the market every morning . ||| 老人 每天 早上 走路 去 市场 。\n';
+  const best = attn(['align', '--pair', 'en-zh'], line);
+  const plain = attn(['align', '--pair', 'en-zh', '--mutual-best', 'off'], line);
+  assert.equal(best.status, 0, best.stderr);
+  assert.equal(plain.status, 0, plain.stderr);
+  const links = (run) => run.stdout.trim().split(' ');
+  for (const link of links(plain)) assert.ok(links(best).includes(link), `${link} stays`);
+  // "walks" and "走路": each other's best, below the posterior threshold
+  assert.ok(!links(plain).includes('3-3') && links(best).includes('3-3'), best.stdout);
+  assert.equal(attn(['align', '--pair', 'en-zh', '--mutual-best', 'on'], line).stdout, best.stdout);
+  // a pair without the setting takes it when asked
+  const es = `${PAIR_EXAMPLES.es.source} ||| ${PAIR_EXAMPLES.es.target}\n`;
+  assert.equal(attn(['align', '--pair', 'en-es', '--mutual-best', 'off'], es).stdout, attn(['align', '--pair', 'en-es'], es).stdout);
+  const bad = attn(['align', '--pair', 'en-zh', '--mutual-best', 'yes'], line);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /--mutual-best must be on or off, got 'yes'/);
+  const hmm = attn(['align', '--pair', 'en-zh', '--method', 'hmm', '--mutual-best', 'on'], line);
+  assert.equal(hmm.status, 1);
+  assert.match(hmm.stderr, /--mutual-best on applies to the hybrid with --symmetrize posterior/);
+  assert.match(attn(['--help'], '').stderr, /en-zh \(hybrid, --mutual-best on\)/);
 });
 
 test('without --pair, align and translate are en-es\'s, byte for byte', () => {

@@ -30,6 +30,7 @@ for (const simd of [true, false]) {
         assert.ok(rule && rule.name !== 'attention' && rule.needsModel && !rule.needsStatistical, pair.name);
         assert.ok(pair.attentionThreshold > 0 && pair.attentionThreshold <= 1, pair.name);
         assert.equal(typeof pair.attachArticles, 'boolean', pair.name);
+        assert.equal(typeof pair.mutualBest, 'boolean', pair.name);
         // every pair aligns with one of the two multilingual Transformers, both directions: the one
         // that learned Chinese too for en-zh and wherever it measured better, the twelve-language
         // one elsewhere (en-es's); the hybrid mixes at the library's default for every pair (0.4,
@@ -55,6 +56,7 @@ for (const simd of [true, false]) {
         assert.equal(listed.posteriorThreshold, pair.posteriorThreshold);
         assert.equal(listed.statisticalWeight, pair.statisticalWeight);
         assert.equal(listed.attachArticles, pair.attachArticles, pair.name);
+        assert.equal(listed.mutualBest, pair.mutualBest, pair.name);
         assert.deepEqual(listed.directionModels, pair.directionModels, pair.name);
         let bytes = 0;
         for (const file of Object.values(pair.files)) {
@@ -100,6 +102,25 @@ for (const simd of [true, false]) {
       assert.deepEqual(others(attached), others(kept));
       assert.throws(() => aligner.align(source, target, { attachArticles: 'yes' }), /attachArticles must be true or false/);
       aligner.delete();
+    });
+
+    it('mutualBest adds to the hybrid\'s links the words that are each other\'s best, as the pairs that set it do', async () => {
+      const zh = pairs.find((pair) => pair.name === 'en-zh');
+      assert.equal(zh.mutualBest, true);
+      assert.equal(pairs[0].mutualBest, false);  // en-es: its dev set measured it worse
+      const file = await attn.loadModel(new Uint8Array(readFileSync(new URL(zh.files.forward, MODELS))));
+      const forward = file.forTarget('zh'), reverse = file.forTarget('en');
+      const aligner = await attn.loadStatisticalAligner(new Uint8Array(readFileSync(new URL(zh.files.hmm, MODELS))));
+      const { source, target } = PAIR_EXAMPLES.zh;
+      const options = { method: 'hybrid', reverse, statistical: aligner, statisticalWeight: zh.statisticalWeight, posteriorThreshold: zh.posteriorThreshold };
+      const links = (result) => result.pharaoh.split(' ').filter(Boolean);
+      const plain = links(forward.align(source, target, options));
+      const best = links(forward.align(source, target, { ...options, mutualBest: true }));
+      for (const link of plain) assert.ok(best.includes(link), `${link} stays`);
+      // "walks" (3) and "走路" (3): each other's best, below the threshold
+      assert.ok(!plain.includes('3-3') && best.includes('3-3'), best.join(' '));
+      assert.throws(() => forward.align(source, target, { ...options, mutualBest: 'yes' }), /mutualBest must be true or false/);
+      for (const handle of [forward, reverse, file, aligner]) handle.delete();
     });
   });
 }

@@ -40,11 +40,12 @@ for (const pair of catalogue) {
   for (const file of Object.values(files)) bytes += (await stat(resolve(folder, file))).size;
   const { language, languageName, method, posteriorThreshold, statisticalWeight, attentionMethod, attentionThreshold } = pair;
   const attachArticles = pair.attachArticles ?? false;
+  const mutualBest = pair.mutualBest ?? false;
   // the names of a multilingual file's directions, from the library (attn::direction_model_name)
   const { directionModels } = attn.alignment.pairs.find((p) => p.name === pair.name) ?? {};
   if (!directionModels) throw new Error(`make_model_index: the module was built without the pair ${pair.name} of models/pairs.json`);
   pairs[pair.name] = { language, languageName, method, posteriorThreshold, statisticalWeight, attentionMethod, attentionThreshold,
-    attachArticles, directionModels, files, bytes };
+    attachArticles, mutualBest, directionModels, files, bytes };
 }
 // Multilingual translation models (docs/MODEL_FORMAT.md §7.1), file -> the languages it writes, so
 // that the page can offer each direction ('en-fr-transformer', 'fr-en-transformer') before it loads

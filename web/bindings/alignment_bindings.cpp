@@ -5,7 +5,7 @@
 //   defaults: { method, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, threshold },
 //   pairs: [{ name, language, languageName, files: { hmm?, ibm2?, forward?, reverse?, general? },
 //             method, posteriorThreshold, statisticalWeight, attentionMethod, attentionThreshold,
-//             attachArticles }] }
+//             attachArticles, mutualBest }] }
 //   (models/pairs.json, built in: en-es first, the default)
 // The loader freezes it as `attn.alignment`.
 #include <emscripten/bind.h>
@@ -96,6 +96,7 @@ val pair_list() {
     entry.set("attentionMethod", std::string(to_string(pair.attention_method)));
     entry.set("attentionThreshold", decimal(pair.attention_threshold));
     entry.set("attachArticles", pair.attach_articles);
+    entry.set("mutualBest", pair.mutual_best);
     val directions = val::object();  // a multilingual file's directions as the command line names them
     directions.set("forward", direction_model_name("en", pair.language));
     directions.set("reverse", direction_model_name(pair.language, "en"));

@@ -86,7 +86,7 @@ auto named(const val& options, const char* name, const char* fallback, Parse par
 
 // The JS options of every alignment, over the library's defaults. JS names: statisticalWeight,
 // mix, symmetrize, posteriorThreshold (`threshold` for a statistical aligner alone), shift, threshold,
-// attachArticles.
+// attachArticles, mutualBest (the hybrid's).
 AlignOptions align_options(const val& options, bool statistical_alone) {
   AlignOptions settings;
   if (absent(options)) return settings;
@@ -106,6 +106,7 @@ AlignOptions align_options(const val& options, bool statistical_alone) {
     fail("statisticalWeight must be in [0, 1], got ", settings.statistical_weight);
   }
   settings.shift = boolean(options, "shift", false);
+  settings.mutual_best = boolean(options, "mutualBest", false);
   settings.threshold = static_cast<float>(number(options, "threshold", d.threshold));
   return settings;
 }
@@ -237,7 +238,7 @@ class Model {
   }
 
   // options: { method, reverse, statistical, statisticalWeight, mix, symmetrize, posteriorThreshold, shift, threshold,
-  //            attachArticles }
+  //            attachArticles, mutualBest }
   val align(val source, val target, val options) const {
     return guarded([&] {
       AlignmentModels models;
@@ -245,7 +246,7 @@ class Model {
       if (!absent(options)) {
         check_options(options, "align",
                       {"method", "reverse", "statistical", "statisticalWeight", "mix", "symmetrize",
-                       "posteriorThreshold", "shift", "threshold", "attachArticles"});
+                       "posteriorThreshold", "shift", "threshold", "attachArticles", "mutualBest"});
         if (has(options, "reverse"))
           models.reverse = options["reverse"].as<const Model*>(emscripten::allow_raw_pointers())->model_.get();
         if (has(options, "statistical")) {

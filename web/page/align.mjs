@@ -104,7 +104,9 @@ export function modelLine(rules, facts, pair, method, speak = english) {
   const mixed = rule.needsModel && rule.needsStatistical ? message('; cells show attention, links come from the mix') : '';
   // the pairs whose gold links join an English article with the next word's translation (models/pairs.json)
   const articles = pair.attachArticles ? message('; an English article left unlinked takes the next word’s links') : '';
-  return speak(message('Drawn by {drawer} · {how} · {score}{mixed}{articles}.', { drawer, how, score, mixed, articles }));
+  // the pairs whose hybrid also links words that are each other's best (models/pairs.json's mutualBest)
+  const mutual = pair.mutualBest && method === 'hybrid' ? message('; words that are each other’s best are linked too') : '';
+  return speak(message('Drawn by {drawer} · {how} · {score}{mixed}{articles}{mutual}.', { drawer, how, score, mixed, articles, mutual }));
 }
 
 // A model's kind in plain words: the index's kind less its parenthesis ('multilingual Transformer').

@@ -58,7 +58,7 @@ export const ZH_VIEWS = {
   'Spanish software strings and apertium-translated English prose': '西班牙语软件字符串和经 apertium 翻译的英文文章',
   'scenes of 32 kinds of OpenMoji’s drawn objects (CC BY-SA 4.0) on a plain background': '纯色背景上 32 种 OpenMoji 手绘物体（CC BY-SA 4.0）组成的场景',
   // the alignment view's details line (align.mjs modelLine)
-  'Drawn by {drawer} · {how} · {score}{mixed}{articles}.': '由{drawer}绘制 · {how} · {score}{mixed}{articles}。',
+  'Drawn by {drawer} · {how} · {score}{mixed}{articles}{mutual}.': '由{drawer}绘制 · {how} · {score}{mixed}{articles}{mutual}。',
   '{model}, both directions': '{model}，双向',
   '{forward} and {reverse}': '{forward}和{reverse}',
   '{attention} with {aligner}': '{attention}，配合{aligner}',
@@ -68,6 +68,7 @@ export const ZH_VIEWS = {
   'dev AER {aer} on {pair}’s gold dev set': '在 {pair} 的金标准开发集上 AER 为 {aer}',
   '; cells show attention, links come from the mix': '；格子显示注意力，对齐来自两者的混合',
   '; an English article left unlinked takes the next word’s links': '；没有对齐的英语冠词沿用下一个词的对齐',
+  '; words that are each other’s best are linked too': '；互为最佳的词也对齐',
   "its attention, argmax links (not the alignment view's method)": '它的注意力，argmax 对齐（不是对齐视图所用的方法）',
   ' {note}.': '{note}。',
   '⚠ {words} words: {past}; at this length its attention can collapse onto one stretch of the source, and the links thin out':

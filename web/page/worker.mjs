@@ -229,7 +229,8 @@ async function init({ simd, pair: chosen = DEFAULT_PAIR }) {
 // What a method needs comes from the library's rules; the settings the page does not offer
 // (the hybrid's weight, mix, symmetrization) are left to the library's defaults, and a statistical
 // aligner alone links at its pair's posterior threshold (models/pairs.json). Every method attaches
-// English articles where the pair does (attachArticles), as `attn align --pair` does.
+// English articles where the pair does (attachArticles), and the hybrid links words that are each
+// other's best where the pair's does (mutualBest), as `attn align --pair` does.
 async function align({ pair: name, source, target: typed, method: asked, shift, threshold: given, model: role = 'forward', preview }) {
   const pair = pairOf(name);
   const target = await wordsOf(pair.language, typed);
@@ -254,7 +255,10 @@ async function align({ pair: name, source, target: typed, method: asked, shift, 
     ? chosen.align(source, target, {
       method, shift, threshold, attachArticles: pair.attachArticles, ...(reverse ? { reverse } : {}),
       // the pair's own mix, as `attn align --pair` uses it
-      ...(aligner ? { statistical: aligner, statisticalWeight: pair.statisticalWeight, posteriorThreshold: pair.posteriorThreshold } : {}),
+      ...(aligner ? {
+        statistical: aligner, statisticalWeight: pair.statisticalWeight, posteriorThreshold: pair.posteriorThreshold,
+        mutualBest: pair.mutualBest,
+      } : {}),
     })
     : aligner.align(source, target, { threshold: pair.posteriorThreshold, attachArticles: pair.attachArticles });
   const milliseconds = performance.now() - started;

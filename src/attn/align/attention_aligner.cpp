@@ -52,7 +52,9 @@ Alignment symmetrized(const WordAttention& forward, const WordAttention& backwar
     for (int t = 0; t < T; ++t)
       for (int s = 0; s < S; ++s)
         mean[at(t, s, S)] = 0.5f * (forward.weights[at(t, s, S)] + backward.weights[at(s, t, T)]);
-    return threshold_links(mean.data(), T, S, options.posterior_threshold);
+    const Alignment links = threshold_links(mean.data(), T, S, options.posterior_threshold);
+    if (!options.mutual_best) return links;
+    return unite(links, mutual_best_links(mean.data(), T, S, align_defaults.mutual_best_floor));
   }
   return grow_diag_final_and(argmax_without_null(forward, T, S), swapped(argmax_without_null(backward, S, T)), S, T);
 }

@@ -33,6 +33,10 @@ struct AlignOptions {
   // Symmetrization::posterior_mean
   Symmetrization symmetrization = align_defaults.symmetrization;
   float posterior_threshold = align_defaults.posterior_threshold;
+  // The hybrid with Symmetrization::posterior_mean: besides the pairs whose mean reaches the
+  // threshold, every pair of words that are each other's best in the mean (mutual_best_links, from
+  // align_defaults.mutual_best_floor up). A language pair's choice (models/pairs.json), off by default.
+  bool mutual_best = false;
   float threshold = align_defaults.threshold;  // the threshold method's
   bool shift = false;                          // read attention where the word is the decoder input (Chen et al. 2020)
   // After any method: English articles left unlinked take the next word's links (attach_articles,

@@ -1,6 +1,7 @@
 #include "attn/align/links.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -121,6 +122,21 @@ Alignment itermax_links(const float* weights, int target_length, int source_leng
   for (int t = 0; t < m; ++t)
     for (int s = 0; s < n; ++s)
       if (aligned[t * n + s]) links.push_back({s, t});
+  return links;
+}
+
+Alignment mutual_best_links(const float* weights, int target_length, int source_length, float floor) {
+  check_matrix(weights, target_length, source_length);
+  if (!std::isfinite(floor)) fail("the mutual-best floor must be a finite number, got ", floor);
+  const std::size_t count = static_cast<std::size_t>(target_length) * source_length;
+  const std::vector<float> scores(weights, weights + count);
+  std::vector<float> keep(count);
+  for (std::size_t k = 0; k < count; ++k) keep[k] = scores[k] >= floor ? 1.0f : 0.0f;
+  const std::vector<char> best = mutual_argmax(scores, keep, target_length, source_length);
+  Alignment links;
+  for (int t = 0; t < target_length; ++t)
+    for (int s = 0; s < source_length; ++s)
+      if (best[static_cast<std::size_t>(t) * source_length + s]) links.push_back({s, t});
   return links;
 }
 

@@ -28,6 +28,9 @@ Alignment threshold_links(const float* weights, int target_length, int source_le
 // rounds that let still-unaligned words take their best remaining partner (discount alpha).
 Alignment itermax_links(const float* weights, int target_length, int source_length, int max_iterations = 2,
                         float alpha = 0.9f);
+// Every cell that is the largest of its row and of its column (SimAlign's ArgMax: the two words
+// are each other's best partner) and reaches `floor`.
+Alignment mutual_best_links(const float* weights, int target_length, int source_length, float floor);
 
 // Symmetrization of a source->target alignment with a target->source one (both given as
 // (source, target) links). grow-diag-final-and follows Koehn et al. (Moses).

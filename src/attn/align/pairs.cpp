@@ -27,6 +27,14 @@ std::string text_of(const Json& entry, const char* key, const std::string& where
   return found->get<std::string>();
 }
 
+// A true/false field, false where absent.
+bool flag_of(const Json& entry, const char* key, const std::string& where) {
+  const auto found = entry.find(key);
+  if (found == entry.end()) return false;
+  if (!found->is_boolean()) fail(where, ".", key, " must be true or false, got ", found->dump());
+  return found->get<bool>();
+}
+
 float number_of(const Json& entry, const char* key, const std::string& where, float otherwise) {
   const auto found = entry.find(key);
   if (found == entry.end()) return otherwise;
@@ -54,7 +62,8 @@ LanguagePair pair_of(const Json& entry, const std::string& where) {
                                      "statisticalWeight",
                                      "attentionMethod",
                                      "attentionThreshold",
-                                     "attachArticles"};
+                                     "attachArticles",
+                                     "mutualBest"};
   for (const auto& [key, value] : entry.items()) {
     if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys)) fail(where, ": unknown field '", key, "'");
   }
@@ -83,10 +92,8 @@ LanguagePair pair_of(const Json& entry, const std::string& where) {
   pair.statistical_weight = number_of(entry, "statisticalWeight", named, pair.statistical_weight);
   pair.attention_method = method_of(entry, "attentionMethod", named, pair.attention_method);
   pair.attention_threshold = number_of(entry, "attentionThreshold", named, pair.attention_threshold);
-  if (const auto found = entry.find("attachArticles"); found != entry.end()) {
-    if (!found->is_boolean()) fail(named, ".attachArticles must be true or false, got ", found->dump());
-    pair.attach_articles = found->get<bool>();
-  }
+  pair.attach_articles = flag_of(entry, "attachArticles", named);
+  pair.mutual_best = flag_of(entry, "mutualBest", named);
   return pair;
 }
 

@@ -33,11 +33,14 @@ struct LanguagePair {
   // Every method's links with English articles attached to the next word (AlignOptions's), where
   // the pair's gold links do so ("attachArticles": true).
   bool attach_articles = false;
+  // The hybrid's links with each pair of words that are each other's best in the posterior mean
+  // added (AlignOptions's), where the pair's dev and silver sets say so ("mutualBest": true).
+  bool mutual_best = false;
 };
 
 // `options` for aligning `pair`: method `attention` becomes the pair's attention method, with its
-// threshold; any other method is left as it is. attach_articles is left to the caller (the pair's
-// unless the caller chose).
+// threshold; any other method is left as it is. attach_articles and mutual_best are left to the
+// caller (the pair's unless the caller chose).
 AlignOptions pair_options(const LanguagePair& pair, AlignOptions options);
 
 // The pairs of a catalogue, in its order; the first is the default of every entry point.
@@ -45,8 +48,8 @@ class PairCatalogue {
  public:
   // A catalogue's JSON text (models/pairs.json's format: {"pairs": [{"name", "language",
   // "languageName", "files": {role: file}, "method", "posteriorThreshold", "statisticalWeight",
-  // "attentionMethod", "attentionThreshold", "attachArticles"}, ...]}; the settings default to the library's).
-  // Throws attn::Error naming the pair and the field for anything else, and for an empty list.
+  // "attentionMethod", "attentionThreshold", "attachArticles", "mutualBest"}, ...]}; the settings default to the
+  // library's). Throws attn::Error naming the pair and the field for anything else, and for an empty list.
   static PairCatalogue parse(const std::string& json);
 
   const std::vector<LanguagePair>& pairs() const { return pairs_; }
