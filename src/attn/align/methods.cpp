@@ -1,5 +1,6 @@
 #include "attn/align/methods.hpp"
 
+#include "attn/align/internal/names.hpp"
 #include "attn/core/error.hpp"
 
 namespace attn {
@@ -54,18 +55,12 @@ std::vector<std::string> names_of(const Table& table) {
   return names;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
 template <class Table>
 auto parse_in(const Table& table, const std::string& name, const char* what) -> decltype(table[0].value) {
   for (const auto& entry : table) {
     if (name == entry.name) return entry.value;
   }
-  fail("unknown ", what, " '", name, "' (known: ", joined(names_of(table)), ")");
+  fail("unknown ", what, " '", name, "' (known: ", detail::comma_joined(names_of(table)), ")");
 }
 
 template <class Table, class Enum>

@@ -5,17 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attn/align/internal/names.hpp"
 #include "attn/core/error.hpp"
 
 namespace attn {
 
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
 
 using Json = nlohmann::json;
 
@@ -134,7 +129,7 @@ const LanguagePair& PairCatalogue::pair(const std::string& name) const {
   for (const LanguagePair& pair : pairs_) {
     if (pair.name == name) return pair;
   }
-  fail("unknown language pair '", name, "' (available: ", joined(names()), ")");
+  fail("unknown language pair '", name, "' (available: ", detail::comma_joined(names()), ")");
 }
 
 std::vector<std::string> PairCatalogue::translation_directions() const {
@@ -153,7 +148,8 @@ std::string PairCatalogue::translation_model_file(const std::string& direction) 
     const std::string& file = forward ? pair.forward : pair.reverse;
     if (file.empty()) {
       fail("no translation model is shipped for ", direction, " (", pair.language_name,
-           " has only its statistical aligner so far); translation models: ", joined(translation_directions()));
+           " has only its statistical aligner so far); translation models: ",
+           detail::comma_joined(translation_directions()));
     }
     return file;
   }
@@ -162,7 +158,7 @@ std::string PairCatalogue::translation_model_file(const std::string& direction) 
     known.push_back(pair.name);
     known.push_back(pair.language + "-en");
   }
-  fail("unknown language pair '", direction, "' (available: ", joined(known), ")");
+  fail("unknown language pair '", direction, "' (available: ", detail::comma_joined(known), ")");
 }
 
 namespace {

@@ -13,7 +13,7 @@
 namespace attn {
 namespace {
 
-constexpr const char* format_name = "attnscope-captioner-v1";
+constexpr const char* captioner_format = "attnscope-captioner-v1";
 
 nlohmann::json metadata_json(const SafeTensors& file, const char* key) {
   try {
@@ -149,7 +149,7 @@ CaptionerModel CaptionerModel::load(std::string bytes) { return load(SafeTensors
 CaptionerModel CaptionerModel::load(const SafeTensors& file) {
   CaptionerModel model;
   model.metadata_ = file.metadata();
-  detail::check_format(model.metadata_, format_name);
+  detail::check_format(model.metadata_, captioner_format);
   const CaptionerArchitecture& a = model.architecture_ = read_architecture(file);
   model.vocabulary_ = read_vocabulary(file, a.vocab_size);
   model.bos_id_ = metadata_int(file, "bos_id", 0, a.vocab_size - 1);
@@ -170,7 +170,7 @@ CaptionerModel CaptionerModel::load(const SafeTensors& file) {
   model.position_ = loader.take("encoder.position", {a.cells(), a.annotation_dim});
   model.soft_ = read_decoder(loader, "decoder.", a);
   model.hard_ = read_decoder(loader, "hard.", a);
-  loader.refuse_unexpected(std::string("an ") + format_name + " model");
+  loader.refuse_unexpected(std::string("an ") + captioner_format + " model");
   return model;
 }
 

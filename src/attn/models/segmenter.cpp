@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "attn/core/error.hpp"
+#include "attn/models/internal/characters.hpp"
 #include "attn/models/text.hpp"
 #include "attn/models/tokenizer.hpp"
 
@@ -14,11 +15,8 @@ namespace attn {
 
 namespace {
 
-bool is_han(char32_t c) { return c >= 0x4E00 && c <= 0x9FD5; }
-
-bool is_ascii_alphanumeric(char32_t c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+using detail::is_ascii_alphanumeric;
+using detail::is_han;
 
 // re_han_default: [\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]
 bool in_han_block(char32_t c) {

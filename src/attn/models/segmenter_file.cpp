@@ -15,7 +15,7 @@ namespace attn {
 
 namespace {
 
-constexpr const char* format_name = "attnscope-jieba-v1";
+constexpr const char* jieba_format = "attnscope-jieba-v1";
 constexpr char state_names[] = "BEMS";
 
 std::vector<std::string_view> fields(std::string_view line) {
@@ -36,8 +36,8 @@ class SegmenterReader {
   explicit SegmenterReader(std::string_view bytes) : bytes_(bytes) {}
 
   Segmenter read() {
-    if (next_line() != format_name)
-      fail("not a jieba dictionary file: the first line must be '", format_name, "' (line 1)");
+    if (next_line() != jieba_format)
+      fail("not a jieba dictionary file: the first line must be '", jieba_format, "' (line 1)");
     while (position_ < bytes_.size() && bytes_[position_] == '#')
       next_line();  // the notice: the data's source and licence
     read_start_and_transitions();

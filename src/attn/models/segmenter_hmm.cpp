@@ -2,6 +2,7 @@
 // the dictionary has no word for, with jieba's tie-breaks, sums in jieba's order (the same doubles).
 #include <algorithm>
 
+#include "attn/models/internal/characters.hpp"
 #include "attn/models/segmenter.hpp"
 #include "attn/models/text.hpp"
 
@@ -9,12 +10,11 @@ namespace attn {
 
 namespace {
 
+using detail::is_ascii_alphanumeric;
+using detail::is_han;
+
 constexpr double min_float = -3.14e100;  // finalseg's MIN_FLOAT
 
-bool is_han(char32_t c) { return c >= 0x4E00 && c <= 0x9FD5; }
-bool is_ascii_alphanumeric(char32_t c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
 bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }
 
 // PrevStatus: the states each state may follow, in jieba's order
