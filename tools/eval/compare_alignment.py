@@ -18,6 +18,7 @@ the HMM candidates are chosen on), for the pairs that have them; the others are 
 import argparse
 import os
 import random
+import re
 import subprocess
 from pathlib import Path
 
@@ -57,14 +58,17 @@ def bootstrap(base, new, rounds=1000):
     return wins / rounds
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("new")
     parser.add_argument("--base", default=str(ROOT / "models"))
     parser.add_argument("--methods", default="default attention")
     parser.add_argument("--set", choices=("dev", "silver"), default="dev")
     parser.add_argument("pairs", nargs="*", default=PAIRS)
-    args = parser.parse_intermixed_args()
+    args = parser.parse_intermixed_args(argv)
+    for pair in args.pairs:
+        if not re.fullmatch(r"en-[a-z]{2,3}", pair):
+            parser.error(f"a pair is named en-XX, as en-{pair} (got {pair!r})")
     pooled = {}
     for method in args.methods.split():
         for pair in args.pairs:

@@ -2,6 +2,8 @@
 
     /usr/bin/python3 -m pytest tools/eval/test_compare_alignment.py
 """
+import contextlib
+import io
 import unittest
 
 from tools.eval import compare_alignment as C
@@ -17,6 +19,14 @@ class GoldSets(unittest.TestCase):
         self.assertEqual(C.gold_path("en-ru", "silver").parts[-3:], ("xl-wa", "ru", "train.tsv"))
         for pair in ("en-de", "en-fr", "en-zh"):
             self.assertIsNone(C.gold_path(pair, "silver"), pair)
+
+
+class Arguments(unittest.TestCase):
+    def test_a_pair_without_its_english_half_is_refused_by_name(self):
+        with self.assertRaises(SystemExit) as stop, contextlib.redirect_stderr(io.StringIO()) as err:
+            C.main(["models", "da"])
+        self.assertEqual(stop.exception.code, 2)
+        self.assertIn("a pair is named en-XX, as en-da (got 'da')", err.getvalue())
 
 
 class Bootstrap(unittest.TestCase):
