@@ -162,6 +162,7 @@ struct Arguments {
   int threads = 0;
   bool threads_given = false;  // else every core the hardware offers
   bool pieces = false;
+  bool log_probs = false;       // attentions: each target piece's (or word's) log-probability too
   std::string language = "zh";  // segment: the word tokenizer's language
   std::string dictionary;       // segment: the Chinese segmenter's data file
 };
@@ -216,7 +217,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& command_opt
         "--articles",
         "--mutual-best"}},
       {"translate", {"--pair", "-m", "--target-language", "--beam", "-i", "--threads", "--dictionary"}},
-      {"attentions", {"--pair", "-m", "--target-language", "--pieces", "-i", "--threads"}},
+      {"attentions", {"--pair", "-m", "--target-language", "--pieces", "--log-probs", "-i", "--threads"}},
       {"aer", {}},
       {"ibm2-train", {"-s", "-t", "-o", "--min-probability", "--threads"}},
       {"hmm-train",
@@ -336,6 +337,8 @@ Arguments parse(int argc, char** argv, int first, const std::string& command) {
       a.statistical_weight_given = true;
     } else if (arg == "--pieces")
       a.pieces = true;
+    else if (arg == "--log-probs")
+      a.log_probs = true;
     else if (arg == "--shift")
       a.align.shift = true;
     else if (arg == "--threshold")
@@ -554,13 +557,14 @@ int translate(const Arguments& a) {
   return 0;
 }
 
-// One JSON object a line: source and target words (or pieces), and every attention map.
+// One JSON object a line: source and target words (or pieces), and every attention map; with
+// --log-probs, each target entry's log-probability (by words, one more: </s>'s) and their sum.
 int attentions(const Arguments& a) {
   const TranslationModel model = load_model(forward_model_path(a), translation_target(a));
   const std::vector<std::string> lines = read_lines(a.input);
   Progress progress(lines.size(), "attending");
   const auto attend = [&](const std::vector<std::string>& source, const std::vector<std::string>& target) {
-    const AttentionMaps maps = attention_maps(model, source, target, a.pieces);
+    const AttentionMaps maps = attention_maps(model, source, target, a.pieces, a.log_probs);
     const int S = static_cast<int>(maps.source.size()), T = static_cast<int>(maps.target.size());
     // the words through nlohmann (escapes, invalid UTF-8 replaced), the numbers written directly
     std::string json = nlohmann::ordered_json{{"source", maps.source}, {"target", maps.target}}.dump(
@@ -574,6 +578,15 @@ int attentions(const Arguments& a) {
       cli::append_nested(json, maps.encoder, maps.encoder_layers, maps.heads, S, S);
       json += ",\"decoder\":";
       cli::append_nested(json, maps.decoder, maps.layers, maps.heads, T, T);
+    }
+    if (a.log_probs) {
+      json += ",\"log_probs\":[";
+      for (std::size_t i = 0; i < maps.log_probs.size(); ++i) {
+        if (i) json += ',';
+        cli::append_weight(json, maps.log_probs[i]);
+      }
+      json += "],\"log_prob\":";
+      cli::append_weight(json, static_cast<float>(maps.log_prob));
     }
     json += '}';
     return json;
@@ -729,9 +742,9 @@ void usage() {
          "             default: the pair's choice)\n"
          "  attn translate [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--beam N] [-i FILE]\n"
          "                 [--dictionary FILE]   (a line with Chinese characters is split into words by jieba)\n"
-         "  attn attentions [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--pieces] [-i FILE]   (one JSON "
-         "object a "
-         "line: every attention map)\n"
+         "  attn attentions [--pair en-XX|XX-en] [-m MODEL] [--target-language XX] [--pieces] [--log-probs] [-i FILE]\n"
+         "                  (one JSON object a line: every attention map; --log-probs: each target word's or\n"
+         "                  piece's log-probability, </s> last, and their sum)\n"
          "  (--target-language: the language a multilingual model writes; default the --pair direction's second, or "
          "the\n"
          "   model file name's, as models/en-fr-transformer.safetensors; with neither --pair nor -m, es)\n"

@@ -261,6 +261,32 @@ test('attentions prints one JSON object a line with every map, at word level or 
   assert.deepEqual(dims(rnn.cross), [1, 1, 2, 2]);
 });
 
+test('attentions --log-probs adds each target word\'s or piece\'s log-probability and their sum', () => {
+  const input = 'the cat sleeps . ||| el gato duerme .\n';
+  const plain = JSON.parse(attn(['attentions', '-m', TRANSFORMER], input).stdout);
+  const run = attn(['attentions', '-m', TRANSFORMER, '--log-probs'], input);
+  assert.equal(run.status, 0, run.stderr);
+  const scored = JSON.parse(run.stdout);
+  assert.deepEqual(Object.keys(scored), ['source', 'target', 'cross', 'encoder', 'decoder', 'log_probs', 'log_prob']);
+  assert.deepEqual(scored.cross, plain.cross);  // the maps do not change
+  assert.equal(scored.log_probs.length, scored.target.length + 1);  // the words, then </s>
+  for (const x of scored.log_probs) assert.ok(Number.isFinite(x) && x <= 0, String(x));
+  const sum = scored.log_probs.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sum - scored.log_prob) < 1e-3 * Math.max(1, Math.abs(sum)), `${sum} against ${scored.log_prob}`);
+  assert.ok(scored.log_prob < 0);
+
+  // over pieces: one per target piece, </s> included; the same sum as by words
+  const pieces = JSON.parse(attn(['attentions', '-m', TRANSFORMER, '--pieces', '--log-probs'], input).stdout);
+  assert.equal(pieces.log_probs.length, pieces.target.length);
+  assert.ok(Math.abs(pieces.log_prob - scored.log_prob) < 1e-3 * Math.max(1, Math.abs(scored.log_prob)));
+
+  // an RNN scores the same way; without the flag, no such keys
+  const rnn = JSON.parse(attn(['attentions', '-m', FORWARD, '--log-probs'], 'the cat ||| el gato\n').stdout);
+  assert.deepEqual(Object.keys(rnn), ['source', 'target', 'cross', 'log_probs', 'log_prob']);
+  assert.equal(rnn.log_probs.length, 3);
+  assert.equal('log_probs' in plain, false);
+});
+
 test('translate and align take a Transformer model as they take an RNN', () => {
   const translated = attn(['translate', '-m', TRANSFORMER], 'the cat sleeps .\n');
   assert.equal(translated.status, 0, translated.stderr);
