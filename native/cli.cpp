@@ -579,14 +579,9 @@ int attentions(const Arguments& a) {
       json += ",\"decoder\":";
       cli::append_nested(json, maps.decoder, maps.layers, maps.heads, T, T);
     }
-    if (a.log_probs) {
-      json += ",\"log_probs\":[";
-      for (std::size_t i = 0; i < maps.log_probs.size(); ++i) {
-        if (i) json += ',';
-        cli::append_weight(json, maps.log_probs[i]);
-      }
-      json += "],\"log_prob\":";
-      cli::append_weight(json, static_cast<float>(maps.log_prob));
+    if (a.log_probs) {  // a few numbers a line: nlohmann's, as the caption's (a non-finite one as null)
+      json += ",\"log_probs\":" + nlohmann::json(maps.log_probs).dump();
+      json += ",\"log_prob\":" + nlohmann::json(maps.log_prob).dump();
     }
     json += '}';
     return json;
