@@ -131,34 +131,42 @@ def hmm_links(lang, en_lines, xx_lines):
     return out
 
 
-def make(lang, folder, bpe, split, count, held, seed, max_words=30):
-    """[(en line, xx line, align line, origin)] of COUNT pairs of folder's split."""
+def make(lang, folder, bpe, split, count, held, seed, max_words=30, chunk=2000, links_of=hmm_links):
+    """[(en line, xx line, align line, origin)] of COUNT pairs of folder's split. A split without
+    SPLIT.align (valid and test; train before supervise.sh) is aligned by the pair's HMM, only
+    the lines drawn: CHUNK at a time, in the drawn order, until COUNT pairs are made (the same pairs
+    as with the whole split aligned, since an HMM aligns each pair on its own)."""
     en_lines = (folder / f"{split}.en").read_text(encoding="utf-8").splitlines()
     xx_lines = (folder / f"{split}.{lang}").read_text(encoding="utf-8").splitlines()
     align_path = folder / f"{split}.align"
-    if align_path.exists():
-        align_lines = align_path.read_text(encoding="utf-8").splitlines()
-    else:  # valid and test have no links: the pair's HMM aligner's
-        align_lines = hmm_links(lang, en_lines, xx_lines)
+    align_lines = align_path.read_text(encoding="utf-8").splitlines() if align_path.exists() else None
     points = code_points(bpe, held)
     emoji = [cp for cp in points if cp >= 0x1F300]
     rng = random.Random(f"{seed}:{lang}:{split}:{held}")
     order = list(range(len(en_lines)))
     rng.shuffle(order)
+    drawn = [index for index in order if en_lines[index].split() and xx_lines[index].split()
+             and len(en_lines[index].split()) <= max_words and len(xx_lines[index].split()) <= max_words * 2]
     out = []
-    for index in order:
+    for start in range(0, len(drawn), chunk):
         if len(out) >= count:
             break
-        en, xx = en_lines[index].split(), xx_lines[index].split()
-        if not en or not xx or len(en) > max_words or len(xx) > max_words * 2:
-            continue
-        links = read_links(align_lines[index])
-        if not links:
-            continue
-        for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
-            en, xx, links = add_symbol(rng, en, xx, links, symbol(rng, points, emoji))
-        links = sorted(set(links))
-        out.append((" ".join(en), " ".join(xx), " ".join(f"{i}-{j}" for i, j in links), f"{split}:{index + 1}"))
+        indices = drawn[start:start + chunk]
+        if align_lines is None:
+            found = links_of(lang, [en_lines[i] for i in indices], [xx_lines[i] for i in indices])
+        else:
+            found = [align_lines[i] for i in indices]
+        for index, align_line in zip(indices, found):
+            if len(out) >= count:
+                break
+            links = read_links(align_line)
+            if not links:
+                continue
+            en, xx = en_lines[index].split(), xx_lines[index].split()
+            for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
+                en, xx, links = add_symbol(rng, en, xx, links, symbol(rng, points, emoji))
+            links = sorted(set(links))
+            out.append((" ".join(en), " ".join(xx), " ".join(f"{i}-{j}" for i, j in links), f"{split}:{index + 1}"))
     return out
 
 

@@ -61,6 +61,29 @@ class Symbols(unittest.TestCase):
                     self.assertLess(j, len(es_words))
                 self.assertTrue(origin.startswith("train:"))
 
+    def test_a_split_without_links_is_aligned_only_as_far_as_the_pairs_drawn_and_gives_the_same_pairs(self):
+        with tempfile.TemporaryDirectory() as folder:
+            folder = Path(folder)
+            en = [f"the cat{i} sleeps ." for i in range(50)]
+            es = [f"el gato{i} duerme ." for i in range(50)]
+            (folder / "train.en").write_text("".join(line + "\n" for line in en), encoding="utf-8")
+            (folder / "train.es").write_text("".join(line + "\n" for line in es), encoding="utf-8")
+            asked = []
+
+            def links_of(lang, en_lines, xx_lines):
+                self.assertEqual(lang, "es")
+                asked.append(len(en_lines))
+                return ["" if "cat7 " in line else "0-0 1-1 2-2 3-3" for line in en_lines]  # one pair unaligned
+
+            made = symbols.make("es", folder, tiny_bpe(), "train", 12, False, 1, chunk=5, links_of=links_of)
+            self.assertEqual(len(made), 12)
+            self.assertLess(sum(asked), 50)  # not the whole split
+            self.assertTrue(all(n == 5 for n in asked))
+            self.assertNotIn("train:8", [origin for *_, origin in made])  # the pair without links is left out
+            links = "".join(("" if i == 7 else "0-0 1-1 2-2 3-3") + "\n" for i in range(50))
+            (folder / "train.align").write_text(links, encoding="utf-8")
+            self.assertEqual(symbols.make("es", folder, tiny_bpe(), "train", 12, False, 1), made)
+
 
 class Measure(unittest.TestCase):
     def test_a_symbol_is_a_token_of_symbol_characters_with_selectors_and_joiners(self):
