@@ -17,7 +17,7 @@ from tools.train import safetensors
 
 
 def average(files):
-    """({name: float32 mean}, metadata) of [(tensors, metadata), ...]; ValueError naming the file that
+    """({name: float32 mean}, metadata) of [(file name, (tensors, metadata)), ...]; ValueError naming the file that
     differs from the last in architecture, tokenizer, tensor names or shapes."""
     if len(files) < 2:
         raise ValueError("averaging needs at least two files")
