@@ -199,3 +199,33 @@ def test_a_grown_vocabulary_keeps_the_old_rows_and_starts_new_pieces_from_their_
     assert torch.allclose(rows[grown.ids[multi.tag("zh")]], embedding[tags].mean(0))
     assert not torch.isnan(rows).any()
 
+
+
+def test_a_back_translated_corpus_is_drawn_only_towards_its_human_side(tmp_path):
+    from types import SimpleNamespace
+
+    import pytest
+
+    from tools.train import train_multi
+    folder = tmp_path / "en-es"
+    folder.mkdir()
+    for name, en, es in (("train", "the cat sleeps\nthe cat\n", "el gato duerme\nel gato\n"),
+                         ("valid", "cat\n", "gato\n"),
+                         ("fortunes", "the cat\ncat sleeps\nsleeps\n", "el gato\ngato duerme\nduerme\n")):
+        (folder / f"{name}.en").write_text(en, encoding="utf-8")
+        (folder / f"{name}.es").write_text(es, encoding="utf-8")
+    args = SimpleNamespace(data=str(tmp_path), corpora="fortunes", no_legacy=True, workers=1, language_factors=None,
+                           languages="es")
+
+    def drawn():
+        _, by_key, _ = train_multi.load_corpus(args, ["es"], tiny_bpe())
+        return {key: sorted({to_en for _, to_en in examples}) for key, examples in by_key.items()}
+
+    assert drawn() == {"es": [False, True], "es:fortunes": [False, True]}
+    (folder / "fortunes.synthetic").write_text("en\n", encoding="utf-8")  # the English a model wrote
+    assert drawn() == {"es": [False, True], "es:fortunes": [False]}  # English -> Spanish only
+    (folder / "fortunes.synthetic").write_text("es\n", encoding="utf-8")
+    assert drawn() == {"es": [False, True], "es:fortunes": [True]}
+    (folder / "fortunes.synthetic").write_text("fr\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="fortunes.synthetic: names 'fr'"):
+        drawn()

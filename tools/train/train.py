@@ -75,7 +75,8 @@ def parse_args():
     p.add_argument("--corpora", default=None,
                    help="multilingual: corpora beside the splits to train on too, NAME[:FACTOR],...: "
                         "DATA/en-XX/NAME.{en,XX} (+ NAME.align), each drawn as a source of its own, its "
-                        "weight times FACTOR (e.g. extra:1,prose:3)")
+                        "weight times FACTOR (e.g. extra:1,prose:3); with NAME.synthetic (the side a "
+                        "model wrote, as 'en' for back-translations) only towards the other side")
     p.add_argument("--language-factors", default=None,
                    help="multilingual: XX:FACTOR,...: every source of language XX drawn FACTOR times as "
                         "often as n^0.5 gives (e.g. es:1.5)")

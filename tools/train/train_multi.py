@@ -288,6 +288,21 @@ def vocabulary(args, languages, shipped):
     return bpe
 
 
+def written_directions(en_path, xx_path):
+    """The directions a corpus is drawn in, as `to_english` values: both, unless a NAME.synthetic
+    file beside it names the side a model wrote ("en": back-translated English, tools/data/fortunes.py),
+    which is then only ever a source, never a target to learn."""
+    marker = Path(en_path).with_suffix(".synthetic")
+    if not marker.exists():
+        return (False, True)
+    side = marker.read_text(encoding="utf-8").strip()
+    if side == "en":
+        return (False,)
+    if side == Path(xx_path).suffix[1:]:
+        return (True,)
+    raise SystemExit(f"{marker}: names '{side}', neither en nor {Path(xx_path).suffix[1:]} (the side a model wrote)")
+
+
 def load_corpus(args, languages, bpe):
     """The encoded corpus, every language's training examples (both directions) and the
     validation examples (150 pairs of each language, both directions)."""
@@ -315,7 +330,8 @@ def load_corpus(args, languages, bpe):
         unsupervised = sum(corpus.links[i] is None for i in added)
         if unsupervised:
             print(f"warning: {unsupervised} {key} pairs of {job[1]} have no alignment supervision", flush=True)
-        train_by_lang.setdefault(key, []).extend((i, to_en) for i in added for to_en in (False, True))
+        directions = written_directions(job[0], job[1])
+        train_by_lang.setdefault(key, []).extend((i, to_en) for i in added for to_en in directions)
     sizes = {key: len(e) for key, e in train_by_lang.items()}
     print(f"examples (both directions): {sizes}; weights "
           f"{ {k: round(v, 3) for k, v in sampling_weights(args, sizes).items()} }; valid {len(valid)}; "
