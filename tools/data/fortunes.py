@@ -74,9 +74,10 @@ def cookie_sentences(text, lang):
             yield from sentences.split(joined, lang)
 
 
-def usable(tokens):
-    return (MIN_TOKENS <= len(tokens) <= MAX_TOKENS and any(pairs.LETTER.search(t) for t in tokens)
-            and not pairs.BROKEN.search(" ".join(tokens)) and not pairs.PLACEHOLDER.search(" ".join(tokens)))
+def usable(line):
+    tokens = line.split()
+    return (MIN_TOKENS <= len(tokens) <= MAX_TOKENS and pairs.LETTER.search(line)
+            and not pairs.BROKEN.search(line) and not pairs.PLACEHOLDER.search(line))
 
 
 def monolingual(files, lang, known, xl_wa, limit, stats):
@@ -88,7 +89,7 @@ def monolingual(files, lang, known, xl_wa, limit, stats):
             counts["sentences"] += 1
             line = " ".join(tokenize(sentence, lang))
             key = pairs.line_key(line, lang)
-            if not usable(line.split()):
+            if not usable(line):
                 counts["dropped: length outside 3..60 tokens, no letters, or a placeholder"] += 1
             elif key in seen:
                 counts["dropped: duplicate"] += 1
@@ -123,15 +124,6 @@ def back_translate(lines, lang, attn, models):
     return english
 
 
-def known_lines(folder, lang):
-    known = set()
-    for split in ("train", "valid", "test"):
-        path = folder / f"{split}.{lang}"
-        if path.exists():
-            known.update(pairs.line_key(line, lang) for line in path.read_text(encoding="utf-8").splitlines())
-    return known
-
-
 def fetch(package, cache):
     """The package's .deb in `cache`, downloaded with apt-get when missing."""
     cache.mkdir(parents=True, exist_ok=True)
@@ -155,7 +147,7 @@ def build(lang, data, deb, attn, models, limit, xl_wa):
     files = cookie_files(deb)
     if not files:
         raise SystemExit(f"{deb}: no fortune files in UTF-8")
-    chosen = monolingual(files, lang, known_lines(folder, lang), xl_wa, limit, stats)
+    chosen = monolingual(files, lang, pairs.split_lines(folder, (lang,)), xl_wa, limit, stats)
     english = back_translate([line for _, line in chosen], lang, attn, models)
     stats["non_ascii_letters"] = {}
     kept = list(pairs.filtered(((origin, en, xx) for (origin, xx), en in zip(chosen, english)), None, stats, lang))

@@ -195,18 +195,24 @@ def filtered(pairs, xl_wa, stats, lang=None):
     stats["non_ascii_letters"].update({"en_kept": letters["en"], "xx_kept": letters["xx"]})
 
 
+def split_lines(out, suffixes):
+    """The line_key of every line of OUT's train, valid and test files of each suffix (a language)."""
+    known = set()
+    for split in ("train", "valid", "test"):
+        for suffix in suffixes:
+            path = out / f"{split}.{suffix}"
+            if path.exists():
+                known.update(line_key(line, suffix) for line in path.read_text(encoding="utf-8").splitlines())
+    return known
+
+
 def beside_splits(units, out, lang, xl_wa, stats):
     """The (origin, english, other) sentence pairs of a corpus beside the splits (extra.py, prose.py)
     that pass filtered() and have no side that is a line of OUT's train, valid or test; the drops
     counted in stats. filtered() asserts that tokenizing only removes whitespace, which the splits'
     sources always met; a few catalog messages do not (a combining mark alone between spaces, as in
     "( ͡° ͜ʖ ͡°)"): dropped here first and counted."""
-    known = set()
-    for split in ("train", "valid", "test"):
-        for suffix in ("en", lang):
-            path = out / f"{split}.{suffix}"
-            if path.exists():
-                known.update(line_key(line, suffix) for line in path.read_text(encoding="utf-8").splitlines())
+    known = split_lines(out, ("en", lang))
     tokenizer_drops, dropped, kept = collections.Counter(), collections.Counter(), []
 
     def tokenizable():
