@@ -21,7 +21,8 @@ XL-WA's gold set (--xl-wa DIR, default ../shared/data/xl-wa where present; for C
 tools/data/pairs.py's filters (an untranslated or too unequal pair is dropped).
 
 Writes DIR/en-XX/fortunes.{en,XX,origin}, fortunes.synthetic ("en"), fortunes-stats.json (counts
-at each step, the package, its version and licence) and licences/fortunes-<package>.copyright.
+at each step, the package, its version and licence) and licences/<package>.copyright (named as
+sources.tsv's packages' are).
 Needs build/bin/attn (cmake --build build/native --target attn_cli) and the shipped models.
 """
 import collections
@@ -154,7 +155,7 @@ def build(lang, data, deb, attn, models, limit, xl_wa):
     pairs.write_pairs(folder, "fortunes", lang, kept)
     (folder / "fortunes.synthetic").write_text("en\n", encoding="utf-8")
     (folder / "licences").mkdir(exist_ok=True)
-    (folder / "licences" / f"fortunes-{package}.copyright").write_bytes(copyright_file)
+    (folder / "licences" / f"{package}.copyright").write_bytes(copyright_file)
     stats["written"] = len(kept)
     stats.pop("non_ascii_letters")
     (folder / "fortunes-stats.json").write_text(json.dumps(stats, indent=1, ensure_ascii=False) + "\n",

@@ -75,7 +75,7 @@ def test_the_pairs_are_written_with_the_machine_side_named_and_the_package_licen
         "Dxndx hxy cxncxrdxx sxxmprx hxy vxctxrxx ."
     assert len((folder / "fortunes.es").read_text(encoding="utf-8").splitlines()) == stats["written"] == 3
     assert (folder / "fortunes.synthetic").read_text(encoding="utf-8") == "en\n"
-    assert (folder / "licences" / "fortunes-fortunes-es.copyright").exists()
+    assert (folder / "licences" / "fortunes-es.copyright").exists()
     recorded = json.loads((folder / "fortunes-stats.json").read_text(encoding="utf-8"))
     assert (recorded["package"], recorded["licence"], recorded["written"]) == ("fortunes-es", "GPL-2+", 3)
 
